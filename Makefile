@@ -1,0 +1,160 @@
+# faultline: plain make, dependencies from pkg-config (libpfm4 has no .pc
+# file on Debian: -lpfm).
+#
+#   make              build ./faultline (installs missing Debian packages as root)
+#   make demo         build, record the bundled demo, print what it found
+#   make check        build and run every test, then again under ASan+UBSan
+#   make check-fast   the tests once, without the sanitizer pass
+#   make fuzz         run the libFuzzer targets (FUZZ_SECONDS each)
+#   make bench        the benchmarks in bench/ (needs linux-perf)
+#   make install PREFIX=/usr/local
+
+PREFIX ?= /usr/local
+CC ?= cc
+CFLAGS ?= -O2 -g
+SAN ?=
+FUZZ_SECONDS ?= 60
+
+ifeq ($(SAN),1)
+BUILD ?= build/san
+SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else
+BUILD ?= build/release
+SANFLAGS =
+endif
+
+PKGS = libelf libdw sqlite3
+WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+       -Wno-missing-field-initializers
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE \
+	     $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpfm
+LDFLAGS += $(SANFLAGS)
+
+COMMON_SRC = common/errmsg.c
+DECODER_SRC = decoder/perf_record.c decoder/event.c decoder/idmap.c \
+	      decoder/order.c decoder/hist.c decoder/fault_pair.c \
+	      decoder/thread_table.c decoder/fault_stream.c
+COLLECTOR_SRC = collector/ring.c collector/procfs.c collector/targets.c \
+		collector/event_resolve.c collector/perf_open.c \
+		collector/fault_events.c collector/recorder.c
+SCHEMA_SRC = schema/db.c schema/loader.c
+CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
+	  cli/record.c cli/record_pipeline.c cli/record_summary.c
+
+GEN_SRC = $(BUILD)/gen/schema_sql.c $(BUILD)/gen/indexes_sql.c
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+DECODER_OBJ = $(call obj,$(COMMON_SRC) $(DECODER_SRC))
+COLLECTOR_OBJ = $(call obj,$(COLLECTOR_SRC))
+SCHEMA_OBJ = $(call obj,$(SCHEMA_SRC)) $(GEN_SRC:.c=.o)
+CLI_OBJ = $(call obj,$(filter-out cli/faultline.c,$(CLI_SRC)))
+MAIN_OBJ = $(call obj,cli/faultline.c)
+LIB_OBJ = $(DECODER_OBJ) $(COLLECTOR_OBJ) $(SCHEMA_OBJ) $(CLI_OBJ)
+
+FAULTLINE = $(BUILD)/faultline
+
+.PHONY: all deps deps-check deps-demo deps-bench demo check check-fast \
+	check-san fuzz bench install clean
+
+all: deps $(FAULTLINE)
+	@ln -sf $(FAULTLINE) faultline
+
+deps:
+	@mk/deps.sh build
+deps-check:
+	@mk/deps.sh check
+deps-demo:
+	@mk/deps.sh demo
+deps-bench:
+	@mk/deps.sh bench
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/gen/schema_sql.c: schema/schema.sql mk/embed.sh
+	@mkdir -p $(dir $@)
+	mk/embed.sh schema_sql $< > $@
+$(BUILD)/gen/indexes_sql.c: schema/indexes.sql mk/embed.sh
+	@mkdir -p $(dir $@)
+	mk/embed.sh indexes_sql $< > $@
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(FAULTLINE): $(MAIN_OBJ) $(LIB_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# ---- tests ---------------------------------------------------------------
+
+UNIT_TESTS = test_perf_record test_order test_fault_pair test_fault_stream \
+	     test_ring test_opt test_hist
+UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
+INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_messages
+WORKLOAD_BIN = $(BUILD)/tests/fault_workload
+FUZZ_TARGETS = fuzz_perf_record
+FUZZ_REPLAY_BIN = $(addprefix $(BUILD)/tests/replay_,$(FUZZ_TARGETS))
+TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(FUZZ_REPLAY_BIN)
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/records.h $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS) -lcmocka
+
+$(BUILD)/tests/test_record: tests/integration/test_record.c tests/integration/run.h $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS) -lcmocka
+
+$(BUILD)/tests/test_messages: tests/cli/test_messages.c tests/integration/run.h $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS) -lcmocka
+
+$(WORKLOAD_BIN): tests/integration/fault_workload.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS)
+
+$(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(DECODER_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS)
+
+check-fast: deps-check $(FAULTLINE) $(TEST_BIN) $(WORKLOAD_BIN)
+	@FAULTLINE=$(FAULTLINE) WORKLOAD=$(WORKLOAD_BIN) BUILD=$(BUILD) \
+		tests/run.sh $(TEST_BIN)
+
+check-san: deps-check
+	$(MAKE) SAN=1 check-fast
+
+check: check-fast
+	$(MAKE) check-san
+	@tests/man_vs_help.sh $(FAULTLINE)
+
+# libFuzzer (clang): crashes land in tests/fuzz/crashes/, which the replay
+# binaries run on every make check.
+fuzz: deps-check
+	@mkdir -p build/fuzz tests/fuzz/crashes
+	for t in $(FUZZ_TARGETS); do \
+		clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
+			-o build/fuzz/$$t tests/fuzz/$$t.c $(COMMON_SRC) $(DECODER_SRC) && \
+		build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) \
+			-artifact_prefix=tests/fuzz/crashes/ \
+			tests/fuzz/corpus/$$t || exit 1; \
+	done
+
+# ---- demo, bench, install ------------------------------------------------
+
+demo: deps-demo $(FAULTLINE) $(WORKLOAD_BIN)
+	@FAULTLINE=$(FAULTLINE) WORKLOAD=$(WORKLOAD_BIN) demo/run.sh
+
+bench: deps-bench $(FAULTLINE)
+	$(CC) -O2 -o $(BUILD)/fault_loop bench/collector/fault_loop.c
+	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/fault_loop bench/collector/record_overhead.sh
+
+install: all
+	install -D -m 755 $(FAULTLINE) $(DESTDIR)$(PREFIX)/bin/faultline
+	install -D -m 644 man/faultline.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline.1
+	install -D -m 644 man/faultline-record.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-record.1
+	install -D -m 644 man/faultline-schema.5 $(DESTDIR)$(PREFIX)/share/man/man5/faultline-schema.5
+
+clean:
+	rm -rf build faultline
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

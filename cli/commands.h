@@ -1,0 +1,9 @@
+/* The commands: one file each, cmd_<name>(argc, argv), argv[0] the name.
+ * Each returns the process exit status (0, 1, or EXIT_USAGE). */
+#ifndef FL_COMMANDS_H
+#define FL_COMMANDS_H
+
+int cmd_record(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * faultline: main, the global options, the command table and dispatch.
+ * Each command lives in its own file as cmd_<name>(argc, argv), where
+ * argv[0] is the command's name.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "usage.h"
+
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "record", cmd_record, "record page faults of chosen threads into SQLite" },
+	{ "version", cmd_version, "print faultline's version" },
+};
+
+static void print_usage(FILE *out)
+{
+	fprintf(out, "usage: faultline [--version] [-h] COMMAND [ARGS...]\n\n"
+		"faultline explains stalls: it records what the kernel did to "
+		"chosen threads,\nwith wall-clock timestamps, into a SQLite "
+		"database.\n\nCommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\nSee 'faultline COMMAND -h' and man faultline-COMMAND.\n");
+}
+
+/* A full disk or a closed pipe on stdout is a failure, not a short file. */
+static int close_stdout(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "faultline: cannot write standard output: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	if (fclose(stdout) != 0 && status == 0) {
+		fprintf(stderr, "faultline: cannot close standard output: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = argc > 1 ? argv[1] : NULL;
+
+	if (!name) {
+		print_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(name, "-h") || !strcmp(name, "--help") || !strcmp(name, "help")) {
+		print_usage(stdout);
+		return close_stdout(0);
+	}
+	if (!strcmp(name, "--version"))
+		name = "version";
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return close_stdout(commands[i].fn(argc - 1, argv + 1));
+	error(NULL, "'%s' is not a faultline command; see 'faultline -h'", name);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,240 @@
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opt.h"
+#include "usage.h"
+
+/* Digits only, no sign, no overflow; *end set to the first non-digit. */
+static int parse_digits(const char *s, uint64_t *out, const char **end)
+{
+	uint64_t v = 0;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	*out = v;
+	*end = p;
+	return 0;
+}
+
+int opt_parse_u64(const char *s, const char *opt_name, uint64_t *out,
+		  struct errmsg *e)
+{
+	const char *end;
+
+	if (parse_digits(s, out, &end) < 0 || *end)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected a "
+				  "non-negative integer", opt_name, s);
+	return 0;
+}
+
+struct unit {
+	const char *suffix;
+	uint64_t mult;
+};
+
+/* A number followed by exactly one of the units; "" matches a unit whose
+ * suffix is "" only. */
+static int parse_with_unit(const char *s, const struct unit *units, size_t n,
+			   uint64_t *out)
+{
+	const char *end;
+	uint64_t v;
+
+	if (parse_digits(s, &v, &end) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		if (v > UINT64_MAX / units[i].mult)
+			return -ERANGE;
+		*out = v * units[i].mult;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int opt_parse_duration(const char *s, const char *opt_name, uint64_t *ns,
+		       struct errmsg *e)
+{
+	static const struct unit units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		{ "s", 1000000000ull }, { "m", 60000000000ull },
+		{ "h", 3600000000000ull },
+	};
+	int err;
+
+	if (!strcmp(s, "0")) {
+		*ns = 0;
+		return 0;
+	}
+	err = parse_with_unit(s, units, sizeof(units) / sizeof(units[0]), ns);
+	if (err == -ERANGE)
+		return errmsg_set(e, ERANGE, "invalid %s '%s': too large",
+				  opt_name, s);
+	if (err < 0)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected a number "
+				  "with a unit (ns, us, ms, s, m, h), e.g. 10ms",
+				  opt_name, s);
+	return 0;
+}
+
+int opt_parse_size(const char *s, const char *opt_name, uint64_t *bytes,
+		   struct errmsg *e)
+{
+	static const struct unit units[] = {
+		{ "", 1 }, { "K", 1ull << 10 }, { "M", 1ull << 20 },
+		{ "G", 1ull << 30 }, { "KiB", 1ull << 10 },
+		{ "MiB", 1ull << 20 }, { "GiB", 1ull << 30 },
+	};
+	int err = parse_with_unit(s, units, sizeof(units) / sizeof(units[0]),
+				  bytes);
+
+	if (err == -ERANGE)
+		return errmsg_set(e, ERANGE, "invalid %s '%s': too large",
+				  opt_name, s);
+	if (err < 0)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected bytes, "
+				  "optionally with K, M or G (powers of 1024), "
+				  "e.g. 8M", opt_name, s);
+	return 0;
+}
+
+static size_t opt_count(const struct opt *o)
+{
+	size_t n = 0;
+
+	while (o[n].long_name)
+		n++;
+	return n;
+}
+
+/* "-o, --output=DB" or "    --comm=NAME" into buf. */
+static void opt_label(const struct opt *o, char *buf, size_t n)
+{
+	int k = 0;
+
+	if (o->short_name)
+		k = snprintf(buf, n, "-%c, ", o->short_name);
+	else
+		k = snprintf(buf, n, "    ");
+	snprintf(buf + k, n - (size_t)k, "--%s%s%s", o->long_name,
+		 o->arg_name ? " " : "", o->arg_name ? o->arg_name : "");
+}
+
+void opt_print_help(const struct cmd_usage *u, FILE *out)
+{
+	char label[64];
+
+	fprintf(out, "usage: %s\n\n%s\n\nOptions:\n", u->usage, u->summary);
+	for (const struct opt *o = u->opts; o->long_name; o++) {
+		opt_label(o, label, sizeof(label));
+		fprintf(out, "  %-28s %s\n", label, o->help);
+	}
+	fprintf(out, "  %-28s %s\n", "-h, --help", "show this help and exit");
+	if (u->examples)
+		fprintf(out, "\nExamples:\n%s", u->examples);
+}
+
+/* Stores one option's argument where the table says. */
+static int opt_store(const struct opt *o, const char *arg, struct errmsg *e)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), "--%s", o->long_name);
+	switch (o->kind) {
+	case OPT_FLAG:
+		*(int *)o->value = 1;
+		return 0;
+	case OPT_STRING:
+		*(const char **)o->value = arg;
+		return 0;
+	case OPT_DURATION:
+		return opt_parse_duration(arg, name, o->value, e);
+	case OPT_SIZE:
+		return opt_parse_size(arg, name, o->value, e);
+	case OPT_CALLBACK:
+		return o->cb(o->value, arg, name, e);
+	}
+	return 0;
+}
+
+/* getopt_long's tables from ours: "+" stops at the first non-option. */
+static int build_getopt(const struct opt *opts, size_t n, struct option *lo,
+			char *so)
+{
+	size_t k = 0;
+
+	so[k++] = '+';
+	so[k++] = ':';
+	for (size_t i = 0; i < n; i++) {
+		lo[i] = (struct option){ opts[i].long_name,
+			opts[i].arg_name ? required_argument : no_argument, NULL,
+			opts[i].short_name ? opts[i].short_name : 256 + (int)i };
+		if (opts[i].short_name) {
+			so[k++] = (char)opts[i].short_name;
+			if (opts[i].arg_name)
+				so[k++] = ':';
+		}
+	}
+	lo[n] = (struct option){ "help", no_argument, NULL, 'h' };
+	lo[n + 1] = (struct option){ 0, 0, 0, 0 };
+	so[k++] = 'h';
+	so[k] = '\0';
+	return 0;
+}
+
+static const struct opt *find_opt(const struct opt *opts, size_t n, int c)
+{
+	if (c >= 256 && (size_t)(c - 256) < n)
+		return &opts[c - 256];
+	for (size_t i = 0; i < n; i++)
+		if (opts[i].short_name == c)
+			return &opts[i];
+	return NULL;
+}
+
+int opt_parse(const struct cmd_usage *u, int argc, char **argv)
+{
+	size_t n = opt_count(u->opts);
+	struct option *lo = calloc(n + 2, sizeof(*lo));
+	char *so = calloc(2 * n + 4, 1);
+	struct errmsg e;
+	int c, res = OPT_OK;
+
+	if (!lo || !so) {
+		free(lo);
+		free(so);
+		return error(u->name, "out of memory"), OPT_USAGE;
+	}
+	errmsg_init(&e);
+	build_getopt(u->opts, n, lo, so);
+	optind = 1;
+	opterr = 0;
+	while (res == OPT_OK && (c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		const struct opt *o = find_opt(u->opts, n, c);
+
+		if (c == 'h') {
+			opt_print_help(u, stdout);
+			res = OPT_HELP;
+		} else if (c == '?' || c == ':') {
+			error(u->name, "%s '%s'; see 'faultline %s -h'",
+			      c == ':' ? "missing argument for" : "unknown option",
+			      argv[optind - 1], u->name);
+			res = OPT_USAGE;
+		} else if (o && opt_store(o, optarg, &e) < 0) {
+			error(u->name, "%s", e.text);
+			res = OPT_USAGE;
+		}
+	}
+	free(lo);
+	free(so);
+	return res == OPT_OK ? optind : res;
+}

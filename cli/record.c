@@ -1,0 +1,366 @@
+/*
+ * faultline record: page faults of chosen threads, timed and stored.
+ * Options, then: open the database, open the events, record through the
+ * pipeline, write the session's end and print the summary.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../collector/recorder.h"
+#include "../schema/db.h"
+#include "commands.h"
+#include "opt.h"
+#include "record_pipeline.h"
+#include "record_summary.h"
+#include "usage.h"
+#include "version.h"
+
+/* 4 MiB per CPU: at the fault loop's full rate (bench/collector) the
+ * rings never filled with it; smaller ones lost records there. */
+#define DEFAULT_RING_BYTES (4ull << 20)
+
+struct record_args {
+	const char *output;
+	struct target_set targets;
+	int all;
+	uint64_t min_fault_dur_ns;
+	uint64_t duration_ns;
+	uint64_t buffer_bytes;
+	int quiet;
+};
+
+static int add_pids(void *value, const char *arg, const char *opt,
+		    struct errmsg *e)
+{
+	struct target_set *t = value;
+
+	return target_add_ids(&t->pids, &t->npids, arg, opt, e);
+}
+
+static int add_tids(void *value, const char *arg, const char *opt,
+		    struct errmsg *e)
+{
+	struct target_set *t = value;
+
+	return target_add_ids(&t->tids, &t->ntids, arg, opt, e);
+}
+
+static int add_comm(void *value, const char *arg, const char *opt,
+		    struct errmsg *e)
+{
+	struct target_set *t = value;
+	char **v;
+
+	if (!*arg || strlen(arg) > 15)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': a thread name is 1 "
+				  "to 15 characters (the kernel keeps no more)",
+				  opt, arg);
+	v = realloc(t->comms, (t->ncomms + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	t->comms = v;
+	t->comms[t->ncomms++] = (char *)arg;
+	return 0;
+}
+
+static const char record_usage[] =
+	"faultline record [-o DB] [-p PID[,PID]] [-t TID[,TID]] [--comm NAME]\n"
+	"                        [-a] [--min-fault-duration DUR] [--duration DUR]\n"
+	"                        [--buffer-size SIZE] [-q] [-- COMMAND [ARGS...]]";
+
+static const char record_examples[] =
+	"  faultline record -o run.db -- ./server --port 9000\n"
+	"  faultline record -o run.db -p 4242 --duration 60s\n"
+	"  faultline record -o run.db --comm lbm-rx --min-fault-duration 1ms\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	error("record", fmt, arg);
+	return EXIT_USAGE;
+}
+
+/* What the options must satisfy together. */
+static int check_args(struct record_args *a, char **rest)
+{
+	struct target_set *t = &a->targets;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	t->all = a->all;
+	t->command = rest[0] ? rest : NULL;
+	if (a->all && (t->npids || t->ntids || t->ncomms))
+		return usage_error("-a records every thread; drop %s",
+				   "-p, -t and --comm");
+	if (!a->all && !t->npids && !t->ntids && !t->ncomms && !t->command)
+		return usage_error("nothing to record: give -p PID, -t TID, "
+				   "--comm NAME, -a, or a command after %s", "--");
+	if (a->buffer_bytes < page || (a->buffer_bytes & (a->buffer_bytes - 1)) ||
+	    a->buffer_bytes > (1ull << 31)) {
+		error("record", "invalid --buffer-size %llu: it must be a power of "
+		      "two from %llu bytes (one page) to 2G, e.g. 4M",
+		      (unsigned long long)a->buffer_bytes,
+		      (unsigned long long)page);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int parse_args(struct record_args *a, int argc, char **argv)
+{
+	const struct opt opts[] = {
+		{ 'o', "output", "DB", "database to write; an existing faultline "
+		  "database gets a new session (default faultline.db)",
+		  OPT_STRING, &a->output, NULL },
+		{ 'p', "pid", "PID[,PID]", "processes to record, all their threads "
+		  "including later ones", OPT_CALLBACK, &a->targets, add_pids },
+		{ 't', "tid", "TID[,TID]", "single threads to record",
+		  OPT_CALLBACK, &a->targets, add_tids },
+		{ 0, "comm", "NAME", "threads named NAME, now or later (repeatable; "
+		  "observes every CPU)", OPT_CALLBACK, &a->targets, add_comm },
+		{ 'a', "all-cpus", NULL, "every thread on the machine",
+		  OPT_FLAG, &a->all, NULL },
+		{ 0, "min-fault-duration", "DUR", "store faults at least this long "
+		  "(all are counted in histograms; default 0: store all)",
+		  OPT_DURATION, &a->min_fault_dur_ns, NULL },
+		{ 'd', "duration", "DUR", "stop after DUR (default: at Ctrl-C, "
+		  "SIGTERM, or when the targets exit)", OPT_DURATION,
+		  &a->duration_ns, NULL },
+		{ 'm', "buffer-size", "SIZE", "ring buffer per CPU, a power of two "
+		  "(default 4M)", OPT_SIZE, &a->buffer_bytes, NULL },
+		{ 'q', "quiet", NULL, "no live status line and no summary",
+		  OPT_FLAG, &a->quiet, NULL },
+		{ 0 },
+	};
+	const struct cmd_usage u = {
+		"record", record_usage,
+		"Record page faults of the chosen threads, each timed from entry to "
+		"completion,\non wall-clock time, into a SQLite database.",
+		record_examples, opts,
+	};
+	int first = opt_parse(&u, argc, argv);
+
+	if (first == OPT_HELP)
+		return -1;
+	if (first < 0)
+		return EXIT_USAGE;
+	return check_args(a, argv + first) ? EXIT_USAGE : 0;
+}
+
+/* The command line as typed, for the session row.  Caller frees. */
+static char *join_argv(int argc, char **argv)
+{
+	size_t len = sizeof("faultline");
+	char *s;
+
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	strcpy(s, "faultline");
+	for (int i = 0; i < argc; i++) {
+		strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+/* Writes a JSON string literal. */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_ids(FILE *f, const char *key, const pid_t *v, size_t n)
+{
+	fprintf(f, ",\"%s\":[", key);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%d", i ? "," : "", (int)v[i]);
+	fputc(']', f);
+}
+
+/* The effective options as JSON, for the session row.  Caller frees. */
+static char *options_json(const struct record_args *a)
+{
+	const struct target_set *t = &a->targets;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "{\"min_fault_duration_ns\":%llu,\"duration_ns\":%llu,"
+		"\"buffer_bytes\":%llu,\"all\":%s",
+		(unsigned long long)a->min_fault_dur_ns,
+		(unsigned long long)a->duration_ns,
+		(unsigned long long)a->buffer_bytes, a->all ? "true" : "false");
+	json_ids(f, "pids", t->pids, t->npids);
+	json_ids(f, "tids", t->tids, t->ntids);
+	fputs(",\"comms\":[", f);
+	for (size_t i = 0; i < t->ncomms; i++) {
+		fputs(i ? "," : "", f);
+		json_str(f, t->comms[i]);
+	}
+	fputs("],\"command\":[", f);
+	for (size_t i = 0; t->command && t->command[i]; i++) {
+		fputs(i ? "," : "", f);
+		json_str(f, t->command[i]);
+	}
+	fputs("]}", f);
+	fclose(f);
+	return buf;
+}
+
+struct record_run {
+	struct record_args *args;
+	sqlite3 *db;
+	struct recorder rec;
+	struct loader loader;
+	struct record_pipeline pipe;
+	struct errmsg err;
+	int loader_begun;
+};
+
+static int begin_session(struct record_run *run, int argc, char **argv,
+			 struct errmsg *e)
+{
+	struct record_args *a = run->args;
+	struct utsname un;
+	char *cmdline = join_argv(argc, argv);
+	char *options = options_json(a);
+	struct session_info si;
+	int err;
+
+	if (!cmdline || !options) {
+		free(cmdline);
+		free(options);
+		return errmsg_set(e, ENOMEM, "out of memory");
+	}
+	uname(&un);
+	si.start = clock_anchor_now();
+	si.start_ts = si.start.realtime_ns;
+	si.host = un.nodename;
+	si.kernel = un.release;
+	si.command_line = cmdline;
+	si.options = options;
+	si.version = FAULTLINE_VERSION;
+	si.min_fault_dur_ns = a->min_fault_dur_ns;
+	si.buffer_bytes = a->buffer_bytes;
+	si.cpus = run->rec.ncpus;
+	err = loader_begin(&run->loader, run->db, a->output, &si, e);
+	run->loader_begun = err == 0;
+	if (err == 0) {
+		record_pipeline_init(&run->pipe, &run->rec, &a->targets,
+				     &run->loader, a->min_fault_dur_ns,
+				     !a->quiet && isatty(STDERR_FILENO));
+		err = record_pipeline_synthesize(&run->pipe, si.start_ts);
+		if (err == 0)
+			err = loader_commit(&run->loader, &run->pipe.err);
+		if (err < 0)
+			*e = run->pipe.err;
+	}
+	free(cmdline);
+	free(options);
+	return err;
+}
+
+/* Records and finishes; the first failure's message lands in e. */
+static int record_and_finish(struct record_run *run, struct errmsg *e)
+{
+	struct recorder_sink sink = record_pipeline_sink(&run->pipe);
+	struct session_counts counts;
+	int err = recorder_run(&run->rec, &sink, e);
+
+	if (err < 0 && !e->text[0])
+		*e = run->pipe.err;
+	if (err == 0) {
+		err = record_pipeline_finish(&run->pipe);
+		if (err < 0)
+			*e = run->pipe.err;
+	}
+	record_pipeline_counts(&run->pipe, &run->rec, &counts);
+	if (err < 0) {
+		struct errmsg ignored;
+
+		errmsg_init(&ignored);
+		loader_end(&run->loader, &counts, e->text, &ignored);
+		return err;
+	}
+	return loader_end(&run->loader, &counts, NULL, e);
+}
+
+static int run_record(struct record_run *run, int argc, char **argv)
+{
+	struct record_args *a = run->args;
+	struct recorder_config cfg = {
+		&a->targets, (size_t)a->buffer_bytes, a->duration_ns,
+	};
+	struct errmsg *e = &run->err;
+	int err;
+
+	err = target_check(&a->targets, e);
+	if (err == 0)
+		err = db_open_write(a->output, &run->db, e);
+	if (err == 0)
+		err = recorder_open(&run->rec, &cfg, e);
+	if (err == 0)
+		err = begin_session(run, argc, argv, e);
+	if (err == 0)
+		err = record_and_finish(run, e);
+	return err;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_args a = { .output = "faultline.db",
+				 .buffer_bytes = DEFAULT_RING_BYTES };
+	struct record_run run;
+	int status, err;
+
+	target_set_init(&a.targets);
+	status = parse_args(&a, argc, argv);
+	if (status) {
+		free(a.targets.comms);
+		target_set_release(&a.targets);
+		return status < 0 ? 0 : status;
+	}
+	memset(&run, 0, sizeof(run));
+	run.args = &a;
+	recorder_init(&run.rec);
+	errmsg_init(&run.err);
+	err = run_record(&run, argc, argv);
+	if (err < 0)
+		error("record", "%s", run.err.text[0] ? run.err.text :
+		      strerror(-err));
+	if (run.loader_begun)
+		loader_release(&run.loader);
+	/* Closing checkpoints the WAL, so the size shown is the file's. */
+	db_close(run.db);
+	if (run.loader_begun) {
+		if (!a.quiet)
+			record_summary_print(stderr, &run.pipe, &run.rec,
+					     run.loader.session_id, a.output);
+		record_pipeline_release(&run.pipe);
+	}
+	recorder_release(&run.rec);
+	free(a.targets.comms);
+	target_set_release(&a.targets);
+	return err < 0 ? 1 : 0;
+}

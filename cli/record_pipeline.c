@@ -1,0 +1,281 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/clock.h"
+#include "../collector/procfs.h"
+#include "record_pipeline.h"
+
+static void thread_resolve(void *ctx, struct thread *t)
+{
+	(void)ctx;
+	if (!t->pid) {
+		pid_t tgid = proc_tgid((pid_t)t->tid);
+
+		t->pid = tgid > 0 ? (uint32_t)tgid : t->tid;
+	}
+	if (proc_read_comm((pid_t)t->pid, (pid_t)t->tid, t->comm) < 0)
+		t->comm[0] = '\0';	/* gone already: the name is unknown */
+}
+
+static int thread_wanted(void *ctx, const struct thread *t)
+{
+	struct record_pipeline *p = ctx;
+
+	return target_wanted(p->targets, (pid_t)t->pid, (pid_t)t->tid, t->comm);
+}
+
+static int store_fault(void *ctx, const struct fault *f)
+{
+	struct record_pipeline *p = ctx;
+
+	return loader_fault(p->loader, f, &p->err);
+}
+
+static int store_thread(void *ctx, const struct thread *t)
+{
+	struct record_pipeline *p = ctx;
+
+	return loader_thread(p->loader, t, &p->err);
+}
+
+void record_pipeline_init(struct record_pipeline *p, const struct recorder *r,
+			  const struct target_set *t, struct loader *l,
+			  uint64_t min_fault_dur_ns, int live)
+{
+	struct fault_stream_ops ops = {
+		.ctx = p,
+		.resolve = thread_resolve,
+		.wanted = target_system_wide(t) ? thread_wanted : NULL,
+		.store_fault = store_fault,
+		.spell_end = store_thread,
+	};
+
+	memset(p, 0, sizeof(*p));
+	p->fmt = &r->fmt;
+	p->ids = &r->ids;
+	p->targets = t;
+	p->system_wide = target_system_wide(t);
+	p->store_all_mappings = t->all;
+	p->loader = l;
+	p->live = live;
+	p->start_mono = monotonic_ns();
+	errmsg_init(&p->err);
+	order_queue_init(&p->order);
+	fault_stream_init(&p->faults, &ops, min_fault_dur_ns);
+}
+
+void record_pipeline_release(struct record_pipeline *p)
+{
+	order_queue_release(&p->order);
+	fault_stream_release(&p->faults);
+}
+
+/* In --comm mode only the mappings of processes that have a target
+ * thread are kept; with -a, all; per-task events only see targets. */
+static int mapping_wanted(struct record_pipeline *p, const struct rec_mmap *m)
+{
+	struct thread *t;
+
+	if (!p->system_wide || p->store_all_mappings)
+		return 1;
+	t = thread_table_find(&p->faults.threads, m->tid);
+	return t && t->wanted;
+}
+
+static int on_lost(struct record_pipeline *p, int cpu, const struct perf_rec *r)
+{
+	const char *kind = r->type == PERF_RECORD_LOST ? "records" :
+			   r->type == PERF_RECORD_LOST_SAMPLES ? "samples" :
+			   "throttled";
+	uint64_t count = r->type == PERF_RECORD_THROTTLE ? 1 : r->u.lost.lost;
+
+	if (r->type == PERF_RECORD_LOST)
+		p->n.lost_records += count;
+	else if (r->type == PERF_RECORD_LOST_SAMPLES)
+		p->n.lost_samples += count;
+	else
+		p->n.throttles++;
+	return loader_lost(p->loader, r->sid.time, cpu, kind, count, &p->err);
+}
+
+static int on_record(void *ctx, int cpu, const void *bytes, size_t len)
+{
+	struct record_pipeline *p = ctx;
+	struct perf_rec r;
+	struct ev e;
+	int err;
+
+	p->n.records++;
+	err = perf_rec_decode(p->fmt, bytes, len, &r);
+	if (err == -ENOMSG) {
+		p->n.unknown++;
+		return 0;
+	}
+	if (err < 0) {
+		p->n.malformed++;
+		return 0;
+	}
+	switch (r.type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (!mapping_wanted(p, &r.u.mmap))
+			return 0;
+		p->n.mappings++;
+		return loader_mapping(p->loader, r.sid.time, &r.u.mmap, "mmap",
+				      &p->err);
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+	case PERF_RECORD_THROTTLE:
+		return on_lost(p, cpu, &r);
+	case PERF_RECORD_UNTHROTTLE:
+		return 0;
+	}
+	if (!ev_from_rec(p->ids, &r, &e)) {
+		p->n.unknown++;
+		return 0;
+	}
+	if (order_queue_push(&p->order, &e) < 0)
+		return errmsg_set(&p->err, ENOMEM, "out of memory queueing events");
+	return 0;
+}
+
+static int on_round(void *ctx, uint64_t watermark)
+{
+	struct record_pipeline *p = ctx;
+	long n = order_queue_flush(&p->order, watermark, fault_stream_event,
+				   &p->faults);
+
+	if (n == -ENOMEM)
+		return errmsg_set(&p->err, ENOMEM, "out of memory tracking threads");
+	return n < 0 ? (int)n : 0;
+}
+
+/* Thread rows of live target threads, so a session cut short by a crash
+ * still names its threads up to the last commit. */
+static int store_live_threads(struct record_pipeline *p)
+{
+	struct thread_table *tt = &p->faults.threads;
+	int err = 0;
+
+	for (size_t i = 0; i < tt->n && err == 0; i++)
+		if (tt->by_order[i]->wanted && !tt->by_order[i]->exited)
+			err = loader_thread(p->loader, tt->by_order[i], &p->err);
+	return err;
+}
+
+static void show_status(struct record_pipeline *p)
+{
+	const struct fault_stats *st = &p->faults.st;
+
+	fprintf(stderr, "\rfaultline record: %.0f s, %llu records, %llu faults, "
+		"%llu stored, %llu lost  ",
+		(double)(monotonic_ns() - p->start_mono) / 1e9,
+		(unsigned long long)p->n.records,
+		(unsigned long long)(st->minor + st->major + st->unfinished),
+		(unsigned long long)st->stored,
+		(unsigned long long)(p->n.lost_records + p->n.lost_samples));
+	fflush(stderr);
+}
+
+static int on_tick(void *ctx)
+{
+	struct record_pipeline *p = ctx;
+	int err = store_live_threads(p);
+
+	if (err == 0)
+		err = loader_commit(p->loader, &p->err);
+	if (p->live)
+		show_status(p);
+	return err;
+}
+
+struct recorder_sink record_pipeline_sink(struct record_pipeline *p)
+{
+	return (struct recorder_sink){ p, on_record, on_round, on_tick };
+}
+
+struct synth_ctx {
+	struct record_pipeline *p;
+	uint64_t ts;
+};
+
+static int synth_mapping(void *ctx, const struct rec_mmap *m)
+{
+	struct synth_ctx *s = ctx;
+
+	s->p->n.mappings++;
+	return loader_mapping(s->p->loader, s->ts, m, "proc", &s->p->err);
+}
+
+int record_pipeline_synthesize(struct record_pipeline *p, uint64_t ts)
+{
+	struct synth_ctx s = { p, ts };
+	pid_t *pids = NULL;
+	size_t n = 0;
+	int err = 0;
+
+	if (p->store_all_mappings) {
+		if (proc_list_pids(&pids, &n) < 0)
+			return 0;	/* best effort: MMAP2 covers the rest */
+		for (size_t i = 0; i < n && err == 0; i++) {
+			err = proc_maps_each(pids[i], synth_mapping, &s);
+			if (err == -ESRCH)
+				err = 0;	/* exited meanwhile */
+		}
+		free(pids);
+		return err;
+	}
+	for (size_t i = 0; i < p->targets->npids && err == 0; i++) {
+		err = proc_maps_each(p->targets->pids[i], synth_mapping, &s);
+		if (err == -ESRCH)
+			err = 0;
+	}
+	return err;
+}
+
+static int store_histograms(struct record_pipeline *p)
+{
+	struct thread_table *tt = &p->faults.threads;
+	int err = 0;
+
+	for (size_t i = 0; i < tt->n && err == 0; i++)
+		if (tt->by_order[i]->wanted)
+			err = loader_histograms(p->loader, tt->by_order[i], &p->err);
+	return err;
+}
+
+int record_pipeline_finish(struct record_pipeline *p)
+{
+	int err = on_round(p, UINT64_MAX);
+
+	if (p->live)
+		fputc('\n', stderr);
+	if (err == 0)
+		err = fault_stream_finish(&p->faults);
+	if (err == 0)
+		err = store_histograms(p);
+	if (err == 0)
+		err = loader_commit(p->loader, &p->err);
+	return err;
+}
+
+void record_pipeline_counts(const struct record_pipeline *p,
+			    const struct recorder *r, struct session_counts *c)
+{
+	const struct fault_stats *st = &p->faults.st;
+
+	memset(c, 0, sizeof(*c));
+	c->records_seen = p->n.records;
+	c->faults_total = st->minor + st->major + st->unfinished;
+	c->faults_stored = st->stored;
+	c->faults_below_threshold = st->below_threshold;
+	c->faults_unfinished = st->unfinished;
+	c->faults_unpaired_exit = st->unpaired_exits;
+	c->records_lost = p->n.lost_records;
+	c->samples_lost = p->n.lost_samples;
+	c->records_malformed = p->n.malformed + r->framing_errors;
+	c->records_unknown = p->n.unknown;
+	c->records_late = p->order.late;
+}

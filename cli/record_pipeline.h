@@ -1,0 +1,67 @@
+/*
+ * record_pipeline: the record command's wiring from raw ring records to
+ * rows.  It is the recorder's sink:
+ *
+ *   ring bytes -> perf_rec_decode -> ev_from_rec -> order_queue
+ *     -> (watermark) fault_stream -> loader_fault / loader_thread
+ *   MMAP2 -> loader_mapping;  LOST, LOST_SAMPLES, THROTTLE -> loader_lost
+ *
+ * Glue only: decoding is decoder/'s, writing is schema/'s.
+ */
+#ifndef FL_RECORD_PIPELINE_H
+#define FL_RECORD_PIPELINE_H
+
+#include <stdint.h>
+
+#include "../collector/recorder.h"
+#include "../collector/targets.h"
+#include "../decoder/fault_stream.h"
+#include "../decoder/order.h"
+#include "../schema/loader.h"
+
+struct pipeline_counts {
+	uint64_t records;		/* ring records seen */
+	uint64_t lost_records;		/* PERF_RECORD_LOST totals */
+	uint64_t lost_samples;		/* PERF_RECORD_LOST_SAMPLES totals */
+	uint64_t throttles;		/* PERF_RECORD_THROTTLE records */
+	uint64_t malformed;		/* records that did not decode */
+	uint64_t unknown;		/* record types not handled */
+	uint64_t mappings;		/* mapping rows */
+};
+
+struct record_pipeline {
+	const struct sample_fmt *fmt;	/* borrowed: the recorder's */
+	const struct idmap *ids;	/* borrowed: the recorder's */
+	const struct target_set *targets;	/* borrowed */
+	int system_wide;
+	int store_all_mappings;		/* -a: every process's mappings */
+	struct order_queue order;	/* owned */
+	struct fault_stream faults;	/* owned */
+	struct loader *loader;		/* borrowed: begun by the command */
+	struct pipeline_counts n;
+	struct errmsg err;		/* the first failure */
+	/* Live status, when stderr is a terminal. */
+	int live;
+	uint64_t start_mono;
+};
+
+void record_pipeline_init(struct record_pipeline *p, const struct recorder *r,
+			  const struct target_set *t, struct loader *l,
+			  uint64_t min_fault_dur_ns, int live);
+void record_pipeline_release(struct record_pipeline *p);
+
+/* The recorder_sink that feeds this pipeline. */
+struct recorder_sink record_pipeline_sink(struct record_pipeline *p);
+
+/* Mappings that existed before recording began, from /proc/PID/maps of
+ * the -p processes (every process with -a).  0 or -errno with p->err. */
+int record_pipeline_synthesize(struct record_pipeline *p, uint64_t ts);
+
+/* After the recorder stopped: pending faults, thread rows, histograms. */
+int record_pipeline_finish(struct record_pipeline *p);
+
+/* The counts for the session row. */
+void record_pipeline_counts(const struct record_pipeline *p,
+			    const struct recorder *r, struct session_counts *c);
+
+#endif

@@ -1,0 +1,178 @@
+/*
+ * fault_events: opening the three events that time page faults, on every
+ * CPU for every target, and wiring each CPU's events to one ring.
+ *
+ *   page-faults   fires on fault entry (x86 do_user_addr_fault)   -> entry
+ *   minor-faults  fires when a fault completes as minor            -> exit
+ *   major-faults  fires when a fault completes as major            -> exit
+ *
+ * Every event samples every occurrence (period 1) with the same
+ * sample_type, in CLOCK_REALTIME, so one struct sample_fmt decodes every
+ * ring and the stream is already in wall-clock time.  The entry event also
+ * carries the sideband (MMAP2, COMM, FORK/EXIT) for its threads.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "event_resolve.h"
+#include "fault_events.h"
+#include "perf_open.h"
+#include "procfs.h"
+
+#define FAULT_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
+			   PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+			   PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU)
+
+static const struct fault_event {
+	const char *name;
+	enum ev_role role;
+} fault_events[FAULT_EVENTS] = {
+	{ "page-faults", ROLE_FAULT_ENTRY },
+	{ "minor-faults", ROLE_FAULT_MINOR },
+	{ "major-faults", ROLE_FAULT_MAJOR },
+};
+
+void fault_sample_fmt(struct sample_fmt *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->sample_type = FAULT_SAMPLE_TYPE;
+	f->sample_id_all = 1;
+}
+
+int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
+		      struct errmsg *e)
+{
+	for (int i = 0; i < FAULT_EVENTS; i++) {
+		struct perf_event_attr *a = &fa->attr[i];
+		struct event_code code;
+		int err = event_resolve(fault_events[i].name, &code, e);
+
+		if (err < 0)
+			return err;
+		memset(a, 0, sizeof(*a));
+		a->size = sizeof(*a);
+		a->type = code.type;
+		a->config = code.config;
+		a->exclude_hv = 1;
+		a->sample_period = 1;
+		a->sample_type = FAULT_SAMPLE_TYPE;
+		a->sample_id_all = 1;
+		a->disabled = 1;
+		a->use_clockid = 1;
+		a->clockid = CLOCK_REALTIME;
+		/* Wake the reader when a quarter of the ring is used: three
+		 * quarters are left to absorb the time it takes to drain. */
+		a->watermark = 1;
+		a->wakeup_watermark = (uint32_t)(ring_bytes / 4);
+		if (fault_events[i].role == ROLE_FAULT_ENTRY) {
+			a->mmap = 1;
+			a->mmap2 = 1;
+			a->comm = 1;
+			a->comm_exec = 1;
+			a->task = 1;
+		}
+		fa->name[i] = fault_events[i].name;
+		fa->role[i] = fault_events[i].role;
+	}
+	return 0;
+}
+
+/* Adds fd to the recorder's list, growing it.  0 or -ENOMEM. */
+static int keep_fd(struct recorder *r, int fd)
+{
+	if (r->nfds == r->capfds) {
+		size_t cap = r->capfds ? r->capfds * 2 : 64;
+		int *v = realloc(r->fds, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->fds = v;
+		r->capfds = cap;
+	}
+	r->fds[r->nfds++] = fd;
+	return 0;
+}
+
+static int map_ring(struct recorder *r, int idx, int fd, struct errmsg *e)
+{
+	int err = ring_map(&r->rings[idx], fd, r->cpus[idx], r->cfg.ring_bytes);
+
+	if (err == -EPERM || err == -ENOMEM)
+		return errmsg_set(e, -err, "cannot map a %zu KiB ring on CPU %d: "
+				  "over the locked-memory limit "
+				  "(/proc/sys/kernel/perf_event_mlock_kb and ulimit -l); "
+				  "use a smaller --buffer-size or run as root",
+				  r->cfg.ring_bytes >> 10, r->cpus[idx]);
+	if (err < 0)
+		return errmsg_set(e, -err, "cannot map the ring on CPU %d: %s",
+				  r->cpus[idx], strerror(-err));
+	return 0;
+}
+
+/* The first event on a CPU owns its ring; later ones write into it. */
+static int attach_to_ring(struct recorder *r, int idx, int fd,
+			  struct errmsg *e)
+{
+	if (!r->rings[idx].meta)
+		return map_ring(r, idx, fd, e);
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[idx].fd) < 0)
+		return errmsg_set(e, errno, "cannot share the ring on CPU %d: %s",
+				  r->cpus[idx], strerror(errno));
+	return 0;
+}
+
+int fault_events_open(struct recorder *r, const struct fault_attrs *fa,
+		      pid_t pid, int inherit, int on_exec, int *gone,
+		      struct errmsg *e)
+{
+	*gone = 0;
+	for (int c = 0; c < r->ncpus; c++) {
+		for (int i = 0; i < FAULT_EVENTS; i++) {
+			struct perf_event_attr a = fa->attr[i];
+			uint64_t id;
+			int fd, err;
+
+			a.inherit = (unsigned)inherit;
+			a.enable_on_exec = (unsigned)on_exec;
+			fd = perf_open(&a, pid, r->cpus[c]);
+			if (fd == -ESRCH && pid > 0) {
+				*gone = 1;	/* exited since it was listed */
+				return 0;
+			}
+			if (fd < 0)
+				return perf_open_explain(-fd, &a, fa->name[i], pid,
+							 r->cpus[c], e);
+			if (keep_fd(r, fd) < 0) {
+				close(fd);
+				return -ENOMEM;
+			}
+			if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+				return errmsg_set(e, errno, "cannot read the id of "
+						  "'%s': %s", fa->name[i],
+						  strerror(errno));
+			err = idmap_put(&r->ids, id, fa->role[i]);
+			if (err == 0)
+				err = attach_to_ring(r, c, fd, e);
+			if (err < 0)
+				return err;
+		}
+	}
+	return 0;
+}
+
+void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}

@@ -1,0 +1,98 @@
+/*
+ * recorder: opens the fault events for the targets, maps one ring per
+ * CPU, and drains the rings until a stop condition, handing every raw
+ * record to a sink.  It decodes nothing: bytes go to decoder/ through the
+ * sink, which the record command wires to the decoder and the loader.
+ *
+ * Usage:
+ *	recorder_init(&r);
+ *	recorder_open(&r, &cfg, &err);	events opened, rings mapped, disabled
+ *	recorder_run(&r, &sink, &err);	enable, drain until stopped, drain last
+ *	recorder_release(&r);
+ */
+#ifndef FL_RECORDER_H
+#define FL_RECORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../common/errmsg.h"
+#include "../decoder/idmap.h"
+#include "../decoder/perf_record.h"
+#include "ring.h"
+#include "targets.h"
+
+/* A record stamped this long before a ring's head was read has been
+ * published in it: the kernel stamps a software event and copies it into
+ * the ring with preemption off, microseconds apart; 50 ms leaves room
+ * for a vCPU the hypervisor stalled in between.  The ordering queue holds
+ * this much of the stream, which bounds its memory by the event rate. */
+#define RECORDER_ORDER_SLACK_NS (50ull * 1000 * 1000)
+
+/* How often the sink's tick runs (live status, commits), in ms. */
+#define RECORDER_TICK_MS 1000
+
+struct recorder_config {
+	struct target_set *targets;	/* borrowed */
+	size_t ring_bytes;		/* data bytes per CPU: a power of two */
+	uint64_t duration_ns;		/* stop after this long; 0: no limit */
+};
+
+struct recorder_sink {
+	void *ctx;
+	/* One record from cpu's ring; rec is borrowed until return. */
+	int (*record)(void *ctx, int cpu, const void *rec, size_t len);
+	/* Every record stamped at or before watermark (CLOCK_REALTIME ns)
+	 * has been handed to record(); UINT64_MAX at the very end. */
+	int (*round)(void *ctx, uint64_t watermark);
+	/* Every RECORDER_TICK_MS while recording. */
+	int (*tick)(void *ctx);
+};
+
+enum stop_reason {
+	STOP_NONE,
+	STOP_SIGNAL,		/* SIGINT, SIGTERM or SIGHUP */
+	STOP_DURATION,		/* --duration elapsed */
+	STOP_TARGETS_GONE,	/* the command, or every -p/-t target, exited */
+};
+
+struct recorder {
+	struct recorder_config cfg;
+	int *cpus;			/* owned: online CPUs */
+	int ncpus;
+	struct ring *rings;		/* owned: rings[i] is cpus[i]'s */
+	int *fds;			/* owned: every event fd opened */
+	size_t nfds, capfds;
+	struct idmap ids;		/* owned: event id -> role */
+	struct sample_fmt fmt;		/* what every event samples */
+	int sigfd;			/* owned: SIGINT/SIGTERM/SIGHUP */
+	int child_pidfd;		/* owned: the command, or -1 */
+	int *pidfds;			/* owned: -p processes, -1 once exited */
+	size_t npidfds;
+
+	/* Results of recorder_run. */
+	enum stop_reason stop;
+	int stop_signal;		/* with STOP_SIGNAL */
+	int child_status;		/* wait status of the command, -1 if none */
+	uint64_t records;		/* records handed to the sink */
+	uint64_t bytes;			/* bytes read from the rings */
+	uint64_t framing_errors;	/* ring reads cut short by impossible framing */
+};
+
+void recorder_init(struct recorder *r);
+
+/* Opens and maps everything, spawning the command (held before exec) if
+ * there is one.  0 or -errno with e saying what failed and how to fix it. */
+int recorder_open(struct recorder *r, const struct recorder_config *cfg,
+		  struct errmsg *e);
+
+/* Records until a stop condition, then drains what is left.  0, or the
+ * sink's negative return, or -errno with e set. */
+int recorder_run(struct recorder *r, const struct recorder_sink *sink,
+		 struct errmsg *e);
+
+/* Closes the events and unmaps the rings; waits for nothing. */
+void recorder_release(struct recorder *r);
+
+#endif

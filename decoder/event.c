@@ -1,0 +1,59 @@
+#include <string.h>
+
+#include "event.h"
+
+static int fault_ev(const struct idmap *ids, const struct sample *s,
+		    struct ev *out)
+{
+	switch (idmap_get(ids, s->sid.id)) {
+	case ROLE_FAULT_ENTRY:
+		out->kind = EV_FAULT_ENTRY;
+		break;
+	case ROLE_FAULT_MINOR:
+		out->kind = EV_FAULT_MINOR;
+		break;
+	case ROLE_FAULT_MAJOR:
+		out->kind = EV_FAULT_MAJOR;
+		break;
+	default:
+		return 0;
+	}
+	out->u.fault.addr = s->addr;
+	out->u.fault.ip = s->ip;
+	return 1;
+}
+
+int ev_from_rec(const struct idmap *ids, const struct perf_rec *r,
+		struct ev *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->ts = r->sid.time;
+	out->pid = r->sid.pid;
+	out->tid = r->sid.tid;
+	out->cpu = r->sid.cpu;
+	switch (r->type) {
+	case PERF_RECORD_SAMPLE:
+		return fault_ev(ids, &r->u.sample, out);
+	case PERF_RECORD_COMM:
+		out->kind = EV_COMM;
+		/* The record's own pid/tid name the renamed thread; the
+		 * trailer's are the same task, but may be absent. */
+		out->pid = r->u.comm.pid;
+		out->tid = r->u.comm.tid;
+		strncpy(out->u.comm.comm, r->u.comm.comm, COMM_LEN - 1);
+		out->u.comm.exec = r->u.comm.exec;
+		return 1;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		out->kind = r->type == PERF_RECORD_FORK ? EV_FORK : EV_EXIT;
+		out->pid = r->u.task.pid;
+		out->tid = r->u.task.tid;
+		out->u.task.ppid = r->u.task.ppid;
+		out->u.task.ptid = r->u.task.ptid;
+		if (!out->ts)
+			out->ts = r->u.task.time;
+		return 1;
+	default:
+		return 0;
+	}
+}

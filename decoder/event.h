@@ -1,0 +1,56 @@
+/*
+ * event: the typed, self-contained events that leave the ring decoder and
+ * flow through ordering and fault pairing.  Unlike struct perf_rec they
+ * own all their bytes (a comm is copied), because they outlive the ring
+ * read that produced them.
+ */
+#ifndef FL_EVENT_H
+#define FL_EVENT_H
+
+#include <stdint.h>
+
+#include "idmap.h"
+#include "perf_record.h"
+
+enum ev_kind {
+	EV_FAULT_ENTRY,		/* PERF_COUNT_SW_PAGE_FAULTS: fault taken */
+	EV_FAULT_MINOR,		/* PERF_COUNT_SW_PAGE_FAULTS_MIN: completed minor */
+	EV_FAULT_MAJOR,		/* PERF_COUNT_SW_PAGE_FAULTS_MAJ: completed major */
+	EV_COMM,		/* thread renamed or exec'd */
+	EV_FORK,		/* thread or process created */
+	EV_EXIT,		/* thread exited */
+};
+
+#define COMM_LEN 16		/* TASK_COMM_LEN, including the NUL */
+
+struct ev {
+	uint64_t ts;		/* CLOCK_REALTIME ns */
+	uint64_t seq;		/* arrival order, set by order_queue_push */
+	uint32_t pid, tid;
+	uint32_t cpu;
+	uint8_t kind;		/* enum ev_kind */
+	union {
+		struct {
+			uint64_t addr;	/* faulting address */
+			uint64_t ip;	/* instruction that faulted */
+		} fault;
+		struct {
+			char comm[COMM_LEN];
+			int exec;
+		} comm;
+		struct {
+			uint32_t ppid, ptid;
+		} task;
+	} u;
+};
+
+/*
+ * Turns one decoded record into an event for the ordered stream.
+ * Returns 1 when *out was filled, 0 when the record is not one the stream
+ * carries (MMAP2, LOST and the like are handled by the caller directly, or
+ * the sample's id is not one of ours: an unknown id is no event).
+ */
+int ev_from_rec(const struct idmap *ids, const struct perf_rec *r,
+		struct ev *out);
+
+#endif

@@ -1,0 +1,204 @@
+#include <errno.h>
+#include <string.h>
+
+#include "fault_stream.h"
+
+void fault_stream_init(struct fault_stream *s, const struct fault_stream_ops *ops,
+		       uint64_t min_dur_ns)
+{
+	memset(s, 0, sizeof(*s));
+	thread_table_init(&s->threads);
+	s->ops = *ops;
+	s->min_dur_ns = min_dur_ns;
+}
+
+void fault_stream_release(struct fault_stream *s)
+{
+	thread_table_release(&s->threads);
+}
+
+static int is_wanted(struct fault_stream *s, const struct thread *t)
+{
+	return s->ops.wanted ? s->ops.wanted(s->ops.ctx, t) : 1;
+}
+
+/* Starts a new name spell for t at ts (t->comm already set). */
+static void spell_begin(struct fault_stream *s, struct thread *t, uint64_t ts)
+{
+	t->first_ts = ts;
+	t->last_ts = ts;
+	t->exited = 0;
+	t->wanted = is_wanted(s, t);
+}
+
+static int spell_end(struct fault_stream *s, struct thread *t)
+{
+	if (!t->wanted || !s->ops.spell_end)
+		return 0;
+	return s->ops.spell_end(s->ops.ctx, t);
+}
+
+/* The thread an event is about, created (and resolved) on first sight. */
+static struct thread *thread_of(struct fault_stream *s, const struct ev *e)
+{
+	int created;
+	struct thread *t = thread_table_get(&s->threads, e->tid, &created);
+
+	if (!t)
+		return NULL;
+	if (created) {
+		t->pid = e->pid;
+		if (s->ops.resolve)
+			s->ops.resolve(s->ops.ctx, t);
+		spell_begin(s, t, e->ts);
+	}
+	return t;
+}
+
+static int store(struct fault_stream *s, const struct fault *f)
+{
+	s->st.stored++;
+	return s->ops.store_fault ? s->ops.store_fault(s->ops.ctx, f) : 0;
+}
+
+static int store_orphan(struct fault_stream *s, const struct fault *orphan)
+{
+	s->st.unfinished++;
+	return store(s, orphan);
+}
+
+static int fault_done(struct fault_stream *s, struct thread *t,
+		      const struct fault *f)
+{
+	if (f->dur_ns == FAULT_NO_DUR) {
+		s->st.unpaired_exits++;
+		return store(s, f);
+	}
+	s->st.paired++;
+	hist_add(&t->hist[f->kind], f->dur_ns);
+	if (f->dur_ns < s->min_dur_ns) {
+		s->st.below_threshold++;
+		return 0;
+	}
+	return store(s, f);
+}
+
+static int on_fault(struct fault_stream *s, struct thread *t, const struct ev *e)
+{
+	struct fault done, orphan;
+	int res, err = 0;
+
+	if (!t->wanted) {
+		s->st.other_threads++;
+		return 0;
+	}
+	if (e->kind == EV_FAULT_ENTRY) {
+		s->st.entries++;
+		res = fault_pair_entry(&t->pending, e, &orphan);
+	} else {
+		if (e->kind == EV_FAULT_MAJOR)
+			s->st.major++;
+		else
+			s->st.minor++;
+		res = fault_pair_complete(&t->pending, e, &done, &orphan);
+	}
+	if (res & FP_ORPHAN)
+		err = store_orphan(s, &orphan);
+	if (!err && (res & FP_DONE))
+		err = fault_done(s, t, &done);
+	return err;
+}
+
+static int on_comm(struct fault_stream *s, struct thread *t, const struct ev *e)
+{
+	int err = 0;
+
+	if (!strncmp(t->comm, e->u.comm.comm, COMM_LEN) && !e->u.comm.exec)
+		return 0;
+	if (t->first_ts != e->ts)	/* a spell of at least one event */
+		err = spell_end(s, t);
+	t->pid = e->pid;
+	memcpy(t->comm, e->u.comm.comm, COMM_LEN);
+	t->comm[COMM_LEN - 1] = '\0';
+	spell_begin(s, t, e->ts);
+	return err;
+}
+
+/* A new thread takes its creator's name; a reused tid starts afresh. */
+static int on_fork(struct fault_stream *s, const struct ev *e)
+{
+	int created, err = 0;
+	struct thread *parent = thread_table_find(&s->threads, e->u.task.ptid);
+	struct thread *t = thread_table_get(&s->threads, e->tid, &created);
+
+	if (!t)
+		return -ENOMEM;
+	if (!created && !t->exited)
+		return 0;	/* already seen (e.g. a sample raced the fork) */
+	t->pid = e->pid;
+	if (parent && parent->comm[0])
+		memcpy(t->comm, parent->comm, COMM_LEN);
+	else if (s->ops.resolve)
+		s->ops.resolve(s->ops.ctx, t);
+	spell_begin(s, t, e->ts);
+	return err;
+}
+
+static int on_exit_ev(struct fault_stream *s, struct thread *t)
+{
+	struct fault orphan;
+	int err = 0;
+
+	if (t->exited)
+		return 0;
+	if (t->wanted && fault_pair_drain(&t->pending, t->tid, &orphan))
+		err = store_orphan(s, &orphan);
+	t->exited = 1;
+	if (!err)
+		err = spell_end(s, t);
+	return err;
+}
+
+int fault_stream_event(void *stream, const struct ev *e)
+{
+	struct fault_stream *s = stream;
+	struct thread *t;
+
+	if (e->kind == EV_FORK)
+		return on_fork(s, e);
+	t = thread_of(s, e);
+	if (!t)
+		return -ENOMEM;
+	if (e->ts > t->last_ts)
+		t->last_ts = e->ts;
+	switch (e->kind) {
+	case EV_FAULT_ENTRY:
+	case EV_FAULT_MINOR:
+	case EV_FAULT_MAJOR:
+		return on_fault(s, t, e);
+	case EV_COMM:
+		return on_comm(s, t, e);
+	case EV_EXIT:
+		return on_exit_ev(s, t);
+	}
+	return 0;
+}
+
+int fault_stream_finish(struct fault_stream *s)
+{
+	struct fault orphan;
+	int err = 0;
+
+	for (size_t i = 0; i < s->threads.n && !err; i++) {
+		struct thread *t = s->threads.by_order[i];
+
+		if (t->exited)
+			continue;
+		if (t->wanted && fault_pair_drain(&t->pending, t->tid, &orphan))
+			err = store_orphan(s, &orphan);
+		if (!err)
+			err = spell_end(s, t);
+		t->exited = 1;
+	}
+	return err;
+}

@@ -1,0 +1,68 @@
+/*
+ * fault_stream: the time-ordered event stream to stored faults.
+ *
+ * Keeps the thread table current (names from COMM, new threads from FORK,
+ * ends from EXIT), pairs each target thread's fault entry and completion
+ * (fault_pair.h), counts every fault in its thread's log2 histogram, and
+ * hands on to the sink the faults at or over the threshold, plus every
+ * fault without a duration (those are anomalies worth a row each).
+ *
+ * I/O happens only through the ops the caller supplies, so the stream is
+ * driven by unit tests with synthetic events and no kernel.
+ */
+#ifndef FL_FAULT_STREAM_H
+#define FL_FAULT_STREAM_H
+
+#include <stdint.h>
+
+#include "event.h"
+#include "fault_pair.h"
+#include "thread_table.h"
+
+struct fault_stream_ops {
+	void *ctx;
+	/* Fill t->pid (if 0) and t->comm for a thread first seen in a sample
+	 * or a FORK; may leave comm "" when it cannot be known.  Optional. */
+	void (*resolve)(void *ctx, struct thread *t);
+	/* Is t a target?  Called when t appears and when it is renamed.
+	 * NULL: every thread is a target. */
+	int (*wanted)(void *ctx, const struct thread *t);
+	/* A fault to store.  Returns 0 or a negative errno, which stops the
+	 * stream and is passed on. */
+	int (*store_fault)(void *ctx, const struct fault *f);
+	/* A target thread's name spell ended (renamed or exited): its final
+	 * first_ts/last_ts/comm.  Returns 0 or a negative errno. */
+	int (*spell_end)(void *ctx, const struct thread *t);
+};
+
+struct fault_stats {
+	uint64_t entries;		/* fault entries of target threads */
+	uint64_t minor, major;		/* completions of target threads */
+	uint64_t paired;		/* faults with a duration */
+	uint64_t unfinished;		/* entries that never completed */
+	uint64_t unpaired_exits;	/* completions without an entry */
+	uint64_t stored;		/* rows handed to store_fault */
+	uint64_t below_threshold;	/* paired, counted, not stored */
+	uint64_t other_threads;		/* fault events of non-target threads */
+};
+
+struct fault_stream {
+	struct thread_table threads;	/* owned */
+	struct fault_stream_ops ops;	/* borrowed ctx */
+	uint64_t min_dur_ns;		/* store paired faults >= this */
+	struct fault_stats st;
+};
+
+void fault_stream_init(struct fault_stream *s, const struct fault_stream_ops *ops,
+		       uint64_t min_dur_ns);
+void fault_stream_release(struct fault_stream *s);
+
+/* One event, in time order.  An ev_fn (order.h): ctx is the stream. */
+int fault_stream_event(void *stream, const struct ev *e);
+
+/* End of recording: pending entries become unfinished faults and every
+ * live target thread's spell ends (last_ts stays its last event).
+ * Returns 0 or the sink's negative errno. */
+int fault_stream_finish(struct fault_stream *s);
+
+#endif

@@ -1,0 +1,147 @@
+/*
+ * perf_record: bytes of one perf ring record to a typed struct.
+ *
+ * Pure: no syscalls, no allocation, no globals.  Every entry takes the
+ * record bytes, their length and the format the events were opened with,
+ * fills the caller's struct and returns 0, or a negative errno:
+ *   -EBADMSG   the record is shorter than its header or its fields claim
+ *   -ENOMSG    a record type this decoder does not know (header still set)
+ *
+ * Strings and variable-length arrays in the decoded structs are borrowed:
+ * they point into the bytes passed in and are valid as long as those are.
+ */
+#ifndef FL_PERF_RECORD_H
+#define FL_PERF_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+/* What the events were opened with: all events that share a ring must
+ * share this, which collector/ guarantees by building one attr template. */
+struct sample_fmt {
+	uint64_t sample_type;
+	uint64_t read_format;
+	uint64_t regs_user_mask;	/* attr.sample_regs_user */
+	uint64_t regs_intr_mask;	/* attr.sample_regs_intr */
+	uint64_t branch_sample_type;	/* for PERF_SAMPLE_BRANCH_HW_INDEX */
+	int sample_id_all;
+};
+
+/* The sample_id trailer of non-sample records (attr.sample_id_all) and
+ * the matching fields of a sample.  `present` says which were there. */
+struct sample_id {
+	uint64_t present;	/* PERF_SAMPLE_* bits that were decoded */
+	uint32_t pid, tid;
+	uint64_t time;		/* the event's clock: CLOCK_REALTIME for ours */
+	uint64_t id;		/* PERF_SAMPLE_ID or _IDENTIFIER */
+	uint64_t stream_id;
+	uint32_t cpu;
+};
+
+struct sample {
+	struct sample_id sid;
+	uint64_t ip;
+	uint64_t addr;
+	uint64_t period;
+	uint64_t callchain_nr;
+	const void *callchain;		/* borrowed, callchain_nr u64s, maybe unaligned: read with memcpy */
+	uint32_t raw_size;
+	const void *raw;		/* borrowed */
+	uint64_t regs_user_abi;
+	const void *regs_user;		/* borrowed, weight(regs_user_mask) u64s, maybe unaligned */
+	uint64_t stack_user_size;
+	const void *stack_user;		/* borrowed */
+	uint64_t stack_user_dyn_size;
+	uint64_t weight;
+	uint64_t data_src;
+	uint64_t transaction;
+	uint64_t phys_addr;
+	uint64_t cgroup;
+	uint64_t data_page_size;
+	uint64_t code_page_size;
+};
+
+struct rec_mmap {		/* PERF_RECORD_MMAP and MMAP2 */
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t maj, min;	/* MMAP2 without build id */
+	uint64_t ino, ino_generation;
+	uint8_t build_id[20];
+	uint8_t build_id_size;	/* 0 when the kernel sent maj/min/ino */
+	uint32_t prot, flags;
+	const char *filename;	/* borrowed, NUL-terminated within the record */
+};
+
+struct rec_comm {
+	uint32_t pid, tid;
+	const char *comm;	/* borrowed, NUL-terminated within the record */
+	int exec;		/* PERF_RECORD_MISC_COMM_EXEC */
+};
+
+struct rec_task {		/* PERF_RECORD_FORK and EXIT */
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+struct rec_lost {		/* PERF_RECORD_LOST and LOST_SAMPLES */
+	uint64_t id;		/* 0 for LOST_SAMPLES */
+	uint64_t lost;
+};
+
+struct rec_throttle {		/* THROTTLE and UNTHROTTLE */
+	uint64_t time, id, stream_id;
+};
+
+struct rec_switch {		/* SWITCH and SWITCH_CPU_WIDE */
+	int out;		/* PERF_RECORD_MISC_SWITCH_OUT */
+	int preempt;		/* PERF_RECORD_MISC_SWITCH_OUT_PREEMPT */
+	uint32_t next_prev_pid, next_prev_tid;	/* CPU_WIDE only */
+};
+
+struct rec_aux {
+	uint64_t aux_offset, aux_size, flags;
+};
+
+struct rec_itrace_start {
+	uint32_t pid, tid;
+};
+
+struct perf_rec {
+	uint32_t type;		/* PERF_RECORD_* */
+	uint16_t misc;
+	uint16_t size;
+	struct sample_id sid;	/* trailer (or the sample's own fields) */
+	union {
+		struct sample sample;
+		struct rec_mmap mmap;
+		struct rec_comm comm;
+		struct rec_task task;
+		struct rec_lost lost;
+		struct rec_throttle throttle;
+		struct rec_switch sw;
+		struct rec_aux aux;
+		struct rec_itrace_start itrace;
+	} u;
+};
+
+/* Size in bytes of the sample_id trailer for this format (0 if none). */
+size_t sample_id_size(const struct sample_fmt *f);
+
+/* Decodes one whole record: buf holds at least the header, len is the
+ * number of bytes available; the header's size must fit in len. */
+int perf_rec_decode(const struct sample_fmt *f, const void *buf, size_t len,
+		    struct perf_rec *out);
+
+/* The body of a PERF_RECORD_SAMPLE, without its 8-byte header. */
+int sample_decode(const struct sample_fmt *f, const void *body, size_t len,
+		  struct sample *out);
+
+/* Reads the sample_id trailer at the end of a non-sample record body. */
+int sample_id_decode(const struct sample_fmt *f, const void *body, size_t len,
+		     struct sample_id *out);
+
+/* A short name for a record type ("SAMPLE", "MMAP2", ...); "UNKNOWN". */
+const char *perf_rec_type_name(uint32_t type);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * thread_table: what faultline knows of each thread it has seen, keyed by
+ * tid: its process, its current name spell, its pending fault and its
+ * latency histograms.  The table owns every struct thread; pointers it
+ * returns stay valid until thread_table_release (threads are never
+ * removed: an exited thread keeps its histograms until the end).
+ */
+#ifndef FL_THREAD_TABLE_H
+#define FL_THREAD_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "fault_pair.h"
+#include "hist.h"
+
+struct thread {
+	uint32_t tid, pid;
+	char comm[COMM_LEN];	/* name during this spell; "" if unknown */
+	uint64_t first_ts;	/* start of this name spell, CLOCK_REALTIME ns */
+	uint64_t last_ts;	/* latest event of this spell, CLOCK_REALTIME ns */
+	int wanted;		/* its faults are recorded (a target thread) */
+	int exited;
+	struct fault_pending pending;
+	struct log2_hist hist[2];	/* by enum fault_kind: minor, major */
+};
+
+struct thread_table {
+	struct thread **by_order;	/* owned: threads in order of creation */
+	size_t n, cap;
+	uint32_t *keys;			/* owned: open addressing, tid+1 (0 empty) */
+	uint32_t *vals;			/* owned: index into by_order */
+	size_t slots;			/* 0 or a power of two */
+};
+
+void thread_table_init(struct thread_table *t);
+void thread_table_release(struct thread_table *t);
+struct thread *thread_table_find(const struct thread_table *t, uint32_t tid);
+/* Returns the thread for tid, creating a zeroed one (tid set) if needed;
+ * *created says which.  NULL on allocation failure. */
+struct thread *thread_table_get(struct thread_table *t, uint32_t tid,
+				int *created);
+
+#endif

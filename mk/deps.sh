@@ -1,0 +1,38 @@
+#!/bin/sh
+# Checks that the Debian packages faultline needs are installed.  As root
+# it installs the missing ones (apt-get only when something is missing);
+# otherwise it prints the exact command and fails.
+#
+#   mk/deps.sh build      compile faultline
+#   mk/deps.sh check      build + run the tests (cmocka, clang for fuzzing)
+#   mk/deps.sh demo       build + the demo (sqlite3 prints the results)
+#   mk/deps.sh bench      check + perf for side-by-side benchmarks
+set -eu
+
+build="gcc make pkg-config libpfm4-dev libelf-dev libdw-dev libsqlite3-dev"
+case "${1:-build}" in
+build) want="$build" ;;
+check) want="$build libcmocka-dev clang sqlite3" ;;
+demo)  want="$build sqlite3" ;;
+bench) want="$build libcmocka-dev clang sqlite3 linux-perf" ;;
+*) echo "mk/deps.sh: unknown set '$1'" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $want; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "faultline: missing Debian packages:$missing" >&2
+	echo "install them with: sudo apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "faultline: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+# shellcheck disable=SC2086
+apt-get install -y -qq $missing >&2

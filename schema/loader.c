@@ -1,0 +1,339 @@
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "db.h"
+#include "loader.h"
+
+static int fail(struct loader *l, int rc, struct errmsg *e)
+{
+	return db_fail(l->db, rc, l->path, "cannot write", e);
+}
+
+static int prepare(struct loader *l, sqlite3_stmt **st, const char *sql,
+		   struct errmsg *e)
+{
+	int rc = sqlite3_prepare_v3(l->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+				    st, NULL);
+
+	return rc == SQLITE_OK ? 0 : fail(l, rc, e);
+}
+
+/* Runs a bound statement to completion and resets it for reuse. */
+static int step(struct loader *l, sqlite3_stmt *st, struct errmsg *e)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : fail(l, rc, e);
+}
+
+static int begin_if_needed(struct loader *l, struct errmsg *e)
+{
+	int rc;
+
+	if (l->in_txn)
+		return 0;
+	rc = sqlite3_exec(l->db, "BEGIN", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return fail(l, rc, e);
+	l->in_txn = 1;
+	return 0;
+}
+
+int loader_commit(struct loader *l, struct errmsg *e)
+{
+	int rc;
+
+	if (!l->in_txn)
+		return 0;
+	rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		int err = fail(l, rc, e);
+
+		sqlite3_exec(l->db, "ROLLBACK", NULL, NULL, NULL);
+		l->in_txn = 0;
+		return err;
+	}
+	l->in_txn = 0;
+	l->batch_rows = 0;
+	return 0;
+}
+
+/* Every row goes through here: opens the batch, counts it, closes a
+ * full one. */
+static int row_written(struct loader *l, sqlite3_stmt *st, struct errmsg *e)
+{
+	int err = step(l, st, e);
+
+	if (err < 0)
+		return err;
+	l->rows++;
+	if (++l->batch_rows >= LOADER_BATCH_ROWS)
+		return loader_commit(l, e);
+	return 0;
+}
+
+static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
+{
+	sqlite3_bind_int64(st, i, (sqlite3_int64)v);
+}
+
+static int insert_session(struct loader *l, const struct session_info *si,
+			  struct errmsg *e)
+{
+	sqlite3_stmt *st = NULL;
+	int err = prepare(l, &st,
+		"INSERT INTO session (start_ts, host, kernel, command_line, options,"
+		" faultline_version, start_realtime_ns, start_monotonic_ns,"
+		" min_fault_dur, buffer_bytes, cpus)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?)", e);
+
+	if (err < 0)
+		return err;
+	bind_u64(st, 1, si->start_ts);
+	sqlite3_bind_text(st, 2, si->host, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, si->kernel, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, si->command_line, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, si->options, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, si->version, -1, SQLITE_STATIC);
+	bind_u64(st, 7, si->start.realtime_ns);
+	bind_u64(st, 8, si->start.monotonic_ns);
+	bind_u64(st, 9, si->min_fault_dur_ns);
+	bind_u64(st, 10, si->buffer_bytes);
+	sqlite3_bind_int(st, 11, si->cpus);
+	err = step(l, st, e);
+	sqlite3_finalize(st);
+	if (err == 0)
+		l->session_id = sqlite3_last_insert_rowid(l->db);
+	return err;
+}
+
+int loader_begin(struct loader *l, sqlite3 *db, const char *path,
+		 const struct session_info *si, struct errmsg *e)
+{
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	l->db = db;
+	l->path = path;
+	err = insert_session(l, si, e);
+	if (err == 0)
+		err = prepare(l, &l->fault, "INSERT INTO fault (session_id, ts, dur,"
+			      " tid, pid, cpu, exit_cpu, kind, addr, ip)"
+			      " VALUES (?,?,?,?,?,?,?,?,?,?)", e);
+	if (err == 0)
+		err = prepare(l, &l->thread, "INSERT OR REPLACE INTO thread"
+			      " (session_id, tid, pid, comm, first_ts, last_ts)"
+			      " VALUES (?,?,?,?,?,?)", e);
+	if (err == 0)
+		err = prepare(l, &l->mapping, "INSERT INTO mapping (session_id, ts,"
+			      " pid, tid, start_addr, end_addr, pgoff, path, build_id,"
+			      " dev_major, dev_minor, inode, prot, flags, source)"
+			      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
+	if (err == 0)
+		err = prepare(l, &l->lost, "INSERT INTO lost (session_id, ts, cpu,"
+			      " kind, count) VALUES (?,?,?,?,?)", e);
+	if (err == 0)
+		err = prepare(l, &l->hist, "INSERT OR REPLACE INTO fault_histogram"
+			      " (session_id, tid, kind, lo_ns, hi_ns, count)"
+			      " VALUES (?,?,?,?,?,?)", e);
+	if (err < 0)
+		loader_release(l);
+	return err;
+}
+
+int loader_fault(struct loader *l, const struct fault *f, struct errmsg *e)
+{
+	sqlite3_stmt *st = l->fault;
+	int err = begin_if_needed(l, e);
+
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	bind_u64(st, 2, f->ts);
+	if (f->dur_ns == FAULT_NO_DUR)
+		sqlite3_bind_null(st, 3);
+	else
+		bind_u64(st, 3, f->dur_ns);
+	sqlite3_bind_int64(st, 4, f->tid);
+	sqlite3_bind_int64(st, 5, f->pid);
+	sqlite3_bind_int64(st, 6, f->cpu);
+	if (f->exit_cpu == UINT32_MAX)
+		sqlite3_bind_null(st, 7);
+	else
+		sqlite3_bind_int64(st, 7, f->exit_cpu);
+	sqlite3_bind_text(st, 8, fault_kind_name(f->kind), -1, SQLITE_STATIC);
+	bind_u64(st, 9, f->addr);
+	bind_u64(st, 10, f->ip);
+	return row_written(l, st, e);
+}
+
+int loader_thread(struct loader *l, const struct thread *t, struct errmsg *e)
+{
+	sqlite3_stmt *st = l->thread;
+	int err = begin_if_needed(l, e);
+
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	sqlite3_bind_int64(st, 2, t->tid);
+	sqlite3_bind_int64(st, 3, t->pid);
+	sqlite3_bind_text(st, 4, t->comm, -1, SQLITE_TRANSIENT);
+	bind_u64(st, 5, t->first_ts);
+	bind_u64(st, 6, t->last_ts);
+	return row_written(l, st, e);
+}
+
+static void hex(char *out, const uint8_t *b, unsigned n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (unsigned i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+int loader_mapping(struct loader *l, uint64_t ts, const struct rec_mmap *m,
+		   const char *source, struct errmsg *e)
+{
+	sqlite3_stmt *st = l->mapping;
+	char build_id[41];
+	int err = begin_if_needed(l, e);
+
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	bind_u64(st, 2, ts);
+	sqlite3_bind_int64(st, 3, m->pid);
+	sqlite3_bind_int64(st, 4, m->tid);
+	bind_u64(st, 5, m->start);
+	bind_u64(st, 6, m->start + m->len);
+	bind_u64(st, 7, m->pgoff);
+	sqlite3_bind_text(st, 8, m->filename, -1, SQLITE_TRANSIENT);
+	if (m->build_id_size) {
+		hex(build_id, m->build_id, m->build_id_size);
+		sqlite3_bind_text(st, 9, build_id, -1, SQLITE_TRANSIENT);
+		for (int i = 10; i <= 12; i++)
+			sqlite3_bind_null(st, i);
+	} else {
+		sqlite3_bind_null(st, 9);
+		sqlite3_bind_int64(st, 10, m->maj);
+		sqlite3_bind_int64(st, 11, m->min);
+		bind_u64(st, 12, m->ino);
+	}
+	sqlite3_bind_int64(st, 13, m->prot);
+	sqlite3_bind_int64(st, 14, m->flags);
+	sqlite3_bind_text(st, 15, source, -1, SQLITE_STATIC);
+	return row_written(l, st, e);
+}
+
+int loader_lost(struct loader *l, uint64_t ts, int cpu, const char *kind,
+		uint64_t count, struct errmsg *e)
+{
+	sqlite3_stmt *st = l->lost;
+	int err = begin_if_needed(l, e);
+
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	if (ts)
+		bind_u64(st, 2, ts);
+	else
+		sqlite3_bind_null(st, 2);
+	if (cpu >= 0)
+		sqlite3_bind_int(st, 3, cpu);
+	else
+		sqlite3_bind_null(st, 3);
+	sqlite3_bind_text(st, 4, kind, -1, SQLITE_STATIC);
+	bind_u64(st, 5, count);
+	return row_written(l, st, e);
+}
+
+int loader_histograms(struct loader *l, const struct thread *t,
+		      struct errmsg *e)
+{
+	sqlite3_stmt *st = l->hist;
+	int err = begin_if_needed(l, e);
+
+	for (int k = FAULT_MINOR; k <= FAULT_MAJOR && err == 0; k++) {
+		for (unsigned b = 0; b < HIST_BUCKETS && err == 0; b++) {
+			if (!t->hist[k].count[b])
+				continue;
+			sqlite3_bind_int64(st, 1, l->session_id);
+			sqlite3_bind_int64(st, 2, t->tid);
+			sqlite3_bind_text(st, 3, fault_kind_name(k), -1,
+					  SQLITE_STATIC);
+			bind_u64(st, 4, hist_bucket_lo(b));
+			bind_u64(st, 5, hist_bucket_hi(b));
+			bind_u64(st, 6, t->hist[k].count[b]);
+			err = row_written(l, st, e);
+		}
+	}
+	return err;
+}
+
+int loader_end(struct loader *l, const struct session_counts *c,
+	       const char *error, struct errmsg *e)
+{
+	struct clock_anchor end = clock_anchor_now();
+	sqlite3_stmt *st = NULL;
+	int err = loader_commit(l, e);
+
+	if (err == 0)
+		err = prepare(l, &st, "UPDATE session SET end_ts = ?, status = ?,"
+			" end_realtime_ns = ?, end_monotonic_ns = ?,"
+			" records_seen = ?, faults_total = ?, faults_stored = ?,"
+			" faults_below_threshold = ?, faults_unfinished = ?,"
+			" faults_unpaired_exit = ?, records_lost = ?, samples_lost = ?,"
+			" records_malformed = ?, records_unknown = ?, records_late = ?,"
+			" error = ? WHERE session_id = ?", e);
+	if (err < 0)
+		return err;
+	bind_u64(st, 1, end.realtime_ns);
+	sqlite3_bind_text(st, 2, error ? "failed" : "complete", -1, SQLITE_STATIC);
+	bind_u64(st, 3, end.realtime_ns);
+	bind_u64(st, 4, end.monotonic_ns);
+	bind_u64(st, 5, c->records_seen);
+	bind_u64(st, 6, c->faults_total);
+	bind_u64(st, 7, c->faults_stored);
+	bind_u64(st, 8, c->faults_below_threshold);
+	bind_u64(st, 9, c->faults_unfinished);
+	bind_u64(st, 10, c->faults_unpaired_exit);
+	bind_u64(st, 11, c->records_lost);
+	bind_u64(st, 12, c->samples_lost);
+	bind_u64(st, 13, c->records_malformed);
+	bind_u64(st, 14, c->records_unknown);
+	bind_u64(st, 15, c->records_late);
+	if (error)
+		sqlite3_bind_text(st, 16, error, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 16);
+	sqlite3_bind_int64(st, 17, l->session_id);
+	err = step(l, st, e);
+	sqlite3_finalize(st);
+	/* A failed session's rows are worth indexing too; but its first
+	 * error is the one to report. */
+	if (err == 0) {
+		struct errmsg ie;
+
+		errmsg_init(&ie);
+		int ierr = db_build_indexes(l->db, l->path, error ? &ie : e);
+
+		if (!error)
+			err = ierr;
+	}
+	return err;
+}
+
+void loader_release(struct loader *l)
+{
+	sqlite3_finalize(l->fault);
+	sqlite3_finalize(l->thread);
+	sqlite3_finalize(l->mapping);
+	sqlite3_finalize(l->lost);
+	sqlite3_finalize(l->hist);
+	l->fault = l->thread = l->mapping = l->lost = l->hist = NULL;
+}

@@ -1,0 +1,77 @@
+/*
+ * loader: the only writer of recorded rows.  Prepared statements, rows
+ * batched into transactions of LOADER_BATCH_ROWS, committed early by
+ * loader_commit() when the caller's clock says a batch has waited long
+ * enough.  Everything committed stays committed when a later step fails.
+ */
+#ifndef FL_LOADER_H
+#define FL_LOADER_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "../common/clock.h"
+#include "../common/errmsg.h"
+#include "../decoder/fault_pair.h"
+#include "../decoder/perf_record.h"
+#include "../decoder/thread_table.h"
+
+/* 100k rows a transaction: DESIGN.md's plain insert loop reached its best
+ * rate there; bench/schema/load-rate checks it for the fault row. */
+#define LOADER_BATCH_ROWS 100000
+
+struct session_info {		/* all strings borrowed for the call */
+	uint64_t start_ts;	/* CLOCK_REALTIME ns */
+	struct clock_anchor start;
+	const char *host, *kernel, *command_line, *options, *version;
+	uint64_t min_fault_dur_ns;
+	uint64_t buffer_bytes;	/* per CPU ring */
+	int cpus;
+};
+
+struct session_counts {
+	uint64_t records_seen;
+	uint64_t faults_total, faults_stored, faults_below_threshold;
+	uint64_t faults_unfinished, faults_unpaired_exit;
+	uint64_t records_lost, samples_lost, records_malformed;
+	uint64_t records_unknown, records_late;
+};
+
+struct loader {
+	sqlite3 *db;		/* borrowed: opened and closed by the caller */
+	const char *path;	/* borrowed: for messages */
+	int64_t session_id;
+	sqlite3_stmt *fault, *thread, *mapping, *lost, *hist;	/* owned */
+	uint64_t batch_rows;	/* rows in the open transaction */
+	int in_txn;
+	uint64_t rows;		/* rows written by this loader */
+};
+
+/* Prepares the statements and writes the session row, committed at once
+ * so a session is visible even if recording dies.  0 or -errno with e. */
+int loader_begin(struct loader *l, sqlite3 *db, const char *path,
+		 const struct session_info *si, struct errmsg *e);
+
+int loader_fault(struct loader *l, const struct fault *f, struct errmsg *e);
+int loader_thread(struct loader *l, const struct thread *t, struct errmsg *e);
+int loader_mapping(struct loader *l, uint64_t ts, const struct rec_mmap *m,
+		   const char *source, struct errmsg *e);
+/* kind: "records", "samples" or "malformed"; ts 0 / cpu < 0 when unknown. */
+int loader_lost(struct loader *l, uint64_t ts, int cpu, const char *kind,
+		uint64_t count, struct errmsg *e);
+/* The non-empty buckets of t's histograms. */
+int loader_histograms(struct loader *l, const struct thread *t,
+		      struct errmsg *e);
+
+/* Commits the open transaction, if any. */
+int loader_commit(struct loader *l, struct errmsg *e);
+
+/* Commits, writes end time, counts, status ('complete' or 'failed' with
+ * error text) into the session row, and builds the indexes. */
+int loader_end(struct loader *l, const struct session_counts *c,
+	       const char *error, struct errmsg *e);
+
+/* Finalizes the statements (rolls back nothing: call commit first). */
+void loader_release(struct loader *l);
+
+#endif
