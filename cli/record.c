@@ -354,7 +354,7 @@ int cmd_record(int argc, char **argv)
 	/* Closing checkpoints the WAL, so the size shown is the file's. */
 	db_close(run.db);
 	if (run.loader_begun) {
-		if (!a.quiet)
+		if (!a.quiet && err == 0)
 			record_summary_print(stderr, &run.pipe, &run.rec,
 					     run.loader.session_id, a.output);
 		record_pipeline_release(&run.pipe);

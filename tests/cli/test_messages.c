@@ -1,0 +1,246 @@
+/*
+ * Every failure a user can cause gives one clear message (cause and fix),
+ * a non-zero exit status, and a database that still opens with what was
+ * committed before.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <pwd.h>
+#include <sys/mount.h>
+
+#include "../integration/run.h"
+
+/* One line on stderr, starting "faultline record: " and containing want. */
+static void assert_one_message(const struct run *r, const char *want)
+{
+	const char *nl = strchr(r->err, '\n');
+
+	if (!strstr(r->err, want) || strncmp(r->err, "faultline record: ", 18) ||
+	    !nl || nl[1] != '\0')
+		fail_msg("expected one line containing '%s', got: %s", want, r->err);
+}
+
+static void record_without_a_target_says_what_to_give(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       NULL), 2);
+	assert_one_message(&r, "nothing to record: give -p PID");
+}
+
+static void an_unknown_option_is_a_usage_error(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "--frobnicate", NULL), 2);
+	assert_one_message(&r, "unknown option '--frobnicate'");
+}
+
+static void a_duration_without_unit_names_the_option(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "--duration", "10", "-a",
+				       NULL), 2);
+	assert_one_message(&r, "invalid --duration '10': expected a number with a unit");
+	assert_int_equal(run_faultline(&r, "record", "--min-fault-duration", "-1ms",
+				       "-a", NULL), 2);
+	assert_one_message(&r, "invalid --min-fault-duration '-1ms'");
+}
+
+static void a_buffer_size_that_is_not_a_power_of_two_is_refused(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-m", "3M", "-a", NULL), 2);
+	assert_one_message(&r, "must be a power of two");
+}
+
+static void all_cpus_with_a_pid_is_a_usage_error(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-a", "-p", "1", NULL), 2);
+	assert_one_message(&r, "-a records every thread");
+}
+
+static void record_p_with_a_dead_pid_names_the_pid(void **state)
+{
+	struct run r;
+	pid_t dead = fork();
+
+	(void)state;
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", (int)dead);
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("dead.db"),
+				       "-p", pid, NULL), 1);
+	assert_one_message(&r, "no such process");
+	assert_non_null(strstr(r.err, pid));
+}
+
+static void record_p_with_a_garbage_pid_is_a_usage_error(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-p", "12x", NULL), 2);
+	assert_one_message(&r, "invalid --pid '12x'");
+}
+
+static void a_missing_command_is_reported_by_name(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("nocmd.db"),
+				       "--", "/nonexistent/cmd", NULL), 1);
+	assert_one_message(&r, "cannot run '/nonexistent/cmd': command not found");
+}
+
+static void an_unprivileged_user_is_told_about_perf_event_paranoid(void **state)
+{
+	struct passwd *pw = getpwnam("nobody");
+	char *argv[] = { (char *)faultline_bin(), "record", "-o",
+			 scratch_path("nobody.db"), "-p", "1", NULL };
+	struct run r;
+
+	(void)state;
+	assert_non_null(pw);
+	chmod(scratch_dir(), 0777);
+	run_start_as(&r, (int)pw->pw_uid, argv);
+	assert_int_equal(run_wait(&r), 1);
+	assert_one_message(&r, "permission denied (perf_event_paranoid=");
+	assert_non_null(strstr(r.err, "run as root or grant CAP_PERFMON"));
+	assert_true(db_opens(scratch_path("nobody.db")));
+}
+
+static void an_unwritable_database_path_says_so(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-o", "/nonexistent/dir/x.db",
+				       "-a", NULL), 1);
+	assert_one_message(&r, "check that its directory exists and is writable");
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_dir(), "-a",
+				       NULL), 1);
+	assert_one_message(&r, "it is a directory");
+}
+
+static void a_file_that_is_not_a_database_is_left_alone(void **state)
+{
+	const char *path = scratch_path("notes.txt");
+	FILE *f = fopen(path, "w");
+	struct stat before, after;
+	struct run r;
+
+	(void)state;
+	fputs("these are my notes, not a database\n", f);
+	fclose(f);
+	stat(path, &before);
+	assert_int_equal(run_faultline(&r, "record", "-o", path, "-a", NULL), 1);
+	assert_one_message(&r, "not a SQLite database");
+	stat(path, &after);
+	assert_int_equal(before.st_size, after.st_size);
+}
+
+static void another_applications_database_is_refused(void **state)
+{
+	const char *path = scratch_path("other.db");
+	sqlite3 *db;
+	struct run r;
+
+	(void)state;
+	sqlite3_open(path, &db);
+	sqlite3_exec(db, "CREATE TABLE customers (id INTEGER)", NULL, NULL, NULL);
+	sqlite3_close(db);
+	assert_int_equal(run_faultline(&r, "record", "-o", path, "-a", NULL), 1);
+	assert_one_message(&r, "is a SQLite database, but not faultline's");
+	assert_int_equal(db_int(path, "SELECT count(*) FROM sqlite_master"), 1);
+}
+
+static void a_locked_database_is_reported_and_keeps_its_sessions(void **state)
+{
+	const char *path = scratch_path("locked.db");
+	sqlite3 *db;
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", path, "--",
+				       "/bin/true", NULL), 0);
+	sqlite3_open(path, &db);
+	assert_int_equal(sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(run_faultline(&r, "record", "-o", path, "--", "/bin/true",
+				       NULL), 1);
+	assert_one_message(&r, "database is locked by another process");
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(db);
+	assert_int_equal(db_int(path, "SELECT count(*) FROM session"), 1);
+}
+
+/* A 1 MiB tmpfs fills up mid-recording: faultline stops with "disk full",
+ * and the rows committed before stay readable. */
+static void a_full_disk_stops_recording_and_keeps_what_was_committed(void **state)
+{
+	const char *mnt = scratch_path("small");
+	char db[300];
+	struct run r;
+
+	(void)state;
+	mkdir(mnt, 0755);
+	if (mount("faultline-test", mnt, "tmpfs", 0, "size=1m") != 0)
+		fail_msg("cannot mount a small tmpfs at %s: %s", mnt, strerror(errno));
+	snprintf(db, sizeof(db), "%s/full.db", mnt);
+	run_faultline(&r, "record", "-o", db, "--", workload_bin(), "--pages",
+		      "200000", NULL);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "disk full"));
+	assert_true(db_opens(db));
+	assert_int_equal(db_int(db, "SELECT count(*) FROM session"), 1);
+	umount(mnt);
+}
+
+static void an_unknown_command_is_a_usage_error(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "recrod", NULL), 2);
+	assert_non_null(strstr(r.err, "'recrod' is not a faultline command"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(record_without_a_target_says_what_to_give),
+		cmocka_unit_test(an_unknown_option_is_a_usage_error),
+		cmocka_unit_test(a_duration_without_unit_names_the_option),
+		cmocka_unit_test(a_buffer_size_that_is_not_a_power_of_two_is_refused),
+		cmocka_unit_test(all_cpus_with_a_pid_is_a_usage_error),
+		cmocka_unit_test(record_p_with_a_dead_pid_names_the_pid),
+		cmocka_unit_test(record_p_with_a_garbage_pid_is_a_usage_error),
+		cmocka_unit_test(a_missing_command_is_reported_by_name),
+		cmocka_unit_test(an_unprivileged_user_is_told_about_perf_event_paranoid),
+		cmocka_unit_test(an_unwritable_database_path_says_so),
+		cmocka_unit_test(a_file_that_is_not_a_database_is_left_alone),
+		cmocka_unit_test(another_applications_database_is_refused),
+		cmocka_unit_test(a_locked_database_is_reported_and_keeps_its_sessions),
+		cmocka_unit_test(a_full_disk_stops_recording_and_keeps_what_was_committed),
+		cmocka_unit_test(an_unknown_command_is_a_usage_error),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,173 @@
+/*
+ * fault_workload: makes a known number of page faults, so tests can hold
+ * faultline's rows against it exactly.
+ *
+ *   --pages N          touch N fresh anonymous pages: N minor faults
+ *   --major-file PATH  drop one file page from the page cache, then read
+ *                      it through a mapping: one major fault
+ *   --thread           fault in a new thread (created after any wait)
+ *   --name NAME        the faulting thread renames itself first
+ *   --wait-signal      wait for SIGUSR1 before faulting
+ *   --info FILE        write what was done: tid, addresses, counts
+ *
+ * Anonymous pages are mapped with MADV_NOHUGEPAGE so each touch is one
+ * fault; each page is touched at its first byte, which is the address the
+ * kernel reports.  The file page is fsync'd first: dirty pages cannot be
+ * dropped (DESIGN.md), and mincore() confirms it left the cache.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct plan {
+	long pages;
+	const char *major_file;
+	const char *name;
+	const char *info;
+	int thread;
+	int wait_signal;
+};
+
+struct result {
+	long tid;
+	char *anon;
+	char *major_addr;
+	int major_was_resident;
+	long sum;
+};
+
+static void die(const char *what)
+{
+	fprintf(stderr, "fault_workload: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+/* A 4-page file written, synced, mapped, then dropped from the cache. */
+static char *prepare_major(const char *path, int *resident)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *buf = malloc((size_t)page * 4);
+	unsigned char vec[4];
+	char *map;
+	int fd;
+
+	if (!buf)
+		die("malloc");
+	memset(buf, 'x', (size_t)page * 4);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, buf, (size_t)page * 4) != page * 4 || fsync(fd) < 0)
+		die(path);
+	free(buf);
+	map = mmap(NULL, (size_t)page * 4, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		die("mmap file");
+	if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0)
+		die("posix_fadvise");
+	close(fd);
+	if (mincore(map, (size_t)page * 4, vec) < 0)
+		die("mincore");
+	*resident = vec[0] & 1;
+	return map;
+}
+
+static void *do_faults(void *arg)
+{
+	const struct plan *p = ((void **)arg)[0];
+	struct result *r = ((void **)arg)[1];
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (p->name)
+		prctl(PR_SET_NAME, p->name, 0, 0, 0);
+	r->tid = syscall(SYS_gettid);
+	if (p->major_file)
+		r->major_addr = prepare_major(p->major_file, &r->major_was_resident);
+	if (p->pages) {
+		r->anon = mmap(NULL, (size_t)(p->pages * page), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (r->anon == MAP_FAILED)
+			die("mmap anon");
+		madvise(r->anon, (size_t)(p->pages * page), MADV_NOHUGEPAGE);
+		for (long i = 0; i < p->pages; i++)
+			((volatile char *)r->anon)[i * page] = 1;
+	}
+	if (r->major_addr)
+		r->sum += ((volatile char *)r->major_addr)[0];
+	return NULL;
+}
+
+static void write_info(const struct plan *p, const struct result *r)
+{
+	FILE *f = fopen(p->info, "w");
+
+	if (!f)
+		die(p->info);
+	fprintf(f, "pid=%ld\ntid=%ld\nanon=%lu\npages=%ld\nmajor=%lu\n"
+		"major_was_resident=%d\n", (long)getpid(), r->tid,
+		(unsigned long)r->anon, p->pages, (unsigned long)r->major_addr,
+		r->major_was_resident);
+	if (fclose(f) != 0)
+		die(p->info);
+}
+
+static void parse(struct plan *p, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--thread"))
+			p->thread = 1;
+		else if (!strcmp(a, "--wait-signal"))
+			p->wait_signal = 1;
+		else if (v && !strcmp(a, "--pages"))
+			p->pages = atol(argv[++i]);
+		else if (v && !strcmp(a, "--major-file"))
+			p->major_file = argv[++i];
+		else if (v && !strcmp(a, "--name"))
+			p->name = argv[++i];
+		else if (v && !strcmp(a, "--info"))
+			p->info = argv[++i];
+		else {
+			fprintf(stderr, "fault_workload: bad argument '%s'\n", a);
+			exit(2);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct plan p = { 0 };
+	struct result r = { 0 };
+	void *arg[2] = { &p, &r };
+	sigset_t set;
+	int sig;
+
+	parse(&p, argc, argv);
+	if (p.wait_signal) {
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		if (sigwait(&set, &sig) != 0)
+			die("sigwait");
+	}
+	if (p.thread) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, do_faults, arg) != 0 ||
+		    pthread_join(t, NULL) != 0)
+			die("pthread");
+	} else {
+		do_faults(arg);
+	}
+	if (p.info)
+		write_info(&p, &r);
+	return 0;
+}

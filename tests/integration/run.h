@@ -1,0 +1,209 @@
+/*
+ * Helpers for tests that run faultline for real: start it, capture its
+ * stderr and exit status, read the database it wrote.  The binaries come
+ * from the environment (FAULTLINE, WORKLOAD), set by `make check`.
+ */
+#ifndef FL_TEST_RUN_H
+#define FL_TEST_RUN_H
+
+/* Not every test file uses every helper. */
+#pragma GCC diagnostic ignored "-Wunused-function"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *faultline_bin(void)
+{
+	const char *b = getenv("FAULTLINE");
+
+	return b ? b : "./faultline";
+}
+
+static const char *workload_bin(void)
+{
+	const char *b = getenv("WORKLOAD");
+
+	return b ? b : "build/release/tests/fault_workload";
+}
+
+/* A fresh scratch directory on disk (not tmpfs: the major-fault test
+ * needs a file whose pages can leave the page cache).  Static buffer. */
+static const char *scratch_dir(void)
+{
+	static char dir[128];
+
+	if (!dir[0]) {
+		snprintf(dir, sizeof(dir), "/var/tmp/faultline-test.XXXXXX");
+		if (!mkdtemp(dir)) {
+			perror("mkdtemp");
+			abort();
+		}
+	}
+	return dir;
+}
+
+static char *scratch_path(const char *name)
+{
+	static char paths[8][256];
+	static int next;
+	char *p = paths[next++ % 8];
+
+	snprintf(p, 256, "%s/%s", scratch_dir(), name);
+	return p;
+}
+
+struct run {
+	pid_t pid;
+	int status;		/* exit status, or 128+signal */
+	char err[16384];	/* stderr */
+	char out[4096];		/* stdout */
+	char errpath[256], outpath[256];
+};
+
+/* Starts argv (NULL-terminated) with stdout/stderr to files; uid >= 0
+ * runs it as that user. */
+static void run_start_as(struct run *r, int uid, char *const argv[])
+{
+	static int seq;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->errpath, sizeof(r->errpath), "%s/stderr.%d", scratch_dir(), seq);
+	snprintf(r->outpath, sizeof(r->outpath), "%s/stdout.%d", scratch_dir(), seq++);
+	r->pid = fork();
+	if (r->pid == 0) {
+		int e = open(r->errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int o = open(r->outpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(e, 2);
+		dup2(o, 1);
+		if (uid >= 0 && (setgid((gid_t)uid) < 0 || setuid((uid_t)uid) < 0))
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+}
+
+static void slurp(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	size_t len = 0;
+
+	if (f) {
+		len = fread(buf, 1, n - 1, f);
+		fclose(f);
+	}
+	buf[len] = '\0';
+}
+
+static int run_wait(struct run *r)
+{
+	int st;
+
+	waitpid(r->pid, &st, 0);
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	slurp(r->errpath, r->err, sizeof(r->err));
+	slurp(r->outpath, r->out, sizeof(r->out));
+	return r->status;
+}
+
+static int run_argv(struct run *r, char *const argv[])
+{
+	run_start_as(r, -1, argv);
+	return run_wait(r);
+}
+
+/* Runs faultline with the arguments given (NULL-terminated). */
+static int run_faultline(struct run *r, ...)
+{
+	char *argv[64];
+	int n = 0;
+	va_list ap;
+
+	argv[n++] = (char *)faultline_bin();
+	va_start(ap, r);
+	while (n < 63 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	return run_argv(r, argv);
+}
+
+/* The first column of the first row of sql on db, as an integer;
+ * INT64_MIN when there is no row or the query fails. */
+static int64_t db_int(const char *db_path, const char *sql, ...)
+{
+	char q[2048];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int64_t v = INT64_MIN;
+	va_list ap;
+
+	va_start(ap, sql);
+	vsnprintf(q, sizeof(q), sql, ap);
+	va_end(ap);
+	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	else if (db && !st)
+		fprintf(stderr, "query failed: %s: %s\n", q, sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+/* Does the file open as a database whose session table can be read? */
+static int db_opens(const char *db_path)
+{
+	return db_int(db_path, "SELECT count(*) FROM session") != INT64_MIN;
+}
+
+/* key=value from the workload's info file; -1 if absent. */
+static long long info_get(const char *path, const char *key)
+{
+	char line[256];
+	size_t klen = strlen(key);
+	long long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == '=')
+			v = strtoll(line + klen + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&t, NULL);
+}
+
+/* Waits until the database has a session row (events are open by then)
+ * or timeout_ms passes. */
+static int wait_for_session(const char *db_path, long timeout_ms)
+{
+	for (long waited = 0; waited < timeout_ms; waited += 20) {
+		if (access(db_path, F_OK) == 0 &&
+		    db_int(db_path, "SELECT count(*) FROM session") > 0)
+			return 0;
+		sleep_ms(20);
+	}
+	return -1;
+}
+
+#endif

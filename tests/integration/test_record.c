@@ -1,0 +1,253 @@
+/*
+ * faultline record against the real kernel: a workload makes a known
+ * number of faults, and the rows must come back exactly.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "run.h"
+
+#define PAGES 23	/* a prime: no coincidence with batch or ring sizes */
+
+/* Rows of the workload's anonymous region for its faulting thread. */
+static int64_t anon_rows(const char *db, const char *info, const char *extra)
+{
+	return db_int(db, "SELECT count(*) FROM fault WHERE tid = %lld AND "
+		      "addr >= %lld AND addr < %lld + %d * 4096 %s",
+		      info_get(info, "tid"), info_get(info, "anon"),
+		      info_get(info, "anon"), PAGES, extra);
+}
+
+static void a_command_gets_one_row_per_minor_fault_and_one_major(void **state)
+{
+	const char *db = scratch_path("cmd.db");
+	const char *info = scratch_path("cmd.info");
+	char pages[16];
+	struct run r;
+	int64_t major_dur, minor_median;
+
+	(void)state;
+	snprintf(pages, sizeof(pages), "%d", PAGES);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "--",
+				       workload_bin(), "--pages", pages,
+				       "--major-file", scratch_path("major.dat"),
+				       "--info", info, NULL), 0);
+	assert_int_equal(info_get(info, "major_was_resident"), 0);
+	assert_int_equal(anon_rows(db, info, "AND kind = 'minor' AND dur > 0"), PAGES);
+	assert_int_equal(anon_rows(db, info, ""), PAGES);
+	assert_int_equal(db_int(db, "SELECT count(DISTINCT addr) FROM fault WHERE "
+				"tid = %lld AND addr >= %lld AND addr < %lld + %d * 4096",
+				info_get(info, "tid"), info_get(info, "anon"),
+				info_get(info, "anon"), PAGES), PAGES);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM fault WHERE kind = 'major' "
+				"AND tid = %lld AND addr = %lld AND dur > 0",
+				info_get(info, "tid"), info_get(info, "major")), 1);
+	major_dur = db_int(db, "SELECT dur FROM fault WHERE kind = 'major' AND "
+			   "addr = %lld", info_get(info, "major"));
+	minor_median = db_int(db, "SELECT dur FROM fault WHERE tid = %lld AND "
+			      "addr >= %lld AND addr < %lld + %d * 4096 ORDER BY dur "
+			      "LIMIT 1 OFFSET %d", info_get(info, "tid"),
+			      info_get(info, "anon"), info_get(info, "anon"), PAGES,
+			      PAGES / 2);
+	/* A disk read against a page-table update: orders of magnitude. */
+	assert_true(major_dur > 10 * minor_median);
+}
+
+static void every_fault_lies_inside_the_sessions_wall_clock_window(void **state)
+{
+	const char *db = scratch_path("cmd.db");
+
+	(void)state;
+	assert_true(db_int(db, "SELECT count(*) FROM fault") > PAGES);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM fault f JOIN session s "
+				"USING (session_id) WHERE f.ts < s.start_ts OR "
+				"f.ts + coalesce(f.dur, 0) > s.end_ts"), 0);
+	/* And the window is now-ish wall-clock time, not boot time. */
+	assert_true(db_int(db, "SELECT abs(start_ts / 1000000000 - "
+			   "strftime('%%s', 'now')) < 600 FROM session") == 1);
+}
+
+static void the_session_names_the_thread_and_counts_what_it_saw(void **state)
+{
+	const char *db = scratch_path("cmd.db");
+	const char *info = scratch_path("cmd.info");
+
+	(void)state;
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread WHERE tid = %lld "
+				"AND comm = 'fault_workload'", info_get(info, "tid")), 1);
+	assert_int_equal(db_int(db, "SELECT status = 'complete' AND records_lost = 0 "
+				"AND samples_lost = 0 AND faults_stored = "
+				"(SELECT count(*) FROM fault) FROM session"), 1);
+	assert_int_equal(db_int(db, "SELECT sum(count) FROM fault_histogram WHERE "
+				"tid = %lld AND kind = 'major'", info_get(info, "tid")), 1);
+	assert_true(db_int(db, "SELECT sum(count) FROM fault_histogram WHERE "
+			   "tid = %lld AND kind = 'minor'", info_get(info, "tid")) >= PAGES);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM lost"), 0);
+	assert_true(db_int(db, "SELECT count(*) FROM mapping WHERE path LIKE "
+			   "'%%fault_workload'") >= 1);
+}
+
+/* Starts the workload waiting for SIGUSR1, records it with extra, then
+ * lets it fault once faultline's session is open. */
+static void record_waiting_workload(const char *db, const char *info,
+				    char *const wl_extra[], char *const fl_args[],
+				    struct run *fl)
+{
+	char *wl_argv[16], *fl_argv[32], pidbuf[16], pages[16];
+	struct run wl;
+	int n = 0, k = 0;
+
+	snprintf(pages, sizeof(pages), "%d", PAGES);
+	wl_argv[n++] = (char *)workload_bin();
+	wl_argv[n++] = "--wait-signal";
+	wl_argv[n++] = "--pages";
+	wl_argv[n++] = pages;
+	wl_argv[n++] = "--info";
+	wl_argv[n++] = (char *)info;
+	for (int i = 0; wl_extra[i]; i++)
+		wl_argv[n++] = wl_extra[i];
+	wl_argv[n] = NULL;
+	run_start_as(&wl, -1, wl_argv);
+	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)wl.pid);
+	fl_argv[k++] = (char *)faultline_bin();
+	fl_argv[k++] = "record";
+	fl_argv[k++] = "-q";
+	fl_argv[k++] = "-o";
+	fl_argv[k++] = (char *)db;
+	for (int i = 0; fl_args[i]; i++)
+		fl_argv[k++] = strcmp(fl_args[i], "PID") ? fl_args[i] : pidbuf;
+	fl_argv[k] = NULL;
+	sleep_ms(50);	/* the workload blocks SIGUSR1 first thing */
+	run_start_as(fl, -1, fl_argv);
+	assert_int_equal(wait_for_session(db, 10000), 0);
+	sleep_ms(200);
+	kill(wl.pid, SIGUSR1);
+	assert_int_equal(run_wait(&wl), 0);
+}
+
+static void record_p_follows_a_thread_the_process_creates_later(void **state)
+{
+	const char *db = scratch_path("pid.db");
+	const char *info = scratch_path("pid.info");
+	char *wl_extra[] = { "--thread", NULL };
+	char *fl_args[] = { "-p", "PID", NULL };
+	struct run fl;
+
+	(void)state;
+	record_waiting_workload(db, info, wl_extra, fl_args, &fl);
+	/* faultline stops by itself when the process exits. */
+	assert_int_equal(run_wait(&fl), 0);
+	assert_int_not_equal(info_get(info, "tid"), info_get(info, "pid"));
+	assert_int_equal(anon_rows(db, info, "AND kind = 'minor'"), PAGES);
+}
+
+static void record_comm_catches_a_thread_renamed_after_start(void **state)
+{
+	const char *db = scratch_path("comm.db");
+	const char *info = scratch_path("comm.info");
+	char *wl_extra[] = { "--thread", "--name", "flt-target", NULL };
+	char *fl_args[] = { "--comm", "flt-target", NULL };
+	struct run fl;
+
+	(void)state;
+	record_waiting_workload(db, info, wl_extra, fl_args, &fl);
+	sleep_ms(300);	/* past the ordering slack */
+	kill(fl.pid, SIGINT);
+	assert_int_equal(run_wait(&fl), 0);
+	assert_int_equal(anon_rows(db, info, "AND kind = 'minor'"), PAGES);
+	/* Only the renamed thread: not the main thread, not other processes. */
+	assert_int_equal(db_int(db, "SELECT count(DISTINCT tid) FROM fault"), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread WHERE comm = "
+				"'flt-target' AND tid = %lld", info_get(info, "tid")), 1);
+}
+
+static void a_threshold_stores_only_long_faults_but_counts_all(void **state)
+{
+	const char *db = scratch_path("min.db");
+	const char *info = scratch_path("min.info");
+	char *wl_extra[] = { NULL };
+	char *fl_args[] = { "-a", "--min-fault-duration", "20us", NULL };
+	struct run fl;
+	int64_t stored, hist;
+
+	(void)state;
+	record_waiting_workload(db, info, wl_extra, fl_args, &fl);
+	sleep_ms(300);
+	kill(fl.pid, SIGTERM);
+	assert_int_equal(run_wait(&fl), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM fault WHERE dur < 20000"), 0);
+	stored = anon_rows(db, info, "");
+	hist = db_int(db, "SELECT sum(count) FROM fault_histogram WHERE tid = %lld",
+		      info_get(info, "tid"));
+	assert_true(hist >= PAGES);
+	assert_true(stored < PAGES);	/* minor faults are far below 20 us */
+	/* Every fault is either a row or counted below the threshold. */
+	assert_int_equal(db_int(db, "SELECT faults_total = faults_stored + "
+				"faults_below_threshold AND faults_below_threshold > 0 "
+				"FROM session"), 1);
+}
+
+static void a_second_recording_adds_a_session_to_the_same_database(void **state)
+{
+	const char *db = scratch_path("two.db");
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "--",
+				       "/bin/true", NULL), 0);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "--",
+				       workload_bin(), "--pages", "5", NULL), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM session WHERE status = "
+				"'complete'"), 2);
+	assert_int_equal(db_int(db, "SELECT count(DISTINCT session_id) FROM fault"), 2);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM sqlite_master WHERE "
+				"type = 'index' AND name = 'fault_by_ts'"), 1);
+}
+
+static void the_summary_reports_counts_and_nothing_lost(void **state)
+{
+	const char *db = scratch_path("summary.db");
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-o", db, "--", workload_bin(),
+				       "--pages", "7", NULL), 0);
+	assert_non_null(strstr(r.err, "faultline record: session 1 in"));
+	assert_non_null(strstr(r.err, "command exited with status 0"));
+	assert_non_null(strstr(r.err, "nothing lost"));
+	assert_non_null(strstr(r.err, "minor faults:"));
+}
+
+static void duration_stops_the_recording_and_ends_the_command(void **state)
+{
+	const char *db = scratch_path("dur.db");
+	struct run r;
+	time_t t0 = time(NULL);
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "--duration",
+				       "1s", "--", "/bin/sleep", "30", NULL), 0);
+	assert_true(time(NULL) - t0 < 10);
+	assert_int_equal(db_int(db, "SELECT status = 'complete' AND "
+				"end_ts - start_ts BETWEEN 900000000 AND 5000000000 "
+				"FROM session"), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_command_gets_one_row_per_minor_fault_and_one_major),
+		cmocka_unit_test(every_fault_lies_inside_the_sessions_wall_clock_window),
+		cmocka_unit_test(the_session_names_the_thread_and_counts_what_it_saw),
+		cmocka_unit_test(record_p_follows_a_thread_the_process_creates_later),
+		cmocka_unit_test(record_comm_catches_a_thread_renamed_after_start),
+		cmocka_unit_test(a_threshold_stores_only_long_faults_but_counts_all),
+		cmocka_unit_test(a_second_recording_adds_a_session_to_the_same_database),
+		cmocka_unit_test(the_summary_reports_counts_and_nothing_lost),
+		cmocka_unit_test(duration_stops_the_recording_and_ends_the_command),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
