@@ -74,6 +74,8 @@ int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
 		if (fault_events[i].role == ROLE_FAULT_ENTRY) {
 			a->mmap = 1;
 			a->mmap2 = 1;
+			/* Data mappings too: a fault on a mapped file names the file. */
+			a->mmap_data = 1;
 			a->comm = 1;
 			a->comm_exec = 1;
 			a->task = 1;

@@ -111,8 +111,8 @@ SELECT f.session_id, f.ts,
        (SELECT t.comm FROM thread t
          WHERE t.session_id = f.session_id AND t.tid = f.tid
            AND t.first_ts <= f.ts ORDER BY t.first_ts DESC LIMIT 1) AS comm,
-       f.cpu, f.exit_cpu, f.kind, printf('0x%x', f.addr) AS addr_hex,
-       printf('0x%x', f.ip) AS ip_hex
+       f.cpu, f.exit_cpu, f.kind, f.addr, f.ip,
+       printf('0x%x', f.addr) AS addr_hex, printf('0x%x', f.ip) AS ip_hex
   FROM fault f;
 
 CREATE VIEW session_readable AS
