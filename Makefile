@@ -92,7 +92,7 @@ UNIT_TESTS = test_perf_record test_order test_fault_pair test_fault_stream \
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_messages
 WORKLOAD_BIN = $(BUILD)/tests/fault_workload
-FUZZ_TARGETS = fuzz_perf_record
+FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream
 FUZZ_REPLAY_BIN = $(addprefix $(BUILD)/tests/replay_,$(FUZZ_TARGETS))
 TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(FUZZ_REPLAY_BIN)
 
@@ -144,9 +144,17 @@ fuzz: deps-check
 demo: deps-demo $(FAULTLINE) $(WORKLOAD_BIN)
 	@FAULTLINE=$(FAULTLINE) WORKLOAD=$(WORKLOAD_BIN) demo/run.sh
 
-bench: deps-bench $(FAULTLINE)
-	$(CC) -O2 -o $(BUILD)/fault_loop bench/collector/fault_loop.c
-	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/fault_loop bench/collector/record_overhead.sh
+bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_rate
+	$(BUILD)/bench/loader_rate
+	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop bench/collector/record_overhead.sh
+
+$(BUILD)/bench/fault_loop: bench/collector/fault_loop.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -o $@ $<
+
+$(BUILD)/bench/loader_rate: bench/schema/loader_rate.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS)
 
 install: all
 	install -D -m 755 $(FAULTLINE) $(DESTDIR)$(PREFIX)/bin/faultline

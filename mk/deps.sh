@@ -14,7 +14,7 @@ case "${1:-build}" in
 build) want="$build" ;;
 check) want="$build libcmocka-dev clang sqlite3" ;;
 demo)  want="$build sqlite3" ;;
-bench) want="$build libcmocka-dev clang sqlite3 linux-perf" ;;
+bench) want="$build sqlite3 linux-perf time python3-pyside2.qtsql libqt5sql5-sqlite" ;;
 *) echo "mk/deps.sh: unknown set '$1'" >&2; exit 2 ;;
 esac
 
