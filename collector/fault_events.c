@@ -118,12 +118,43 @@ static int map_ring(struct recorder *r, int idx, int fd, struct errmsg *e)
 	return 0;
 }
 
-/* The first event on a CPU owns its ring; later ones write into it. */
+/*
+ * Each CPU's ring belongs to a dummy event on faultline's own thread
+ * (which lives as long as the recording), not to a target's event: when a
+ * target thread exits, its events' fds report POLLHUP and stop being
+ * polled, and a ring owned by one of them would then wake nobody while
+ * the other targets' events keep filling it.  A dummy event records
+ * nothing; every fault event redirects its output into the owner's ring,
+ * and the kernel wakes the owner's fd for writes from any of them.
+ */
+int ring_owners_open(struct recorder *r, const struct fault_attrs *fa,
+		     struct errmsg *e)
+{
+	struct perf_event_attr a = fa->attr[0];
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.mmap = a.mmap2 = a.mmap_data = a.comm = a.comm_exec = a.task = 0;
+	for (int c = 0; c < r->ncpus; c++) {
+		int fd = perf_open(&a, 0, r->cpus[c]), err;
+
+		if (fd < 0)
+			return perf_open_explain(-fd, &a, "dummy", 0, r->cpus[c], e);
+		if (keep_fd(r, fd) < 0) {
+			close(fd);
+			return -ENOMEM;
+		}
+		err = map_ring(r, c, fd, e);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+/* Sends a fault event's records into its CPU's ring. */
 static int attach_to_ring(struct recorder *r, int idx, int fd,
 			  struct errmsg *e)
 {
-	if (!r->rings[idx].meta)
-		return map_ring(r, idx, fd, e);
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[idx].fd) < 0)
 		return errmsg_set(e, errno, "cannot share the ring on CPU %d: %s",
 				  r->cpus[idx], strerror(errno));

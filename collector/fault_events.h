@@ -25,10 +25,15 @@ void fault_sample_fmt(struct sample_fmt *f);
 int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
 		      struct errmsg *e);
 
+/* One ring per CPU of r, owned by a dummy event on faultline's own
+ * thread.  Before fault_events_open.  0 or -errno with e. */
+int ring_owners_open(struct recorder *r, const struct fault_attrs *fa,
+		     struct errmsg *e);
+
 /*
  * Opens the three events for pid (a tid; -1 for every thread) on every
- * CPU of r, keeps the fds in r, their ids in r->ids, and maps or shares
- * each CPU's ring.  inherit: threads pid creates later are traced too;
+ * CPU of r, keeps the fds in r, their ids in r->ids, and points each at
+ * its CPU's ring.  inherit: threads pid creates later are traced too;
  * on_exec: enabled by the kernel at pid's next exec.  A thread that exits
  * before its events are opened sets *gone and is not an error.
  */

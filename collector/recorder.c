@@ -75,8 +75,10 @@ static int open_targets(struct recorder *r, const struct fault_attrs *fa,
 			struct errmsg *e)
 {
 	struct target_set *t = r->cfg.targets;
-	int gone, err = 0;
+	int gone, err = ring_owners_open(r, fa, e);
 
+	if (err < 0)
+		return err;
 	if (target_system_wide(t))
 		return fault_events_open(r, fa, -1, 0, 0, &gone, e);
 	for (size_t i = 0; i < t->npids && err == 0; i++)
