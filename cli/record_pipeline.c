@@ -136,6 +136,7 @@ static int on_record(void *ctx, int cpu, const void *bytes, size_t len)
 		p->n.unknown++;
 		return 0;
 	}
+	e.cpu = (uint32_t)cpu;	/* the ring's CPU: samples do not carry it */
 	if (order_queue_push(&p->order, &e) < 0)
 		return errmsg_set(&p->err, ENOMEM, "out of memory queueing events");
 	return 0;

@@ -26,9 +26,11 @@
 #include "perf_open.h"
 #include "procfs.h"
 
+/* No PERF_SAMPLE_CPU: each CPU has its own ring, which says the CPU, and
+ * every byte of a sample is paid for in the faulting thread's time. */
 #define FAULT_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
 			   PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-			   PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU)
+			   PERF_SAMPLE_ADDR)
 
 static const struct fault_event {
 	const char *name;
