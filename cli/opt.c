@@ -49,7 +49,7 @@ static int parse_with_unit(const char *s, const struct unit *units, size_t n,
 	uint64_t v;
 
 	if (parse_digits(s, &v, &end) < 0)
-		return -EINVAL;
+		return s[0] >= '0' && s[0] <= '9' ? -ERANGE : -EINVAL;
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(end, units[i].suffix))
 			continue;

@@ -1,7 +1,7 @@
 /*
  * opt: each command declares its options once, as a table; that table
  * drives getopt_long and prints -h/--help (USAGE, OPTIONS, EXAMPLES),
- * and tests/cli holds the man pages against that output.
+ * and tests/man_vs_help.sh holds the man pages against that output.
  *
  * Numbers, durations and sizes go through the checked parsers below:
  * they reject garbage, negatives and overflow, take units, and name the

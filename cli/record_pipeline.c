@@ -57,7 +57,6 @@ void record_pipeline_init(struct record_pipeline *p, const struct recorder *r,
 	p->ids = &r->ids;
 	p->targets = t;
 	p->system_wide = target_system_wide(t);
-	p->store_all_mappings = t->all;
 	p->loader = l;
 	p->live = live;
 	p->start_mono = monotonic_ns();
@@ -70,18 +69,6 @@ void record_pipeline_release(struct record_pipeline *p)
 {
 	order_queue_release(&p->order);
 	fault_stream_release(&p->faults);
-}
-
-/* In --comm mode only the mappings of processes that have a target
- * thread are kept; with -a, all; per-task events only see targets. */
-static int mapping_wanted(struct record_pipeline *p, const struct rec_mmap *m)
-{
-	struct thread *t;
-
-	if (!p->system_wide || p->store_all_mappings)
-		return 1;
-	t = thread_table_find(&p->faults.threads, m->tid);
-	return t && t->wanted;
 }
 
 static int on_lost(struct record_pipeline *p, int cpu, const struct perf_rec *r)
@@ -114,14 +101,14 @@ static int on_record(void *ctx, int cpu, const void *bytes, size_t len)
 		return 0;
 	}
 	if (err < 0) {
+		/* Bad input, not a bug: counted and stored, and the stream
+		 * goes on with the next record (the framing was sound). */
 		p->n.malformed++;
-		return 0;
+		return loader_lost(p->loader, 0, cpu, "malformed", 1, &p->err);
 	}
 	switch (r.type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		if (!mapping_wanted(p, &r.u.mmap))
-			return 0;
 		p->n.mappings++;
 		return loader_mapping(p->loader, r.sid.time, &r.u.mmap, "mmap",
 				      &p->err);
@@ -217,7 +204,7 @@ int record_pipeline_synthesize(struct record_pipeline *p, uint64_t ts)
 	size_t n = 0;
 	int err = 0;
 
-	if (p->store_all_mappings) {
+	if (p->system_wide) {
 		if (proc_list_pids(&pids, &n) < 0)
 			return 0;	/* best effort: MMAP2 covers the rest */
 		for (size_t i = 0; i < n && err == 0; i++) {
@@ -279,4 +266,5 @@ void record_pipeline_counts(const struct record_pipeline *p,
 	c->records_malformed = p->n.malformed + r->framing_errors;
 	c->records_unknown = p->n.unknown;
 	c->records_late = p->order.late;
+	c->records_throttled = p->n.throttles;
 }

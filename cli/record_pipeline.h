@@ -33,8 +33,10 @@ struct record_pipeline {
 	const struct sample_fmt *fmt;	/* borrowed: the recorder's */
 	const struct idmap *ids;	/* borrowed: the recorder's */
 	const struct target_set *targets;	/* borrowed */
+	/* -a or --comm: events see every thread, rows are kept for target
+	 * threads only; but mappings are kept for every process, since a
+	 * process may gain a matching thread after it mapped its files. */
 	int system_wide;
-	int store_all_mappings;		/* -a: every process's mappings */
 	struct order_queue order;	/* owned */
 	struct fault_stream faults;	/* owned */
 	struct loader *loader;		/* borrowed: begun by the command */
@@ -54,7 +56,8 @@ void record_pipeline_release(struct record_pipeline *p);
 struct recorder_sink record_pipeline_sink(struct record_pipeline *p);
 
 /* Mappings that existed before recording began, from /proc/PID/maps of
- * the -p processes (every process with -a).  0 or -errno with p->err. */
+ * the -p processes (every process with -a or --comm).  0 or -errno with
+ * p->err. */
 int record_pipeline_synthesize(struct record_pipeline *p, uint64_t ts);
 
 /* After the recorder stopped: pending faults, thread rows, histograms. */

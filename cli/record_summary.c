@@ -96,6 +96,11 @@ void record_summary_print(FILE *out, const struct record_pipeline *p,
 			(unsigned long long)p->n.lost_samples);
 	else
 		fprintf(out, "  nothing lost\n");
+	if (p->n.throttles)
+		fprintf(out, "  THROTTLED %llu times: the kernel paused sampling "
+			"(perf_event_max_sample_rate); faults in those pauses were "
+			"not seen. The lost table says when\n",
+			(unsigned long long)p->n.throttles);
 	if (p->n.malformed || r->framing_errors || p->order.late)
 		fprintf(out, "  %llu malformed records, %llu read out of time "
 			"order (see the session row)\n",

@@ -78,6 +78,9 @@ int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
 			a->mmap2 = 1;
 			/* Data mappings too: a fault on a mapped file names the file. */
 			a->mmap_data = 1;
+			/* The file's build id instead of device and inode, when
+			 * the kernel has it at hand; it falls back by itself. */
+			a->build_id = 1;
 			a->comm = 1;
 			a->comm_exec = 1;
 			a->task = 1;
@@ -108,12 +111,16 @@ static int map_ring(struct recorder *r, int idx, int fd, struct errmsg *e)
 {
 	int err = ring_map(&r->rings[idx], fd, r->cpus[idx], r->cfg.ring_bytes);
 
-	if (err == -EPERM || err == -ENOMEM)
+	if ((err == -EPERM || err == -ENOMEM) && geteuid() != 0)
 		return errmsg_set(e, -err, "cannot map a %zu KiB ring on CPU %d: "
 				  "over the locked-memory limit "
 				  "(/proc/sys/kernel/perf_event_mlock_kb and ulimit -l); "
 				  "use a smaller --buffer-size or run as root",
 				  r->cfg.ring_bytes >> 10, r->cpus[idx]);
+	if (err == -EPERM || err == -ENOMEM)
+		return errmsg_set(e, -err, "cannot map a %zu KiB ring on CPU %d: "
+				  "the kernel could not allocate it; use a smaller "
+				  "--buffer-size", r->cfg.ring_bytes >> 10, r->cpus[idx]);
 	if (err < 0)
 		return errmsg_set(e, -err, "cannot map the ring on CPU %d: %s",
 				  r->cpus[idx], strerror(-err));

@@ -79,8 +79,12 @@ static int open_targets(struct recorder *r, const struct fault_attrs *fa,
 
 	if (err < 0)
 		return err;
-	if (target_system_wide(t))
-		return fault_events_open(r, fa, -1, 0, 0, &gone, e);
+	if (target_system_wide(t)) {
+		/* These see the command too: target_wanted knows its pid. */
+		err = fault_events_open(r, fa, -1, 0, 0, &gone, e);
+		r->nfds_to_enable = r->nfds;
+		return err;
+	}
 	for (size_t i = 0; i < t->npids && err == 0; i++)
 		err = open_process(r, fa, t->pids[i], e);
 	for (size_t i = 0; i < t->ntids && err == 0; i++) {
@@ -89,6 +93,7 @@ static int open_targets(struct recorder *r, const struct fault_attrs *fa,
 			err = errmsg_set(e, ESRCH, "thread %d exited before "
 					 "recording began", (int)t->tids[i]);
 	}
+	r->nfds_to_enable = r->nfds;
 	if (err == 0 && t->child)
 		err = fault_events_open(r, fa, t->child, 1, 1, &gone, e);
 	return err;
@@ -143,15 +148,16 @@ int recorder_open(struct recorder *r, const struct recorder_config *cfg,
 	return err;
 }
 
+/* Every event but the command's, which its exec enables (enable_on_exec)
+ * once target_start lets it run. */
 static int enable_all(struct recorder *r, struct errmsg *e)
 {
-	/* The command's events are enabled by its exec (enable_on_exec). */
-	if (r->cfg.targets->child)
-		return target_start(r->cfg.targets, e);
-	for (size_t i = 0; i < r->nfds; i++)
+	for (size_t i = 0; i < r->nfds_to_enable; i++)
 		if (ioctl(r->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
 			return errmsg_set(e, errno, "cannot enable events: %s",
 					  strerror(errno));
+	if (r->cfg.targets->child)
+		return target_start(r->cfg.targets, e);
 	return 0;
 }
 

@@ -64,6 +64,7 @@ struct recorder {
 	struct ring *rings;		/* owned: rings[i] is cpus[i]'s */
 	int *fds;			/* owned: every event fd opened */
 	size_t nfds, capfds;
+	size_t nfds_to_enable;		/* fds[0..this) are enabled by ioctl */
 	struct idmap ids;		/* owned: event id -> role */
 	struct sample_fmt fmt;		/* what every event samples */
 	int sigfd;			/* owned: SIGINT/SIGTERM/SIGHUP */

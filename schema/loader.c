@@ -289,7 +289,7 @@ int loader_end(struct loader *l, const struct session_counts *c,
 			" faults_below_threshold = ?, faults_unfinished = ?,"
 			" faults_unpaired_exit = ?, records_lost = ?, samples_lost = ?,"
 			" records_malformed = ?, records_unknown = ?, records_late = ?,"
-			" error = ? WHERE session_id = ?", e);
+			" records_throttled = ?, error = ? WHERE session_id = ?", e);
 	if (err < 0)
 		return err;
 	bind_u64(st, 1, end.realtime_ns);
@@ -307,11 +307,12 @@ int loader_end(struct loader *l, const struct session_counts *c,
 	bind_u64(st, 13, c->records_malformed);
 	bind_u64(st, 14, c->records_unknown);
 	bind_u64(st, 15, c->records_late);
+	bind_u64(st, 16, c->records_throttled);
 	if (error)
-		sqlite3_bind_text(st, 16, error, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 17, error, -1, SQLITE_TRANSIENT);
 	else
-		sqlite3_bind_null(st, 16);
-	sqlite3_bind_int64(st, 17, l->session_id);
+		sqlite3_bind_null(st, 17);
+	sqlite3_bind_int64(st, 18, l->session_id);
 	err = step(l, st, e);
 	sqlite3_finalize(st);
 	/* A failed session's rows are worth indexing too; but its first

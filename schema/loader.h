@@ -34,7 +34,7 @@ struct session_counts {
 	uint64_t faults_total, faults_stored, faults_below_threshold;
 	uint64_t faults_unfinished, faults_unpaired_exit;
 	uint64_t records_lost, samples_lost, records_malformed;
-	uint64_t records_unknown, records_late;
+	uint64_t records_unknown, records_late, records_throttled;
 };
 
 struct loader {
@@ -56,7 +56,8 @@ int loader_fault(struct loader *l, const struct fault *f, struct errmsg *e);
 int loader_thread(struct loader *l, const struct thread *t, struct errmsg *e);
 int loader_mapping(struct loader *l, uint64_t ts, const struct rec_mmap *m,
 		   const char *source, struct errmsg *e);
-/* kind: "records", "samples" or "malformed"; ts 0 / cpu < 0 when unknown. */
+/* kind: "records", "samples", "throttled" or "malformed"; ts 0 / cpu < 0
+ * when unknown. */
 int loader_lost(struct loader *l, uint64_t ts, int cpu, const char *kind,
 		uint64_t count, struct errmsg *e);
 /* The non-empty buckets of t's histograms. */

@@ -39,6 +39,7 @@ CREATE TABLE session (
 	records_malformed INTEGER,
 	records_unknown	INTEGER,
 	records_late	INTEGER,
+	records_throttled INTEGER,
 	error		TEXT
 );
 
@@ -101,7 +102,8 @@ CREATE TABLE lost (
 	session_id	INTEGER NOT NULL REFERENCES session,
 	ts		INTEGER,
 	cpu		INTEGER,
-	kind		TEXT NOT NULL CHECK (kind IN ('records', 'samples', 'malformed')),
+	kind		TEXT NOT NULL
+			CHECK (kind IN ('records', 'samples', 'throttled', 'malformed')),
 	count		INTEGER NOT NULL
 );
 

@@ -235,6 +235,23 @@ static void duration_stops_the_recording_and_ends_the_command(void **state)
 				"FROM session"), 1);
 }
 
+static void a_command_is_recorded_alongside_every_cpu_targets(void **state)
+{
+	const char *db = scratch_path("cmd-a.db");
+	const char *info = scratch_path("cmd-a.info");
+	char pages[16];
+	struct run r;
+
+	(void)state;
+	snprintf(pages, sizeof(pages), "%d", PAGES);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "-a", "--",
+				       workload_bin(), "--pages", pages,
+				       "--info", info, NULL), 0);
+	assert_int_equal(anon_rows(db, info, "AND kind = 'minor'"), PAGES);
+	/* -a keeps every thread: more than the command's. */
+	assert_true(db_int(db, "SELECT count(DISTINCT pid) FROM thread") > 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +264,7 @@ int main(void)
 		cmocka_unit_test(a_second_recording_adds_a_session_to_the_same_database),
 		cmocka_unit_test(the_summary_reports_counts_and_nothing_lost),
 		cmocka_unit_test(duration_stops_the_recording_and_ends_the_command),
+		cmocka_unit_test(a_command_is_recorded_alongside_every_cpu_targets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
