@@ -94,7 +94,7 @@ INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_messages
 WORKLOAD_BIN = $(BUILD)/tests/fault_workload
 FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream
 FUZZ_REPLAY_BIN = $(addprefix $(BUILD)/tests/replay_,$(FUZZ_TARGETS))
-TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(FUZZ_REPLAY_BIN)
+TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(FUZZ_REPLAY_BIN) tests/man_vs_help.sh
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/records.h $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -125,18 +125,18 @@ check-san: deps-check
 
 check: check-fast
 	$(MAKE) check-san
-	@tests/man_vs_help.sh $(FAULTLINE)
 
-# libFuzzer (clang): crashes land in tests/fuzz/crashes/, which the replay
-# binaries run on every make check.
+# libFuzzer (clang): crashes land in tests/fuzz/crashes/<target>/, which
+# the replay binaries run on every make check.  New inputs go to a scratch
+# corpus in build/fuzz; the committed seeds are read, never written.
 fuzz: deps-check
-	@mkdir -p build/fuzz tests/fuzz/crashes
 	for t in $(FUZZ_TARGETS); do \
+		mkdir -p build/fuzz/corpus/$$t tests/fuzz/crashes/$$t && \
 		clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
 			-o build/fuzz/$$t tests/fuzz/$$t.c $(COMMON_SRC) $(DECODER_SRC) && \
 		build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) \
-			-artifact_prefix=tests/fuzz/crashes/ \
-			tests/fuzz/corpus/$$t || exit 1; \
+			-artifact_prefix=tests/fuzz/crashes/$$t/ \
+			build/fuzz/corpus/$$t tests/fuzz/corpus/$$t || exit 1; \
 	done
 
 # ---- demo, bench, install ------------------------------------------------

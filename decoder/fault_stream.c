@@ -67,6 +67,16 @@ static int store_orphan(struct fault_stream *s, const struct fault *orphan)
 	return store(s, orphan);
 }
 
+/* The thread's pending entry, if any, as an unfinished fault. */
+static int drain_pending(struct fault_stream *s, struct thread *t)
+{
+	struct fault orphan;
+
+	if (!fault_pair_drain(&t->pending, t->tid, &orphan))
+		return 0;
+	return store_orphan(s, &orphan);
+}
+
 static int fault_done(struct fault_stream *s, struct thread *t,
 		      const struct fault *f)
 {
@@ -135,6 +145,8 @@ static int on_fork(struct fault_stream *s, const struct ev *e)
 		return -ENOMEM;
 	if (!created && !t->exited)
 		return 0;	/* already seen (e.g. a sample raced the fork) */
+	if (!created && t->wanted && (err = drain_pending(s, t)) < 0)
+		return err;	/* a reused tid: the old thread's fault ends */
 	t->pid = e->pid;
 	if (parent && parent->comm[0])
 		memcpy(t->comm, parent->comm, COMM_LEN);
@@ -146,13 +158,12 @@ static int on_fork(struct fault_stream *s, const struct ev *e)
 
 static int on_exit_ev(struct fault_stream *s, struct thread *t)
 {
-	struct fault orphan;
 	int err = 0;
 
 	if (t->exited)
 		return 0;
-	if (t->wanted && fault_pair_drain(&t->pending, t->tid, &orphan))
-		err = store_orphan(s, &orphan);
+	if (t->wanted)
+		err = drain_pending(s, t);
 	t->exited = 1;
 	if (!err)
 		err = spell_end(s, t);
@@ -186,17 +197,16 @@ int fault_stream_event(void *stream, const struct ev *e)
 
 int fault_stream_finish(struct fault_stream *s)
 {
-	struct fault orphan;
 	int err = 0;
 
 	for (size_t i = 0; i < s->threads.n && !err; i++) {
 		struct thread *t = s->threads.by_order[i];
 
-		if (t->exited)
-			continue;
-		if (t->wanted && fault_pair_drain(&t->pending, t->tid, &orphan))
-			err = store_orphan(s, &orphan);
-		if (!err)
+		/* An exited thread can still hold an entry that arrived late
+		 * (after its EXIT): it ends here too. */
+		if (t->wanted)
+			err = drain_pending(s, t);
+		if (!err && !t->exited)
 			err = spell_end(s, t);
 		t->exited = 1;
 	}

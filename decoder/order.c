@@ -78,8 +78,10 @@ long order_queue_flush(struct order_queue *q, uint64_t watermark,
 		if (err < 0)
 			break;
 	}
-	memmove(q->v, q->v + i, (q->n - i) * sizeof(*q->v));
-	q->n -= i;
+	if (i) {
+		memmove(q->v, q->v + i, (q->n - i) * sizeof(*q->v));
+		q->n -= i;
+	}
 	if (watermark > q->flushed_to && i == cut)
 		q->flushed_to = watermark == UINT64_MAX ? q->flushed_to : watermark;
 	return err < 0 ? err : (long)i;

@@ -23,14 +23,14 @@ static size_t slot_of(uint32_t tid, size_t slots)
 	return (size_t)((tid * 2654435761u) & (uint32_t)(slots - 1));
 }
 
-static void index_put(uint32_t *keys, uint32_t *vals, size_t slots,
+static void index_put(uint64_t *keys, uint32_t *vals, size_t slots,
 		      uint32_t tid, uint32_t idx)
 {
 	size_t i = slot_of(tid, slots);
 
 	while (keys[i])
 		i = (i + 1) & (slots - 1);
-	keys[i] = tid + 1;
+	keys[i] = (uint64_t)tid + 1;
 	vals[i] = idx;
 }
 
@@ -40,7 +40,7 @@ struct thread *thread_table_find(const struct thread_table *t, uint32_t tid)
 		return NULL;
 	for (size_t i = slot_of(tid, t->slots); t->keys[i];
 	     i = (i + 1) & (t->slots - 1))
-		if (t->keys[i] == tid + 1)
+		if (t->keys[i] == (uint64_t)tid + 1)
 			return t->by_order[t->vals[i]];
 	return NULL;
 }
@@ -60,7 +60,7 @@ static int make_room(struct thread_table *t)
 	}
 	if ((t->n + 1) * 2 > t->slots) {
 		size_t slots = t->slots ? t->slots * 2 : 512;
-		uint32_t *keys = calloc(slots, sizeof(*keys));
+		uint64_t *keys = calloc(slots, sizeof(*keys));
 		uint32_t *vals = calloc(slots, sizeof(*vals));
 
 		if (!keys || !vals) {

@@ -29,7 +29,8 @@ struct thread {
 struct thread_table {
 	struct thread **by_order;	/* owned: threads in order of creation */
 	size_t n, cap;
-	uint32_t *keys;			/* owned: open addressing, tid+1 (0 empty) */
+	uint64_t *keys;			/* owned: open addressing, tid+1 (0 empty);
+					 * 64-bit, as the kernel can report tid -1 */
 	uint32_t *vals;			/* owned: index into by_order */
 	size_t slots;			/* 0 or a power of two */
 };

@@ -29,6 +29,9 @@ for bin in "$@"; do
 		target=${name#replay_}
 		args=(tests/fuzz/corpus/"$target" tests/fuzz/crashes/"$target")
 		;;
+	man_vs_help.sh)
+		args=("$FAULTLINE")
+		;;
 	esac
 	log=$(mktemp)
 	"$bin" "${args[@]}" >"$log" 2>&1

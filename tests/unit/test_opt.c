@@ -1,0 +1,189 @@
+/*
+ * opt: the checked parsers behind every numeric option.  Every refusal's
+ * message names the option and the text given; a refused duration or size
+ * leaves the option as it was.
+ */
+#include <errno.h>
+
+#include "../../cli/opt.h"
+#include "records.h"
+
+#define UNTOUCHED 0x5a5a5a5a5a5a5a5aull
+
+typedef int (*parse_fn)(const char *s, const char *opt_name, uint64_t *out,
+			struct errmsg *e);
+
+static void assert_parses(parse_fn parse, const char *s, uint64_t want)
+{
+	struct errmsg e;
+	uint64_t v = UNTOUCHED;
+
+	errmsg_init(&e);
+	if (parse(s, "--opt", &v, &e) != 0)
+		fail_msg("'%s' refused: %s", s, e.text);
+	if (v != want)
+		fail_msg("'%s' gave %llu, want %llu", s, (unsigned long long)v,
+			 (unsigned long long)want);
+	assert_string_equal(e.text, "");
+}
+
+/* The value refused with -err, the message naming opt_name and s. */
+static uint64_t refused_value(parse_fn parse, const char *opt_name,
+			      const char *s, int err)
+{
+	struct errmsg e;
+	uint64_t v = UNTOUCHED;
+	char quoted[128];
+	int got;
+
+	errmsg_init(&e);
+	got = parse(s, opt_name, &v, &e);
+	if (got != -err)
+		fail_msg("'%s' gave %d, want %d", s, got, -err);
+	snprintf(quoted, sizeof(quoted), "'%s'", s);
+	if (!strstr(e.text, opt_name) || !strstr(e.text, quoted))
+		fail_msg("message for '%s' does not name %s and the value: %s",
+			 s, opt_name, e.text);
+	return v;
+}
+
+/* Refused, and the option keeps the value it had. */
+static void assert_refused(parse_fn parse, const char *opt_name, const char *s,
+			   int err)
+{
+	assert_int_equal(refused_value(parse, opt_name, s, err), UNTOUCHED);
+}
+
+/* ---- durations --------------------------------------------------------------- */
+
+static void durations_take_a_unit_and_give_exact_nanoseconds(void **state)
+{
+	(void)state;
+	assert_parses(opt_parse_duration, "0", 0);
+	assert_parses(opt_parse_duration, "10ns", 10);
+	assert_parses(opt_parse_duration, "5us", 5000);
+	assert_parses(opt_parse_duration, "10ms", 10000000);
+	assert_parses(opt_parse_duration, "2s", 2000000000ull);
+	assert_parses(opt_parse_duration, "3m", 180000000000ull);
+	assert_parses(opt_parse_duration, "1h", 3600000000000ull);
+	assert_parses(opt_parse_duration, "0ms", 0);
+	assert_parses(opt_parse_duration, "007us", 7000);
+	assert_parses(opt_parse_duration, "18446744073709551615ns", UINT64_MAX);
+	assert_parses(opt_parse_duration, "5124095h", 5124095ull * 3600000000000ull);
+}
+
+static void a_duration_without_a_unit_or_with_garbage_is_refused(void **state)
+{
+	static const char *const bad[] = {
+		"", "10", "-1ms", "1.5s", "10 ms", "10msx", "ms", " 10ms", "+10ms",
+		"10ms ", "1e3ns", "0x10ms", "10sec", "1h30m",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_refused(opt_parse_duration, "--min-duration", bad[i], EINVAL);
+}
+
+static void a_duration_past_the_largest_count_of_its_unit_is_out_of_range(void **state)
+{
+	(void)state;
+	assert_refused(opt_parse_duration, "--min-duration", "5124096h", ERANGE);
+	assert_refused(opt_parse_duration, "--min-duration", "307445735m",
+		       ERANGE);
+	assert_refused(opt_parse_duration, "--min-duration", "18446744074s",
+		       ERANGE);
+}
+
+static void a_duration_with_more_digits_than_64_bits_hold_is_out_of_range(void **state)
+{
+	(void)state;
+	assert_refused(opt_parse_duration, "--min-duration", "99999999999999999999h",
+		       ERANGE);
+	assert_refused(opt_parse_duration, "--min-duration", "18446744073709551616ns",
+		       ERANGE);
+}
+
+/* ---- sizes --------------------------------------------------------------------- */
+
+static void sizes_take_an_optional_binary_unit_and_give_exact_bytes(void **state)
+{
+	(void)state;
+	assert_parses(opt_parse_size, "0", 0);
+	assert_parses(opt_parse_size, "4096", 4096);
+	assert_parses(opt_parse_size, "64K", 65536);
+	assert_parses(opt_parse_size, "8M", 8388608);
+	assert_parses(opt_parse_size, "1G", 1073741824);
+	assert_parses(opt_parse_size, "4KiB", 4096);
+	assert_parses(opt_parse_size, "2MiB", 2097152);
+	assert_parses(opt_parse_size, "3GiB", 3221225472ull);
+	assert_parses(opt_parse_size, "18446744073709551615", UINT64_MAX);
+	assert_parses(opt_parse_size, "17179869183G", UINT64_MAX - (1ull << 30) + 1);
+}
+
+static void a_size_with_a_sign_fraction_or_unknown_unit_is_refused(void **state)
+{
+	static const char *const bad[] = {
+		"", "-1", "1.5M", "8MB", "K", "8 M", "8KB", "8Mi", "8T", "+8M",
+		"8M ", "0x1000",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_refused(opt_parse_size, "--ring-size", bad[i], EINVAL);
+}
+
+static void a_size_past_the_largest_count_of_its_unit_is_out_of_range(void **state)
+{
+	(void)state;
+	assert_refused(opt_parse_size, "--ring-size", "17179869184G", ERANGE);
+	assert_refused(opt_parse_size, "--ring-size", "17592186044416MiB", ERANGE);
+	assert_refused(opt_parse_size, "--ring-size", "18014398509481984K", ERANGE);
+}
+
+static void a_size_with_more_digits_than_64_bits_hold_is_out_of_range(void **state)
+{
+	(void)state;
+	assert_refused(opt_parse_size, "--ring-size", "18446744073709551616", ERANGE);
+	assert_refused(opt_parse_size, "--ring-size", "99999999999999999999K", ERANGE);
+}
+
+/* ---- plain integers -------------------------------------------------------------- */
+
+static void integers_parse_exactly_up_to_the_largest_u64(void **state)
+{
+	(void)state;
+	assert_parses(opt_parse_u64, "0", 0);
+	assert_parses(opt_parse_u64, "42", 42);
+	assert_parses(opt_parse_u64, "0042", 42);
+	assert_parses(opt_parse_u64, "18446744073709551615", UINT64_MAX);
+}
+
+static void an_integer_with_a_sign_unit_or_overflow_is_refused(void **state)
+{
+	static const char *const bad[] = {
+		"", "-1", "+1", "1x", " 1", "1 ", "1.0", "0x10", "1K",
+		"18446744073709551616", "99999999999999999999",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		refused_value(opt_parse_u64, "--pid", bad[i], EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(durations_take_a_unit_and_give_exact_nanoseconds),
+		cmocka_unit_test(a_duration_without_a_unit_or_with_garbage_is_refused),
+		cmocka_unit_test(a_duration_past_the_largest_count_of_its_unit_is_out_of_range),
+		cmocka_unit_test(a_duration_with_more_digits_than_64_bits_hold_is_out_of_range),
+		cmocka_unit_test(sizes_take_an_optional_binary_unit_and_give_exact_bytes),
+		cmocka_unit_test(a_size_with_a_sign_fraction_or_unknown_unit_is_refused),
+		cmocka_unit_test(a_size_past_the_largest_count_of_its_unit_is_out_of_range),
+		cmocka_unit_test(a_size_with_more_digits_than_64_bits_hold_is_out_of_range),
+		cmocka_unit_test(integers_parse_exactly_up_to_the_largest_u64),
+		cmocka_unit_test(an_integer_with_a_sign_unit_or_overflow_is_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
