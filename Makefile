@@ -121,10 +121,10 @@ check-fast: deps-check $(FAULTLINE) $(TEST_BIN) $(WORKLOAD_BIN)
 		tests/run.sh $(TEST_BIN)
 
 check-san: deps-check
-	$(MAKE) SAN=1 check-fast
+	@$(MAKE) --no-print-directory SAN=1 check-fast
 
 check: check-fast
-	$(MAKE) check-san
+	@$(MAKE) --no-print-directory check-san
 
 # libFuzzer (clang): crashes land in tests/fuzz/crashes/<target>/, which
 # the replay binaries run on every make check.  New inputs go to a scratch
