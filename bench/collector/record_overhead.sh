@@ -11,15 +11,20 @@
 #   3. memory: faultline's peak RSS for FAULTS and 10 x FAULTS faults
 #
 # Timings on a shared 2-core VM are noisy: read the ratios, not the times.
+# The loop runs pinned to the last CPU and the tool to the first, so both
+# tools meet the same placement in every round.
 set -euo pipefail
 
 FAULTLINE=${FAULTLINE:-./faultline}
 LOOP=${LOOP:-build/release/fault_loop}
-ROUNDS=${ROUNDS:-5}
+ROUNDS=${ROUNDS:-9}
 FAULTS=${FAULTS:-131072}
 EVENTS=page-faults,minor-faults,major-faults
 EXPORT=${EXPORT:-/usr/lib/perf-core/scripts/python/export-to-sqlite.py}
 
+last_cpu=$(($(nproc) - 1))
+LOOP_PINNED=(taskset -c "$last_cpu" "$LOOP")
+TOOL_PIN=(taskset -c 0)
 tmp=$(mktemp -d /var/tmp/faultline-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -31,13 +36,14 @@ calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
 declare -a bare perf fl bare_wall perf_wall fl_wall
 for ((r = 0; r < ROUNDS; r++)); do
 	t0=$(now)
-	bare+=("$("$LOOP" "$FAULTS" | ns_of)")
+	bare+=("$("${LOOP_PINNED[@]}" "$FAULTS" | ns_of)")
 	t1=$(now)
-	perf+=("$(perf record -q -c 1 -e "$EVENTS" -o "$tmp/perf.data" -- \
-		"$LOOP" "$FAULTS" 2>/dev/null | ns_of)")
+	perf+=("$("${TOOL_PIN[@]}" perf record -q -c 1 -e "$EVENTS" -o "$tmp/perf.data" \
+		-- "${LOOP_PINNED[@]}" "$FAULTS" 2>/dev/null | ns_of)")
 	t2=$(now)
 	rm -f "$tmp"/fl.db*
-	fl+=("$("$FAULTLINE" record -q -o "$tmp/fl.db" -- "$LOOP" "$FAULTS" | ns_of)")
+	fl+=("$("${TOOL_PIN[@]}" "$FAULTLINE" record -q -o "$tmp/fl.db" \
+		-- "${LOOP_PINNED[@]}" "$FAULTS" | ns_of)")
 	t3=$(now)
 	bare_wall+=("$(calc "$t1 - $t0" 4)")
 	perf_wall+=("$(calc "$t2 - $t1" 4)")
