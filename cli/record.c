@@ -22,8 +22,10 @@
 #include "usage.h"
 #include "version.h"
 
-/* 4 MiB per CPU: at the fault loop's full rate (bench/collector) the
- * rings never filled with it; smaller ones lost records there. */
+/* 4 MiB per CPU.  On the 2-core VM of bench/collector, the fault loop at
+ * full rate (about 11 MB/s of samples) lost records with 16 and 64 KiB
+ * rings and none from 256 KiB up; 4 MiB leaves room for machines whose
+ * faults are several times faster, or a reader held up for a while. */
 #define DEFAULT_RING_BYTES (4ull << 20)
 
 struct record_args {

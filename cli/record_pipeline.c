@@ -106,6 +106,9 @@ static int on_record(void *ctx, int cpu, const void *bytes, size_t len)
 		p->n.malformed++;
 		return loader_lost(p->loader, 0, cpu, "malformed", 1, &p->err);
 	}
+	if (r.type == PERF_RECORD_COMM &&
+	    idmap_get(p->ids, r.sid.id) == ROLE_RING_OWNER)
+		return 0;	/* faultline's own COMM, made to flush LOST */
 	switch (r.type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:

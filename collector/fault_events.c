@@ -143,9 +143,14 @@ int ring_owners_open(struct recorder *r, const struct fault_attrs *fa,
 
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_DUMMY;
-	a.mmap = a.mmap2 = a.mmap_data = a.comm = a.comm_exec = a.task = 0;
+	a.mmap = a.mmap2 = a.mmap_data = a.comm_exec = a.task = 0;
+	a.build_id = 0;
+	/* Its only record: faultline renaming itself, which makes the kernel
+	 * write a ring's pending LOST count (recorder_flush_lost). */
+	a.comm = 1;
 	for (int c = 0; c < r->ncpus; c++) {
 		int fd = perf_open(&a, 0, r->cpus[c]), err;
+		uint64_t id;
 
 		if (fd < 0)
 			return perf_open_explain(-fd, &a, "dummy", 0, r->cpus[c], e);
@@ -153,7 +158,12 @@ int ring_owners_open(struct recorder *r, const struct fault_attrs *fa,
 			close(fd);
 			return -ENOMEM;
 		}
-		err = map_ring(r, c, fd, e);
+		if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+			return errmsg_set(e, errno, "cannot read an event id: %s",
+					  strerror(errno));
+		err = idmap_put(&r->ids, id, ROLE_RING_OWNER);
+		if (err == 0)
+			err = map_ring(r, c, fd, e);
 		if (err < 0)
 			return err;
 	}

@@ -1,9 +1,11 @@
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -161,9 +163,11 @@ static int enable_all(struct recorder *r, struct errmsg *e)
 	return 0;
 }
 
+/* The target events; the ring owners stay enabled for
+ * recorder_flush_lost (they are the first ncpus fds). */
 static void disable_all(struct recorder *r)
 {
-	for (size_t i = 0; i < r->nfds; i++)
+	for (size_t i = (size_t)r->ncpus; i < r->nfds; i++)
 		ioctl(r->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 }
 
@@ -316,6 +320,32 @@ static int record_loop(struct recorder *r, const struct recorder_sink *sink,
 	return err;
 }
 
+/*
+ * The kernel counts records it drops for a full ring and writes the count
+ * as a PERF_RECORD_LOST only before the next record that fits.  When the
+ * targets go quiet after a loss, no record follows and the count would
+ * stay in the kernel.  Renaming faultline's own thread on each CPU makes
+ * the ring owner (attr.comm) write one COMM record there, so any pending
+ * LOST record goes first.  The COMM records carry the owner's id, which
+ * the sink drops.
+ */
+static void recorder_flush_lost(struct recorder *r)
+{
+	char comm[16] = "";
+	cpu_set_t saved, one;
+
+	if (sched_getaffinity(0, sizeof(saved), &saved) < 0 ||
+	    prctl(PR_GET_NAME, comm, 0, 0, 0) < 0)
+		return;
+	for (int i = 0; i < r->ncpus; i++) {
+		CPU_ZERO(&one);
+		CPU_SET(r->cpus[i], &one);
+		if (sched_setaffinity(0, sizeof(one), &one) == 0)
+			prctl(PR_SET_NAME, comm, 0, 0, 0);
+	}
+	sched_setaffinity(0, sizeof(saved), &saved);
+}
+
 int recorder_run(struct recorder *r, const struct recorder_sink *sink,
 		 struct errmsg *e)
 {
@@ -330,7 +360,11 @@ int recorder_run(struct recorder *r, const struct recorder_sink *sink,
 	if (err == 0)
 		err = record_loop(r, sink, pfds, npfds);
 	disable_all(r);
-	/* After DISABLE no new record is written: this pass reads the last. */
+	/* After DISABLE no target record is written: drain, make room for
+	 * the pending LOST counts, and drain those. */
+	if (err == 0)
+		err = drain_round(r, sink, 0);
+	recorder_flush_lost(r);
 	if (err == 0)
 		err = drain_round(r, sink, 1);
 	free(pfds);

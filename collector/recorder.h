@@ -7,7 +7,8 @@
  * Usage:
  *	recorder_init(&r);
  *	recorder_open(&r, &cfg, &err);	events opened, rings mapped, disabled
- *	recorder_run(&r, &sink, &err);	enable, drain until stopped, drain last
+ *	recorder_run(&r, &sink, &err);	enable, drain until stopped, drain the
+ *					rest and the kernel's pending LOST counts
  *	recorder_release(&r);
  */
 #ifndef FL_RECORDER_H

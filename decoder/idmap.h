@@ -15,6 +15,8 @@ enum ev_role {
 	ROLE_FAULT_ENTRY,
 	ROLE_FAULT_MINOR,
 	ROLE_FAULT_MAJOR,
+	ROLE_RING_OWNER,	/* faultline's own dummy event: records nothing
+				 * of the targets (see recorder_flush_lost) */
 };
 
 struct idmap_slot {

@@ -262,6 +262,37 @@ static void a_command_is_recorded_alongside_every_cpu_targets(void **state)
 	assert_true(db_int(db, "SELECT count(DISTINCT pid) FROM thread") > 1);
 }
 
+/* faultline is stopped while the workload faults, so its 8 KiB ring must
+ * overflow: the kernel's LOST records become rows and a line on stderr. */
+static void lost_records_are_stored_and_summarised_on_stderr(void **state)
+{
+	const char *db = scratch_path("lost.db");
+	char *wl_argv[] = { (char *)workload_bin(), "--wait-signal", "--pages",
+			    "20000", NULL };
+	char *fl_argv[] = { (char *)faultline_bin(), "record", "-m", "8K", "-o",
+			    (char *)db, "-p", NULL, NULL };
+	char pid[16];
+	struct run wl, fl;
+
+	(void)state;
+	run_start_as(&wl, -1, wl_argv);
+	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
+	fl_argv[7] = pid;
+	sleep_ms(50);
+	run_start_as(&fl, -1, fl_argv);
+	assert_int_equal(wait_for_session(db, 10000), 0);
+	sleep_ms(200);
+	kill(fl.pid, SIGSTOP);
+	kill(wl.pid, SIGUSR1);
+	assert_int_equal(run_wait(&wl), 0);
+	kill(fl.pid, SIGCONT);
+	assert_int_equal(run_wait(&fl), 0);
+	assert_true(db_int(db, "SELECT records_lost FROM session") > 0);
+	assert_int_equal(db_int(db, "SELECT sum(count) FROM lost WHERE kind = "
+				"'records'"), db_int(db, "SELECT records_lost FROM session"));
+	assert_non_null(strstr(fl.err, "LOST: "));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +306,7 @@ int main(void)
 		cmocka_unit_test(the_summary_reports_counts_and_nothing_lost),
 		cmocka_unit_test(duration_stops_the_recording_and_ends_the_command),
 		cmocka_unit_test(a_command_is_recorded_alongside_every_cpu_targets),
+		cmocka_unit_test(lost_records_are_stored_and_summarised_on_stderr),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
