@@ -32,7 +32,7 @@ LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpfm
 LDFLAGS += $(SANFLAGS)
 
 COMMON_SRC = common/errmsg.c
-DECODER_SRC = decoder/perf_record.c decoder/event.c decoder/idmap.c \
+DECODER_SRC = decoder/perf_record.c decoder/event.c decoder/idmap.c decoder/timeline.c \
 	      decoder/order.c decoder/hist.c decoder/fault_pair.c \
 	      decoder/thread_table.c decoder/fault_stream.c
 COLLECTOR_SRC = collector/ring.c collector/procfs.c collector/targets.c \
@@ -90,8 +90,9 @@ $(FAULTLINE): $(MAIN_OBJ) $(LIB_OBJ)
 UNIT_TESTS = test_perf_record test_order test_fault_pair test_fault_stream \
 	     test_ring test_opt test_hist
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
-INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_messages
-WORKLOAD_BIN = $(BUILD)/tests/fault_workload
+INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
+		  $(BUILD)/tests/test_messages
+WORKLOAD_BIN = $(BUILD)/tests/fault_workload $(BUILD)/tests/sched_workload
 FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream
 FUZZ_REPLAY_BIN = $(addprefix $(BUILD)/tests/replay_,$(FUZZ_TARGETS))
 TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(FUZZ_REPLAY_BIN) tests/man_vs_help.sh
@@ -104,20 +105,25 @@ $(BUILD)/tests/test_record: tests/integration/test_record.c tests/integration/ru
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS) -lcmocka
 
+$(BUILD)/tests/test_thread_state: tests/integration/test_thread_state.c tests/integration/run.h $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS) -lcmocka
+
 $(BUILD)/tests/test_messages: tests/cli/test_messages.c tests/integration/run.h $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS) -lcmocka
 
-$(WORKLOAD_BIN): tests/integration/fault_workload.c
+$(BUILD)/tests/%_workload: tests/integration/%_workload.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) -pthread
 
 $(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(DECODER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS)
 
 check-fast: deps-check $(FAULTLINE) $(TEST_BIN) $(WORKLOAD_BIN)
-	@FAULTLINE=$(FAULTLINE) WORKLOAD=$(WORKLOAD_BIN) BUILD=$(BUILD) \
+	@FAULTLINE=$(FAULTLINE) WORKLOAD=$(BUILD)/tests/fault_workload \
+		SCHED_WORKLOAD=$(BUILD)/tests/sched_workload BUILD=$(BUILD) \
 		tests/run.sh $(TEST_BIN)
 
 check-san: deps-check
@@ -142,7 +148,7 @@ fuzz: deps-check
 # ---- demo, bench, install ------------------------------------------------
 
 demo: deps-demo $(FAULTLINE) $(WORKLOAD_BIN)
-	@FAULTLINE=$(FAULTLINE) WORKLOAD=$(WORKLOAD_BIN) demo/run.sh
+	@FAULTLINE=$(FAULTLINE) WORKLOAD=$(BUILD)/tests/fault_workload demo/run.sh
 
 bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_rate
 	$(BUILD)/bench/loader_rate

@@ -7,6 +7,13 @@
 #include "../collector/procfs.h"
 #include "record_pipeline.h"
 
+static int store_state(void *ctx, const struct state_interval *iv)
+{
+	struct record_pipeline *p = ctx;
+
+	return loader_state(p->loader, iv, &p->err);
+}
+
 static void thread_resolve(void *ctx, struct thread *t)
 {
 	(void)ctx;
@@ -50,6 +57,7 @@ void record_pipeline_init(struct record_pipeline *p, const struct recorder *r,
 		.wanted = target_system_wide(t) ? thread_wanted : NULL,
 		.store_fault = store_fault,
 		.spell_end = store_thread,
+		.store_state = store_state,
 	};
 
 	memset(p, 0, sizeof(*p));
@@ -78,6 +86,7 @@ static int on_lost(struct record_pipeline *p, int cpu, const struct perf_rec *r)
 			   "throttled";
 	uint64_t count = r->type == PERF_RECORD_THROTTLE ? 1 : r->u.lost.lost;
 
+	fault_stream_lost(&p->faults);
 	if (r->type == PERF_RECORD_LOST)
 		p->n.lost_records += count;
 	else if (r->type == PERF_RECORD_LOST_SAMPLES)
@@ -244,7 +253,7 @@ int record_pipeline_finish(struct record_pipeline *p)
 	if (p->live)
 		fputc('\n', stderr);
 	if (err == 0)
-		err = fault_stream_finish(&p->faults);
+		err = fault_stream_finish(&p->faults, realtime_ns());
 	if (err == 0)
 		err = store_histograms(p);
 	if (err == 0)

@@ -81,6 +81,10 @@ int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
 			/* The file's build id instead of device and inode, when
 			 * the kernel has it at hand; it falls back by itself. */
 			a->build_id = 1;
+			/* Every switch in and out of the target threads (of
+			 * every thread on the CPU, for pid -1): their
+			 * timelines.  Complete where sched_switch is not. */
+			a->context_switch = 1;
 			a->comm = 1;
 			a->comm_exec = 1;
 			a->task = 1;

@@ -53,6 +53,12 @@ int ev_from_rec(const struct idmap *ids, const struct perf_rec *r,
 		if (!out->ts)
 			out->ts = r->u.task.time;
 		return 1;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		/* The trailer names the task switching, in or out. */
+		out->kind = r->u.sw.out ? EV_SWITCH_OUT : EV_SWITCH_IN;
+		out->u.sw.preempt = r->u.sw.preempt;
+		return 1;
 	default:
 		return 0;
 	}

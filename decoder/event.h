@@ -19,6 +19,8 @@ enum ev_kind {
 	EV_COMM,		/* thread renamed or exec'd */
 	EV_FORK,		/* thread or process created */
 	EV_EXIT,		/* thread exited */
+	EV_SWITCH_IN,		/* PERF_RECORD_SWITCH(_CPU_WIDE): onto cpu */
+	EV_SWITCH_OUT,		/* ... off cpu; u.sw.preempt if involuntary */
 };
 
 #define COMM_LEN 16		/* TASK_COMM_LEN, including the NUL */
@@ -41,6 +43,9 @@ struct ev {
 		struct {
 			uint32_t ppid, ptid;
 		} task;
+		struct {
+			int preempt;
+		} sw;
 	} u;
 };
 

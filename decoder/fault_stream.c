@@ -55,6 +55,14 @@ static struct thread *thread_of(struct fault_stream *s, const struct ev *e)
 	return t;
 }
 
+static int store_state(void *ctx, const struct state_interval *iv)
+{
+	struct fault_stream *s = ctx;
+
+	s->st.intervals++;
+	return s->ops.store_state ? s->ops.store_state(s->ops.ctx, iv) : 0;
+}
+
 static int store(struct fault_stream *s, const struct fault *f)
 {
 	s->st.stored++;
@@ -153,10 +161,13 @@ static int on_fork(struct fault_stream *s, const struct ev *e)
 	else if (s->ops.resolve)
 		s->ops.resolve(s->ops.ctx, t);
 	spell_begin(s, t, e->ts);
+	memset(&t->tl, 0, sizeof(t->tl));
+	if (t->wanted)
+		timeline_created(&t->tl, e->ts);
 	return err;
 }
 
-static int on_exit_ev(struct fault_stream *s, struct thread *t)
+static int on_exit_ev(struct fault_stream *s, struct thread *t, uint64_t ts)
 {
 	int err = 0;
 
@@ -164,10 +175,30 @@ static int on_exit_ev(struct fault_stream *s, struct thread *t)
 		return 0;
 	if (t->wanted)
 		err = drain_pending(s, t);
+	if (!err && t->wanted)
+		err = timeline_end(&t->tl, t->tid, t->pid, ts, store_state, s);
 	t->exited = 1;
 	if (!err)
 		err = spell_end(s, t);
 	return err;
+}
+
+static int on_switch(struct fault_stream *s, struct thread *t,
+		     const struct ev *e)
+{
+	if (!t->wanted || e->tid == 0)	/* tid 0: a CPU's idle task */
+		return 0;
+	if (e->kind == EV_SWITCH_IN)
+		return timeline_switch_in(&t->tl, t->tid, t->pid, e->ts, e->cpu,
+					  store_state, s);
+	return timeline_switch_out(&t->tl, t->tid, t->pid, e->ts,
+				   e->u.sw.preempt, store_state, s);
+}
+
+void fault_stream_lost(struct fault_stream *s)
+{
+	for (size_t i = 0; i < s->threads.n; i++)
+		timeline_lost(&s->threads.by_order[i]->tl);
 }
 
 int fault_stream_event(void *stream, const struct ev *e)
@@ -186,16 +217,23 @@ int fault_stream_event(void *stream, const struct ev *e)
 	case EV_FAULT_ENTRY:
 	case EV_FAULT_MINOR:
 	case EV_FAULT_MAJOR:
+		if (t->wanted)
+			timeline_seen_running(&t->tl, e->ts, e->cpu);
 		return on_fault(s, t, e);
 	case EV_COMM:
+		if (t->wanted)
+			timeline_seen_running(&t->tl, e->ts, e->cpu);
 		return on_comm(s, t, e);
 	case EV_EXIT:
-		return on_exit_ev(s, t);
+		return on_exit_ev(s, t, e->ts);
+	case EV_SWITCH_IN:
+	case EV_SWITCH_OUT:
+		return on_switch(s, t, e);
 	}
 	return 0;
 }
 
-int fault_stream_finish(struct fault_stream *s)
+int fault_stream_finish(struct fault_stream *s, uint64_t end_ts)
 {
 	int err = 0;
 
@@ -206,6 +244,9 @@ int fault_stream_finish(struct fault_stream *s)
 		 * (after its EXIT): it ends here too. */
 		if (t->wanted)
 			err = drain_pending(s, t);
+		if (!err && t->wanted)
+			err = timeline_end(&t->tl, t->tid, t->pid, end_ts,
+					   store_state, s);
 		if (!err && !t->exited)
 			err = spell_end(s, t);
 		t->exited = 1;

@@ -33,6 +33,8 @@ struct fault_stream_ops {
 	/* A target thread's name spell ended (renamed or exited): its final
 	 * first_ts/last_ts/comm.  Returns 0 or a negative errno. */
 	int (*spell_end)(void *ctx, const struct thread *t);
+	/* A finished thread-state interval of a target thread.  Optional. */
+	int (*store_state)(void *ctx, const struct state_interval *iv);
 };
 
 struct fault_stats {
@@ -44,6 +46,7 @@ struct fault_stats {
 	uint64_t stored;		/* rows handed to store_fault */
 	uint64_t below_threshold;	/* paired, counted, not stored */
 	uint64_t other_threads;		/* fault events of non-target threads */
+	uint64_t intervals;		/* thread-state intervals stored */
 };
 
 struct fault_stream {
@@ -60,9 +63,13 @@ void fault_stream_release(struct fault_stream *s);
 /* One event, in time order.  An ev_fn (order.h): ctx is the stream. */
 int fault_stream_event(void *stream, const struct ev *e);
 
-/* End of recording: pending entries become unfinished faults and every
- * live target thread's spell ends (last_ts stays its last event).
- * Returns 0 or the sink's negative errno. */
-int fault_stream_finish(struct fault_stream *s);
+/* A LOST record: every target thread's open state interval is uncertain. */
+void fault_stream_lost(struct fault_stream *s);
+
+/* End of recording at end_ts (CLOCK_REALTIME ns, when the events were
+ * disabled): pending entries become unfinished faults, every open state
+ * interval ends at end_ts, and every live target thread's spell ends
+ * (last_ts stays its last event).  Returns 0 or the sink's negative errno. */
+int fault_stream_finish(struct fault_stream *s, uint64_t end_ts);
 
 #endif

@@ -14,6 +14,7 @@
 #include "event.h"
 #include "fault_pair.h"
 #include "hist.h"
+#include "timeline.h"
 
 struct thread {
 	uint32_t tid, pid;
@@ -24,6 +25,7 @@ struct thread {
 	int exited;
 	struct fault_pending pending;
 	struct log2_hist hist[2];	/* by enum fault_kind: minor, major */
+	struct timeline tl;		/* its states, while a target */
 };
 
 struct thread_table {

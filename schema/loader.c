@@ -135,6 +135,10 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 		err = prepare(l, &l->lost, "INSERT INTO lost (session_id, ts, cpu,"
 			      " kind, count) VALUES (?,?,?,?,?)", e);
 	if (err == 0)
+		err = prepare(l, &l->state, "INSERT INTO thread_state (session_id,"
+			      " tid, pid, ts, dur, state, cpu, waker_tid, waker_cpu,"
+			      " preempted, uncertain) VALUES (?,?,?,?,?,?,?,?,?,?,?)", e);
+	if (err == 0)
 		err = prepare(l, &l->hist, "INSERT OR REPLACE INTO fault_histogram"
 			      " (session_id, tid, kind, lo_ns, hi_ns, count)"
 			      " VALUES (?,?,?,?,?,?)", e);
@@ -182,6 +186,37 @@ int loader_thread(struct loader *l, const struct thread *t, struct errmsg *e)
 	sqlite3_bind_text(st, 4, t->comm, -1, SQLITE_TRANSIENT);
 	bind_u64(st, 5, t->first_ts);
 	bind_u64(st, 6, t->last_ts);
+	return row_written(l, st, e);
+}
+
+/* NULL for the -1 that marks an absent value. */
+static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+int loader_state(struct loader *l, const struct state_interval *iv,
+		 struct errmsg *e)
+{
+	sqlite3_stmt *st = l->state;
+	int err = begin_if_needed(l, e);
+
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	sqlite3_bind_int64(st, 2, iv->tid);
+	sqlite3_bind_int64(st, 3, iv->pid);
+	bind_u64(st, 4, iv->ts);
+	bind_u64(st, 5, iv->dur_ns);
+	sqlite3_bind_text(st, 6, thread_state_name(iv->state), -1, SQLITE_STATIC);
+	bind_opt(st, 7, iv->cpu);
+	bind_opt(st, 8, iv->waker_tid);
+	bind_opt(st, 9, iv->waker_cpu);
+	sqlite3_bind_int(st, 10, iv->preempted);
+	sqlite3_bind_int(st, 11, iv->uncertain);
 	return row_written(l, st, e);
 }
 
@@ -336,5 +371,6 @@ void loader_release(struct loader *l)
 	sqlite3_finalize(l->mapping);
 	sqlite3_finalize(l->lost);
 	sqlite3_finalize(l->hist);
-	l->fault = l->thread = l->mapping = l->lost = l->hist = NULL;
+	sqlite3_finalize(l->state);
+	l->fault = l->thread = l->mapping = l->lost = l->hist = l->state = NULL;
 }

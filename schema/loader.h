@@ -15,6 +15,7 @@
 #include "../decoder/fault_pair.h"
 #include "../decoder/perf_record.h"
 #include "../decoder/thread_table.h"
+#include "../decoder/timeline.h"
 
 /* 100k rows a transaction: DESIGN.md's plain insert loop reached its best
  * rate there; bench/schema/load-rate checks it for the fault row. */
@@ -41,7 +42,7 @@ struct loader {
 	sqlite3 *db;		/* borrowed: opened and closed by the caller */
 	const char *path;	/* borrowed: for messages */
 	int64_t session_id;
-	sqlite3_stmt *fault, *thread, *mapping, *lost, *hist;	/* owned */
+	sqlite3_stmt *fault, *thread, *mapping, *lost, *hist, *state;	/* owned */
 	uint64_t batch_rows;	/* rows in the open transaction */
 	int in_txn;
 	uint64_t rows;		/* rows written by this loader */
@@ -54,6 +55,8 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 
 int loader_fault(struct loader *l, const struct fault *f, struct errmsg *e);
 int loader_thread(struct loader *l, const struct thread *t, struct errmsg *e);
+int loader_state(struct loader *l, const struct state_interval *iv,
+		 struct errmsg *e);
 int loader_mapping(struct loader *l, uint64_t ts, const struct rec_mmap *m,
 		   const char *source, struct errmsg *e);
 /* kind: "records", "samples", "throttled" or "malformed"; ts 0 / cpu < 0

@@ -70,6 +70,24 @@ CREATE TABLE fault (
 	ip		INTEGER NOT NULL
 );
 
+-- One row per interval of a target thread's timeline; a thread's rows do
+-- not overlap and leave no hole between its first and last event.
+CREATE TABLE thread_state (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	tid		INTEGER NOT NULL,
+	pid		INTEGER NOT NULL,
+	ts		INTEGER NOT NULL,
+	dur		INTEGER NOT NULL,
+	-- running, runnable, sleeping, blocked, waiting, other or unknown.
+	-- No CHECK constraint, as on fault.kind: the loader is the only writer.
+	state		TEXT NOT NULL,
+	cpu		INTEGER,
+	waker_tid	INTEGER,
+	waker_cpu	INTEGER,
+	preempted	INTEGER NOT NULL,
+	uncertain	INTEGER NOT NULL
+);
+
 CREATE TABLE fault_histogram (
 	session_id	INTEGER NOT NULL REFERENCES session,
 	tid		INTEGER NOT NULL,

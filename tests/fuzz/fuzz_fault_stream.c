@@ -303,7 +303,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			flush(&m, m.max_ts > m.slack ? m.max_ts - m.slack : 0);
 	}
 	flush(&m, UINT64_MAX);
-	check(fault_stream_finish(&m.fs) == 0);
+	check(fault_stream_finish(&m.fs, UINT64_MAX) == 0);
 	check_end(&m);
 	fault_stream_release(&m.fs);
 	order_queue_release(&m.q);

@@ -346,7 +346,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run_init(&run, data);
 	walk(&run, data + FMT_BYTES, size - FMT_BYTES);
 	flush(&run, UINT64_MAX);
-	fault_stream_finish(&run.fs);
+	fault_stream_finish(&run.fs, UINT64_MAX);
 	check_stats(&run);
 	fault_stream_release(&run.fs);
 	order_queue_release(&run.q);

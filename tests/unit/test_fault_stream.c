@@ -183,7 +183,7 @@ static long flush_all(struct fixture *fx)
 static void finish(struct fixture *fx)
 {
 	assert_true(flush_all(fx) >= 0);
-	assert_int_equal(fault_stream_finish(&fx->s), 0);
+	assert_int_equal(fault_stream_finish(&fx->s, UINT64_MAX), 0);
 }
 
 /* ---- checks ------------------------------------------------------------------ */
@@ -247,7 +247,7 @@ static void a_fault_whose_exit_lands_on_another_cpu_still_pairs(void **state)
 	assert_fault(&fx->sink.faults[0], 10, FAULT_MINOR, 1000, 1000, 0, 1);
 	assert_stats(&fx->s.st, (struct fault_stats){ .entries = 1, .minor = 1,
 		     .paired = 1, .stored = 1 });
-	assert_int_equal(fault_stream_finish(&fx->s), 0);
+	assert_int_equal(fault_stream_finish(&fx->s, UINT64_MAX), 0);
 	assert_int_equal(fx->sink.nspells, 1);
 	assert_spell(&fx->sink.spells[0], 10, "t10", 1000, 2000);
 }
@@ -259,7 +259,7 @@ static void entry_without_exit_is_stored_as_unfinished_at_finish(void **state)
 	entry(fx, 1000, 10, 2);
 	assert_int_equal(flush_all(fx), 1);
 	assert_int_equal(fx->sink.nfaults, 0);
-	assert_int_equal(fault_stream_finish(&fx->s), 0);
+	assert_int_equal(fault_stream_finish(&fx->s, UINT64_MAX), 0);
 	assert_int_equal(fx->sink.nfaults, 1);
 	assert_fault(&fx->sink.faults[0], 10, FAULT_UNFINISHED, 1000, FAULT_NO_DUR,
 		     2, UINT32_MAX);
@@ -369,7 +369,7 @@ static void a_rename_ends_the_name_spell_and_starts_another(void **state)
 	assert_true(flush_all(fx) >= 0);
 	assert_int_equal(fx->sink.nspells, 1);
 	assert_spell(&fx->sink.spells[0], 10, "t10", 100, 300);
-	assert_int_equal(fault_stream_finish(&fx->s), 0);
+	assert_int_equal(fault_stream_finish(&fx->s, UINT64_MAX), 0);
 	assert_int_equal(fx->sink.nspells, 2);
 	assert_spell(&fx->sink.spells[1], 10, "worker", 300, 450);
 	assert_int_equal(fx->sink.resolves, 1);
@@ -427,7 +427,7 @@ static void a_thread_exit_ends_its_pending_fault_as_unfinished(void **state)
 		     1, UINT32_MAX);
 	assert_int_equal(fx->sink.nspells, 1);
 	assert_spell(&fx->sink.spells[0], 10, "t10", 100, 500);
-	assert_int_equal(fault_stream_finish(&fx->s), 0);
+	assert_int_equal(fault_stream_finish(&fx->s, UINT64_MAX), 0);
 	assert_int_equal(fx->sink.nfaults, 1);
 	assert_int_equal(fx->sink.nspells, 1);
 	assert_stats(&fx->s.st, (struct fault_stats){ .entries = 1, .unfinished = 1,

@@ -1,0 +1,171 @@
+/*
+ * sched_workload: threads of known behaviour, each of which reads the
+ * kernel's own accounting of itself as its last act, so tests can hold
+ * faultline's thread_state rows against it.
+ *
+ *   spin      burns 300 ms of CPU
+ *   sleep     sleeps 10 x 20 ms
+ *   ping/pong 1000 round trips through two pipes: each wakes the other
+ *   disk      10 O_DIRECT reads of a file: uninterruptible waits (D)
+ *
+ * Usage: sched_workload INFO_FILE DATA_FILE
+ * INFO_FILE gets one line per thread:
+ *   role=spin tid=123 nvcsw=4 nivcsw=1 cpu_ns=300012345
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ROUND_TRIPS 1000
+#define DISK_READS 10
+#define BLOCK 4096
+
+struct role {
+	const char *name;
+	void (*run)(struct role *r);
+	int in_fd, out_fd;		/* ping/pong pipes */
+	const char *path;		/* disk */
+	long tid;
+	struct rusage ru;
+	struct timespec cpu;
+};
+
+static void die(const char *what)
+{
+	fprintf(stderr, "sched_workload: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static long long cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (long long)t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
+static void run_spin(struct role *r)
+{
+	(void)r;
+	while (cpu_ns() < 300000000ll)
+		;
+}
+
+static void run_sleep(struct role *r)
+{
+	struct timespec t = { 0, 20000000 };
+
+	(void)r;
+	for (int i = 0; i < 10; i++)
+		nanosleep(&t, NULL);
+}
+
+/* ping writes first; each then waits for the other's byte. */
+static void run_pingpong(struct role *r)
+{
+	char c = 'x';
+	int first = !strcmp(r->name, "ping");
+
+	for (int i = 0; i < ROUND_TRIPS; i++) {
+		if (first && write(r->out_fd, &c, 1) != 1)
+			die("write");
+		if (read(r->in_fd, &c, 1) != 1)
+			die("read");
+		if (!first && write(r->out_fd, &c, 1) != 1)
+			die("write");
+	}
+}
+
+static void run_disk(struct role *r)
+{
+	void *buf;
+	int fd = open(r->path, O_RDONLY | O_DIRECT);
+
+	if (fd < 0 || posix_memalign(&buf, BLOCK, BLOCK) != 0)
+		die(r->path);
+	for (int i = 0; i < DISK_READS; i++)
+		if (pread(fd, buf, BLOCK, (off_t)i * BLOCK * 16) != BLOCK)
+			die("pread");
+	free(buf);
+	close(fd);
+}
+
+static void *thread_main(void *arg)
+{
+	struct role *r = arg;
+
+	prctl(PR_SET_NAME, r->name, 0, 0, 0);
+	r->tid = syscall(SYS_gettid);
+	r->run(r);
+	/* Last act: the kernel's own accounting of this thread. */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &r->cpu);
+	getrusage(RUSAGE_THREAD, &r->ru);
+	return NULL;
+}
+
+static void make_data(const char *path)
+{
+	char block[BLOCK];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	memset(block, 'd', sizeof(block));
+	if (fd < 0)
+		die(path);
+	for (int i = 0; i < DISK_READS * 16; i++)
+		if (write(fd, block, sizeof(block)) != (ssize_t)sizeof(block))
+			die("write data");
+	if (fsync(fd) < 0)
+		die("fsync");
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	int ab[2], ba[2];
+	struct role roles[] = {
+		{ .name = "spin", .run = run_spin },
+		{ .name = "sleep", .run = run_sleep },
+		{ .name = "ping", .run = run_pingpong },
+		{ .name = "pong", .run = run_pingpong },
+		{ .name = "disk", .run = run_disk },
+	};
+	size_t n = sizeof(roles) / sizeof(roles[0]);
+	pthread_t th[sizeof(roles) / sizeof(roles[0])];
+	FILE *f;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: sched_workload INFO_FILE DATA_FILE\n");
+		return 2;
+	}
+	make_data(argv[2]);
+	if (pipe(ab) < 0 || pipe(ba) < 0)
+		die("pipe");
+	roles[2].out_fd = ab[1];
+	roles[2].in_fd = ba[0];
+	roles[3].in_fd = ab[0];
+	roles[3].out_fd = ba[1];
+	roles[4].path = argv[2];
+	for (size_t i = 0; i < n; i++)
+		if (pthread_create(&th[i], NULL, thread_main, &roles[i]) != 0)
+			die("pthread_create");
+	for (size_t i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	f = fopen(argv[1], "w");
+	if (!f)
+		die(argv[1]);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "role=%s tid=%ld nvcsw=%ld nivcsw=%ld cpu_ns=%lld\n",
+			roles[i].name, roles[i].tid, roles[i].ru.ru_nvcsw,
+			roles[i].ru.ru_nivcsw,
+			(long long)roles[i].cpu.tv_sec * 1000000000ll +
+			roles[i].cpu.tv_nsec);
+	return fclose(f) ? 1 : 0;
+}

@@ -1,0 +1,125 @@
+/*
+ * thread_state against the kernel's own accounting: each thread of
+ * sched_workload reads getrusage(RUSAGE_THREAD) and its CPU clock as its
+ * last act, and faultline's intervals for it must agree.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "run.h"
+
+struct acct {
+	long long tid, nvcsw, nivcsw, cpu_ns;
+};
+
+static const char *db_path(void)
+{
+	return scratch_path("sched.db");
+}
+
+static struct acct acct_of(const char *role)
+{
+	char line[256], want[32];
+	struct acct a = { -1, -1, -1, -1 };
+	FILE *f = fopen(scratch_path("sched.info"), "r");
+
+	snprintf(want, sizeof(want), "role=%s ", role);
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, want, strlen(want)))
+			sscanf(line + strlen(want), "tid=%lld nvcsw=%lld nivcsw=%lld "
+			       "cpu_ns=%lld", &a.tid, &a.nvcsw, &a.nivcsw, &a.cpu_ns);
+	if (f)
+		fclose(f);
+	assert_true(a.tid > 0);
+	return a;
+}
+
+static int record_once(void **state)
+{
+	char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
+			 (char *)db_path(), "--", (char *)getenv("SCHED_WORKLOAD"),
+			 scratch_path("sched.info"), scratch_path("sched.dat"), NULL };
+	struct run r;
+
+	(void)state;
+	if (!argv[6])
+		argv[6] = "build/release/tests/sched_workload";
+	return run_argv(&r, argv) == 0 ? 0 : -1;
+}
+
+/* Involuntary switch-outs open a runnable interval marked preempted;
+ * voluntary ones open an off-CPU interval of their own. */
+static void switch_outs_equal_the_kernels_context_switch_counts(void **state)
+{
+	const char *roles[] = { "spin", "sleep", "ping", "pong", "disk" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+		struct acct a = acct_of(roles[i]);
+
+		assert_int_equal(db_int(db_path(), "SELECT count(*) FROM thread_state "
+					"WHERE tid = %lld AND preempted = 1", a.tid),
+				 a.nivcsw);
+		assert_int_equal(db_int(db_path(), "SELECT count(*) FROM thread_state "
+					"WHERE tid = %lld AND preempted = 0 AND state IN "
+					"('waiting', 'sleeping', 'blocked', 'other')",
+					a.tid), a.nvcsw);
+	}
+}
+
+/*
+ * Running time against CLOCK_THREAD_CPUTIME_ID.  Tolerance 1 ms + 2%:
+ * the last running interval ends at the thread's exit record, a few
+ * microseconds after the clock was read, and a switch record is stamped
+ * a little after the scheduler's own accounting starts or stops.
+ */
+static void running_time_equals_the_threads_cpu_clock(void **state)
+{
+	const char *roles[] = { "spin", "sleep", "ping", "pong", "disk" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+		struct acct a = acct_of(roles[i]);
+		long long run = db_int(db_path(), "SELECT sum(dur) FROM thread_state "
+				       "WHERE tid = %lld AND state = 'running'", a.tid);
+		long long diff = run > a.cpu_ns ? run - a.cpu_ns : a.cpu_ns - run;
+
+		if (diff > 1000000 + a.cpu_ns / 50)
+			fail_msg("%s: running %lld ns, CPU clock %lld ns", roles[i],
+				 run, a.cpu_ns);
+	}
+	assert_true(acct_of("spin").cpu_ns >= 300000000);
+}
+
+static void a_threads_intervals_neither_overlap_nor_leave_holes(void **state)
+{
+	(void)state;
+	assert_int_equal(db_int(db_path(),
+		"SELECT count(*) FROM (SELECT tid, ts, dur, lead(ts) OVER "
+		"(PARTITION BY tid ORDER BY ts) AS next FROM thread_state) "
+		"WHERE next IS NOT NULL AND next != ts + dur"), 0);
+	assert_true(db_int(db_path(), "SELECT count(*) FROM thread_state") > 2000);
+}
+
+static void a_sleeping_thread_spends_its_sleeps_off_the_cpu(void **state)
+{
+	struct acct a = acct_of("sleep");
+
+	(void)state;
+	assert_true(db_int(db_path(), "SELECT sum(dur) FROM thread_state WHERE "
+			   "tid = %lld AND state != 'running'", a.tid) >= 200000000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(switch_outs_equal_the_kernels_context_switch_counts),
+		cmocka_unit_test(running_time_equals_the_threads_cpu_clock),
+		cmocka_unit_test(a_threads_intervals_neither_overlap_nor_leave_holes),
+		cmocka_unit_test(a_sleeping_thread_spends_its_sleeps_off_the_cpu),
+	};
+
+	return cmocka_run_group_tests(tests, record_once, NULL);
+}
