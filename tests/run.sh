@@ -11,8 +11,11 @@ failed=0
 broken=()
 
 count_from() {	# $1 = log file; sets p and f
-	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$1" | tail -n1)
-	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s).*/\1/p' "$1" | tail -n1)
+	# A binary may run several cmocka groups: add up their lines.
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$1" |
+		awk '{ s += $1 } END { if (NR) print s }')
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s).*/\1/p' "$1" |
+		awk '{ s += $1 } END { if (NR) print s }')
 	if [ -z "$p$f" ]; then
 		p=$(sed -n 's/^[a-z_]*: \([0-9]*\) passed, \([0-9]*\) failed.*/\1/p' "$1" | tail -n1)
 		f=$(sed -n 's/^[a-z_]*: \([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' "$1" | tail -n1)

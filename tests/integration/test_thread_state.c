@@ -49,6 +49,32 @@ static int record_once(void **state)
 	return run_argv(&r, argv) == 0 ? 0 : -1;
 }
 
+/* Two CPU hogs for the whole recording, so that threads are preempted
+ * and wait for a CPU: the accounting must agree on a busy machine too. */
+static pid_t hogs[2];
+
+static int record_busy(void **state)
+{
+	for (int i = 0; i < 2; i++) {
+		hogs[i] = fork();
+		if (hogs[i] == 0)
+			for (;;)
+				;
+	}
+	unlink(db_path());
+	return record_once(state);
+}
+
+static int stop_hogs(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		kill(hogs[i], SIGKILL);
+		waitpid(hogs[i], NULL, 0);
+	}
+	return 0;
+}
+
 /* Involuntary switch-outs open a runnable interval marked preempted;
  * voluntary ones open an off-CPU interval of their own. */
 static void switch_outs_equal_the_kernels_context_switch_counts(void **state)
@@ -70,10 +96,13 @@ static void switch_outs_equal_the_kernels_context_switch_counts(void **state)
 }
 
 /*
- * Running time against CLOCK_THREAD_CPUTIME_ID.  Tolerance 1 ms + 2%:
- * the last running interval ends at the thread's exit record, a few
- * microseconds after the clock was read, and a switch record is stamped
- * a little after the scheduler's own accounting starts or stops.
+ * Running time against CLOCK_THREAD_CPUTIME_ID.  Tolerance 1 ms + 2% +
+ * 10 us a switch: the last running interval ends at the thread's exit
+ * record, a few microseconds after the clock was read; and the scheduler
+ * starts charging a thread when it picks it, while the switch-in record
+ * is written after the switch itself (finish_task_switch), so each switch
+ * shifts the two by the cost of a context switch, several microseconds
+ * on a paravirtualized VM under load (3.7 us a switch was seen here).
  */
 static void running_time_equals_the_threads_cpu_clock(void **state)
 {
@@ -85,8 +114,9 @@ static void running_time_equals_the_threads_cpu_clock(void **state)
 		long long run = db_int(db_path(), "SELECT sum(dur) FROM thread_state "
 				       "WHERE tid = %lld AND state = 'running'", a.tid);
 		long long diff = run > a.cpu_ns ? run - a.cpu_ns : a.cpu_ns - run;
+		long long switches = a.nvcsw + a.nivcsw;
 
-		if (diff > 1000000 + a.cpu_ns / 50)
+		if (diff > 1000000 + a.cpu_ns / 50 + 10000 * switches)
 			fail_msg("%s: running %lld ns, CPU clock %lld ns", roles[i],
 				 run, a.cpu_ns);
 	}
@@ -121,5 +151,9 @@ int main(void)
 		cmocka_unit_test(a_sleeping_thread_spends_its_sleeps_off_the_cpu),
 	};
 
-	return cmocka_run_group_tests(tests, record_once, NULL);
+	int failed = cmocka_run_group_tests_name("idle machine", tests,
+						 record_once, NULL);
+
+	return failed + cmocka_run_group_tests_name("busy machine", tests,
+						    record_busy, stop_hogs);
 }
