@@ -23,7 +23,7 @@ BUILD ?= build/release
 SANFLAGS =
 endif
 
-PKGS = libelf libdw sqlite3
+PKGS = libelf libdw sqlite3 libtraceevent libtracefs
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wno-missing-field-initializers
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE \
@@ -34,8 +34,8 @@ LDFLAGS += $(SANFLAGS)
 COMMON_SRC = common/errmsg.c
 DECODER_SRC = decoder/perf_record.c decoder/event.c decoder/idmap.c decoder/timeline.c \
 	      decoder/order.c decoder/hist.c decoder/fault_pair.c \
-	      decoder/thread_table.c decoder/fault_stream.c
-COLLECTOR_SRC = collector/ring.c collector/procfs.c collector/targets.c \
+	      decoder/thread_table.c decoder/fault_stream.c decoder/tracepoint.c
+COLLECTOR_SRC = collector/ring.c collector/procfs.c collector/targets.c collector/tracepoints.c \
 		collector/event_resolve.c collector/perf_open.c \
 		collector/fault_events.c collector/recorder.c
 SCHEMA_SRC = schema/db.c schema/loader.c
@@ -87,7 +87,7 @@ $(FAULTLINE): $(MAIN_OBJ) $(LIB_OBJ)
 
 # ---- tests ---------------------------------------------------------------
 
-UNIT_TESTS = test_perf_record test_order test_fault_pair test_fault_stream \
+UNIT_TESTS = test_perf_record test_order test_fault_pair test_fault_stream test_timeline \
 	     test_ring test_opt test_hist
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
@@ -119,7 +119,7 @@ $(BUILD)/tests/%_workload: tests/integration/%_workload.c
 
 $(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(DECODER_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
 check-fast: deps-check $(FAULTLINE) $(TEST_BIN) $(WORKLOAD_BIN)
 	@FAULTLINE=$(FAULTLINE) WORKLOAD=$(BUILD)/tests/fault_workload \
@@ -139,7 +139,9 @@ fuzz: deps-check
 	for t in $(FUZZ_TARGETS); do \
 		mkdir -p build/fuzz/corpus/$$t tests/fuzz/crashes/$$t && \
 		clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
-			-o build/fuzz/$$t tests/fuzz/$$t.c $(COMMON_SRC) $(DECODER_SRC) && \
+			$(shell pkg-config --cflags libtraceevent) \
+			-o build/fuzz/$$t tests/fuzz/$$t.c $(COMMON_SRC) $(DECODER_SRC) \
+			$(shell pkg-config --libs libtraceevent) && \
 		build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) \
 			-artifact_prefix=tests/fuzz/crashes/$$t/ \
 			build/fuzz/corpus/$$t tests/fuzz/corpus/$$t || exit 1; \

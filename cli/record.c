@@ -31,6 +31,8 @@
 struct record_args {
 	const char *output;
 	struct target_set targets;
+	struct tp_spec *tracepoints;	/* owned array; strings owned too */
+	size_t ntracepoints;
 	int all;
 	uint64_t min_fault_dur_ns;
 	uint64_t duration_ns;
@@ -72,15 +74,64 @@ static int add_comm(void *value, const char *arg, const char *opt,
 	return 0;
 }
 
+/* "SUBSYS:NAME" or "SUBSYS:NAME/FILTER/" into a new tp_spec. */
+static int add_tracepoint(void *value, const char *arg, const char *opt,
+			  struct errmsg *e)
+{
+	struct record_args *a = value;
+	const char *colon = strchr(arg, ':'), *slash;
+	size_t sys_len, name_len, arg_len = strlen(arg);
+	struct tp_spec *v, sp = { 0 };
+
+	slash = colon ? strchr(colon, '/') : NULL;
+	sys_len = colon ? (size_t)(colon - arg) : 0;
+	name_len = colon ? (slash ? (size_t)(slash - colon - 1) : strlen(colon + 1)) : 0;
+	if (!sys_len || !name_len ||
+	    strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != sys_len ||
+	    strspn(colon + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != name_len ||
+	    (slash && (arg_len - (size_t)(slash - arg) < 3 || arg[arg_len - 1] != '/')))
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected SUBSYS:NAME "
+				  "or SUBSYS:NAME/FILTER/, e.g. skb:kfree_skb or "
+				  "'sched:sched_switch/prev_pid == 42/'", opt, arg);
+	sp.system = strndup(arg, sys_len);
+	sp.name = strndup(colon + 1, name_len);
+	if (slash)
+		sp.filter = strndup(slash + 1, arg_len - (size_t)(slash - arg) - 2);
+	v = realloc(a->tracepoints, (a->ntracepoints + 1) * sizeof(*v));
+	if (!v || !sp.system || !sp.name || (slash && !sp.filter)) {
+		free(sp.system);
+		free(sp.name);
+		free(sp.filter);
+		if (v)
+			a->tracepoints = v;
+		return -ENOMEM;
+	}
+	a->tracepoints = v;
+	a->tracepoints[a->ntracepoints++] = sp;
+	return 0;
+}
+
+static void free_tracepoints(struct record_args *a)
+{
+	for (size_t i = 0; i < a->ntracepoints; i++) {
+		free(a->tracepoints[i].system);
+		free(a->tracepoints[i].name);
+		free(a->tracepoints[i].filter);
+	}
+	free(a->tracepoints);
+}
+
 static const char record_usage[] =
 	"faultline record [-o DB] [-p PID[,PID]] [-t TID[,TID]] [--comm NAME]\n"
-	"                        [-a] [--min-fault-duration DUR] [--duration DUR]\n"
-	"                        [--buffer-size SIZE] [-q] [-- COMMAND [ARGS...]]";
+	"                        [-a] [-e SUBSYS:NAME[/FILTER/]] [--min-fault-duration DUR]\n"
+	"                        [--duration DUR] [--buffer-size SIZE] [-q]\n"
+	"                        [-- COMMAND [ARGS...]]";
 
 static const char record_examples[] =
 	"  faultline record -o run.db -- ./server --port 9000\n"
 	"  faultline record -o run.db -p 4242 --duration 60s\n"
-	"  faultline record -o run.db --comm lbm-rx --min-fault-duration 1ms\n";
+	"  faultline record -o run.db --comm lbm-rx --min-fault-duration 1ms\n"
+	"  faultline record -o run.db -e skb:kfree_skb -e sock:sock_rcvqueue_full -- ./rx\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -127,6 +178,9 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		  "observes every CPU)", OPT_CALLBACK, &a->targets, add_comm },
 		{ 'a', "all-cpus", NULL, "every thread on the machine",
 		  OPT_FLAG, &a->all, NULL },
+		{ 'e', "event", "SUBSYS:NAME[/FILTER/]", "also record this tracepoint "
+		  "(repeatable), with a kernel-side filter", OPT_CALLBACK, a,
+		  add_tracepoint },
 		{ 0, "min-fault-duration", "DUR", "store faults at least this long "
 		  "(all are counted in histograms; default 0: store all)",
 		  OPT_DURATION, &a->min_fault_dur_ns, NULL },
@@ -313,6 +367,7 @@ static int run_record(struct record_run *run, int argc, char **argv)
 	struct record_args *a = run->args;
 	struct recorder_config cfg = {
 		&a->targets, (size_t)a->buffer_bytes, a->duration_ns,
+		a->tracepoints, a->ntracepoints,
 	};
 	struct errmsg *e = &run->err;
 	int err;
@@ -322,6 +377,8 @@ static int run_record(struct record_run *run, int argc, char **argv)
 		err = db_open_write(a->output, &run->db, e);
 	if (err == 0)
 		err = recorder_open(&run->rec, &cfg, e);
+	if (err == 0 && run->rec.warning.text[0] && !a->quiet)
+		warning("record", "%s", run->rec.warning.text);
 	if (err == 0)
 		err = begin_session(run, argc, argv, e);
 	if (err == 0)
@@ -339,6 +396,7 @@ int cmd_record(int argc, char **argv)
 	target_set_init(&a.targets);
 	status = parse_args(&a, argc, argv);
 	if (status) {
+		free_tracepoints(&a);
 		free(a.targets.comms);
 		target_set_release(&a.targets);
 		return status < 0 ? 0 : status;
@@ -362,6 +420,7 @@ int cmd_record(int argc, char **argv)
 		record_pipeline_release(&run.pipe);
 	}
 	recorder_release(&run.rec);
+	free_tracepoints(&a);
 	free(a.targets.comms);
 	target_set_release(&a.targets);
 	return err < 0 ? 1 : 0;

@@ -5,6 +5,7 @@
 
 #include "../common/clock.h"
 #include "../collector/procfs.h"
+#include "../collector/tracepoints.h"
 #include "record_pipeline.h"
 
 static int store_state(void *ctx, const struct state_interval *iv)
@@ -47,6 +48,13 @@ static int store_thread(void *ctx, const struct thread *t)
 	return loader_thread(p->loader, t, &p->err);
 }
 
+static void refresh_clock_offset(struct record_pipeline *p)
+{
+	struct clock_anchor a = clock_anchor_now();
+
+	p->mono_to_real_ns = (int64_t)(a.realtime_ns - a.monotonic_ns);
+}
+
 void record_pipeline_init(struct record_pipeline *p, const struct recorder *r,
 			  const struct target_set *t, struct loader *l,
 			  uint64_t min_fault_dur_ns, int live)
@@ -62,6 +70,12 @@ void record_pipeline_init(struct record_pipeline *p, const struct recorder *r,
 
 	memset(p, 0, sizeof(*p));
 	p->fmt = &r->fmt;
+	p->tp_fmt = r->fmt;
+	p->tp_fmt.sample_type = TP_SAMPLE_TYPE;
+	p->rec = r;
+	p->have_sched = r->sched_switch && r->sched_waking &&
+			sched_fields_bind(&p->sched, r->sched_switch,
+					  r->sched_waking) == 0;
 	p->ids = &r->ids;
 	p->targets = t;
 	p->system_wide = target_system_wide(t);
@@ -71,6 +85,8 @@ void record_pipeline_init(struct record_pipeline *p, const struct recorder *r,
 	errmsg_init(&p->err);
 	order_queue_init(&p->order);
 	fault_stream_init(&p->faults, &ops, min_fault_dur_ns);
+	p->faults.cpu_wide_adds_threads = p->system_wide;
+	refresh_clock_offset(p);
 }
 
 void record_pipeline_release(struct record_pipeline *p)
@@ -96,15 +112,98 @@ static int on_lost(struct record_pipeline *p, int cpu, const struct perf_rec *r)
 	return loader_lost(p->loader, r->sid.time, cpu, kind, count, &p->err);
 }
 
-static int on_record(void *ctx, int cpu, const void *bytes, size_t len)
+/* A record from a tracepoint ring: its times to CLOCK_REALTIME. */
+static void to_realtime(const struct record_pipeline *p, struct perf_rec *r)
+{
+	if (r->sid.time)
+		r->sid.time += (uint64_t)p->mono_to_real_ns;
+	if (r->type == PERF_RECORD_SAMPLE)
+		r->u.sample.sid.time = r->sid.time;
+}
+
+/* Is the thread a -e row is about a target?  A thread the stream knows
+ * answers for itself; an unknown one is asked of the target set (its
+ * name read from /proc when names decide). */
+static int tp_thread_wanted(struct record_pipeline *p, uint32_t pid,
+			    uint32_t tid)
+{
+	struct thread *t = thread_table_find(&p->faults.threads, tid);
+	char comm[COMM_LEN] = "";
+
+	if (p->targets->all || (t && t->wanted))
+		return 1;
+	if (t || tid == 0)
+		return 0;
+	if (p->targets->ncomms)
+		proc_read_comm((pid_t)pid, (pid_t)tid, comm);
+	return target_wanted(p->targets, (pid_t)pid, (pid_t)tid, comm);
+}
+
+/* A -e tracepoint hit: a row, with its fields as JSON. */
+static int on_user_tracepoint(struct record_pipeline *p, uint16_t idx,
+			      int cpu, const struct sample *s)
+{
+	struct tep_event *ev = p->rec->user_events[idx];
+	char name[160], json[8192];
+	int n;
+
+	if (!tp_thread_wanted(p, s->sid.pid, s->sid.tid))
+		return 0;
+	n = tp_fields_json(ev, s->raw, s->raw_size, json, sizeof(json));
+	if (n < 0) {
+		p->n.malformed++;
+		return loader_lost(p->loader, s->sid.time, cpu, "malformed", 1,
+				   &p->err);
+	}
+	snprintf(name, sizeof(name), "%s:%s", ev->system, ev->name);
+	p->n.tracepoints++;
+	return loader_tracepoint(p->loader, s->sid.time, s->sid.tid, s->sid.pid,
+				 (uint32_t)cpu, name, json, &p->err);
+}
+
+/* Tracepoint samples have their own format; the id says whose. */
+static int on_tracepoint(struct record_pipeline *p, int cpu, const void *bytes,
+			 size_t len, enum ev_role role, uint16_t arg)
+{
+	struct perf_rec r;
+	struct ev e;
+
+	if (perf_rec_decode(&p->tp_fmt, bytes, len, &r) < 0) {
+		p->n.malformed++;
+		return loader_lost(p->loader, 0, cpu, "malformed", 1, &p->err);
+	}
+	to_realtime(p, &r);
+	if (role == ROLE_TP_USER)
+		return on_user_tracepoint(p, arg, cpu, &r.u.sample);
+	if (!p->have_sched || !sched_ev(&p->sched, role, &r.u.sample,
+					(uint32_t)cpu, &e))
+		return 0;
+	if (order_queue_push(&p->order, &e) < 0)
+		return errmsg_set(&p->err, ENOMEM, "out of memory queueing events");
+	return 0;
+}
+
+static int on_record(void *ctx, int cpu, int monotonic, const void *bytes,
+		     size_t len)
 {
 	struct record_pipeline *p = ctx;
 	struct perf_rec r;
 	struct ev e;
+	uint64_t id;
+	uint16_t arg;
+	enum ev_role role;
 	int err;
 
 	p->n.records++;
+	if (((const struct perf_event_header *)bytes)->type == PERF_RECORD_SAMPLE &&
+	    sample_peek_id(bytes, len, &id) == 0) {
+		role = idmap_lookup(p->ids, id, &arg);
+		if (role >= ROLE_TP_SCHED_SWITCH)
+			return on_tracepoint(p, cpu, bytes, len, role, arg);
+	}
 	err = perf_rec_decode(p->fmt, bytes, len, &r);
+	if (monotonic)
+		to_realtime(p, &r);
 	if (err == -ENOMSG) {
 		p->n.unknown++;
 		return 0;
@@ -147,6 +246,8 @@ static int on_round(void *ctx, uint64_t watermark)
 	long n = order_queue_flush(&p->order, watermark, fault_stream_event,
 				   &p->faults);
 
+	/* For the next round's tracepoint records (NTP slews it slowly). */
+	refresh_clock_offset(p);
 	if (n == -ENOMEM)
 		return errmsg_set(&p->err, ENOMEM, "out of memory tracking threads");
 	return n < 0 ? (int)n : 0;

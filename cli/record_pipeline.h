@@ -17,6 +17,7 @@
 #include "../collector/targets.h"
 #include "../decoder/fault_stream.h"
 #include "../decoder/order.h"
+#include "../decoder/tracepoint.h"
 #include "../schema/loader.h"
 
 struct pipeline_counts {
@@ -27,10 +28,15 @@ struct pipeline_counts {
 	uint64_t malformed;		/* records that did not decode */
 	uint64_t unknown;		/* record types not handled */
 	uint64_t mappings;		/* mapping rows */
+	uint64_t tracepoints;		/* tracepoint_event rows */
 };
 
 struct record_pipeline {
 	const struct sample_fmt *fmt;	/* borrowed: the recorder's */
+	struct sample_fmt tp_fmt;	/* what tracepoint samples carry */
+	struct sched_fields sched;	/* sched_switch / sched_waking fields */
+	int have_sched;
+	const struct recorder *rec;	/* borrowed: -e events, in order */
 	const struct idmap *ids;	/* borrowed: the recorder's */
 	const struct target_set *targets;	/* borrowed */
 	/* -a or --comm: events see every thread, rows are kept for target
@@ -42,6 +48,9 @@ struct record_pipeline {
 	struct loader *loader;		/* borrowed: begun by the command */
 	struct pipeline_counts n;
 	struct errmsg err;		/* the first failure */
+	/* CLOCK_REALTIME - CLOCK_MONOTONIC, from an anchor pair read at each
+	 * drain round: converts the tracepoint rings' timestamps. */
+	int64_t mono_to_real_ns;
 	/* Live status, when stderr is a terminal. */
 	int live;
 	uint64_t start_mono;

@@ -85,6 +85,10 @@ void record_summary_print(FILE *out, const struct record_pipeline *p,
 		(unsigned long long)st->minor, (unsigned long long)st->major,
 		(unsigned long long)st->unfinished, (unsigned long long)st->stored,
 		(unsigned long long)st->below_threshold);
+	if (st->intervals || p->n.tracepoints)
+		fprintf(out, "  %llu thread-state intervals, %llu tracepoint rows\n",
+			(unsigned long long)st->intervals,
+			(unsigned long long)p->n.tracepoints);
 	print_latency(out, p, FAULT_MINOR);
 	print_latency(out, p, FAULT_MAJOR);
 	if (lost)

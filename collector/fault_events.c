@@ -95,42 +95,6 @@ int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
 	return 0;
 }
 
-/* Adds fd to the recorder's list, growing it.  0 or -ENOMEM. */
-static int keep_fd(struct recorder *r, int fd)
-{
-	if (r->nfds == r->capfds) {
-		size_t cap = r->capfds ? r->capfds * 2 : 64;
-		int *v = realloc(r->fds, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		r->fds = v;
-		r->capfds = cap;
-	}
-	r->fds[r->nfds++] = fd;
-	return 0;
-}
-
-static int map_ring(struct recorder *r, int idx, int fd, struct errmsg *e)
-{
-	int err = ring_map(&r->rings[idx], fd, r->cpus[idx], r->cfg.ring_bytes);
-
-	if ((err == -EPERM || err == -ENOMEM) && geteuid() != 0)
-		return errmsg_set(e, -err, "cannot map a %zu KiB ring on CPU %d: "
-				  "over the locked-memory limit "
-				  "(/proc/sys/kernel/perf_event_mlock_kb and ulimit -l); "
-				  "use a smaller --buffer-size or run as root",
-				  r->cfg.ring_bytes >> 10, r->cpus[idx]);
-	if (err == -EPERM || err == -ENOMEM)
-		return errmsg_set(e, -err, "cannot map a %zu KiB ring on CPU %d: "
-				  "the kernel could not allocate it; use a smaller "
-				  "--buffer-size", r->cfg.ring_bytes >> 10, r->cpus[idx]);
-	if (err < 0)
-		return errmsg_set(e, -err, "cannot map the ring on CPU %d: %s",
-				  r->cpus[idx], strerror(-err));
-	return 0;
-}
-
 /*
  * Each CPU's ring belongs to a dummy event on faultline's own thread
  * (which lives as long as the recording), not to a target's event: when a
@@ -158,16 +122,14 @@ int ring_owners_open(struct recorder *r, const struct fault_attrs *fa,
 
 		if (fd < 0)
 			return perf_open_explain(-fd, &a, "dummy", 0, r->cpus[c], e);
-		if (keep_fd(r, fd) < 0) {
-			close(fd);
+		if (recorder_keep_fd(r, fd) < 0)
 			return -ENOMEM;
-		}
 		if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 			return errmsg_set(e, errno, "cannot read an event id: %s",
 					  strerror(errno));
 		err = idmap_put(&r->ids, id, ROLE_RING_OWNER);
 		if (err == 0)
-			err = map_ring(r, c, fd, e);
+			err = recorder_map_ring(r, &r->rings[c], c, fd, e);
 		if (err < 0)
 			return err;
 	}
@@ -205,10 +167,8 @@ int fault_events_open(struct recorder *r, const struct fault_attrs *fa,
 			if (fd < 0)
 				return perf_open_explain(-fd, &a, fa->name[i], pid,
 							 r->cpus[c], e);
-			if (keep_fd(r, fd) < 0) {
-				close(fd);
+			if (recorder_keep_fd(r, fd) < 0)
 				return -ENOMEM;
-			}
 			if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 				return errmsg_set(e, errno, "cannot read the id of "
 						  "'%s': %s", fa->name[i],

@@ -20,9 +20,48 @@ void recorder_init(struct recorder *r)
 {
 	memset(r, 0, sizeof(*r));
 	idmap_init(&r->ids);
+	errmsg_init(&r->warning);
 	r->sigfd = -1;
 	r->child_pidfd = -1;
 	r->child_status = -1;
+}
+
+int recorder_keep_fd(struct recorder *r, int fd)
+{
+	if (r->nfds == r->capfds) {
+		size_t cap = r->capfds ? r->capfds * 2 : 64;
+		int *v = realloc(r->fds, cap * sizeof(*v));
+
+		if (!v) {
+			close(fd);
+			return -ENOMEM;
+		}
+		r->fds = v;
+		r->capfds = cap;
+	}
+	r->fds[r->nfds++] = fd;
+	return 0;
+}
+
+int recorder_map_ring(struct recorder *r, struct ring *ring, int idx, int fd,
+		      struct errmsg *e)
+{
+	int err = ring_map(ring, fd, r->cpus[idx], r->cfg.ring_bytes);
+
+	if ((err == -EPERM || err == -ENOMEM) && geteuid() != 0)
+		return errmsg_set(e, -err, "cannot map a %zu KiB ring on CPU %d: "
+				  "over the locked-memory limit "
+				  "(/proc/sys/kernel/perf_event_mlock_kb and ulimit -l); "
+				  "use a smaller --buffer-size or run as root",
+				  r->cfg.ring_bytes >> 10, r->cpus[idx]);
+	if (err == -EPERM || err == -ENOMEM)
+		return errmsg_set(e, -err, "cannot map a %zu KiB ring on CPU %d: "
+				  "the kernel could not allocate it; use a smaller "
+				  "--buffer-size", r->cfg.ring_bytes >> 10, r->cpus[idx]);
+	if (err < 0)
+		return errmsg_set(e, -err, "cannot map the ring on CPU %d: %s",
+				  r->cpus[idx], strerror(-err));
+	return 0;
 }
 
 static int pidfd_open_nocheck(pid_t pid)
@@ -73,30 +112,96 @@ static int open_process(struct recorder *r, const struct fault_attrs *fa,
 	return err;
 }
 
+/* The systems whose formats are needed: sched, and those of -e. */
+static const char **tracepoint_systems(const struct recorder_config *cfg)
+{
+	const char **v = calloc(cfg->ntracepoints + 2, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return NULL;
+	v[n++] = "sched";
+	for (size_t i = 0; i < cfg->ntracepoints; i++) {
+		size_t k = 0;
+
+		while (k < n && strcmp(v[k], cfg->tracepoints[i].system))
+			k++;
+		if (k == n)
+			v[n++] = cfg->tracepoints[i].system;
+	}
+	return v;
+}
+
+/*
+ * sched_switch (prev_state: S or D) and sched_waking (who woke whom) on
+ * every CPU, refining the timelines; then the -e tracepoints.  Without
+ * tracefs, timelines still come from the switch records: that is a
+ * warning, unless -e asked for tracepoints.
+ */
+static int open_tracepoints(struct recorder *r, struct errmsg *e)
+{
+	const char **systems = tracepoint_systems(&r->cfg);
+	struct errmsg why;
+	int err;
+
+	if (!systems)
+		return -ENOMEM;
+	errmsg_init(&why);
+	err = tracepoints_load(systems, &r->tep, &why);
+	free(systems);
+	if (err < 0 && !r->cfg.ntracepoints) {
+		errmsg_set(&r->warning, -err, "thread states will not tell sleeping "
+			   "from blocked, nor name wakers: %s", why.text);
+		return 0;
+	}
+	if (err < 0) {
+		*e = why;
+		return err;
+	}
+	r->sched_switch = tep_find_event_by_name(r->tep, "sched", "sched_switch");
+	r->sched_waking = tep_find_event_by_name(r->tep, "sched", "sched_waking");
+	if (r->sched_switch)
+		err = tracepoint_open(r, r->sched_switch, ROLE_TP_SCHED_SWITCH, 0,
+				      NULL, e);
+	if (err == 0 && r->sched_waking)
+		err = tracepoint_open(r, r->sched_waking, ROLE_TP_SCHED_WAKING, 0,
+				      NULL, e);
+	r->user_events = calloc(r->cfg.ntracepoints + 1, sizeof(*r->user_events));
+	if (!r->user_events)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->cfg.ntracepoints && err == 0; i++) {
+		const struct tp_spec *sp = &r->cfg.tracepoints[i];
+
+		r->user_events[i] = tracepoint_find(r->tep, sp->system, sp->name, e);
+		err = r->user_events[i] ? tracepoint_open(r, r->user_events[i],
+				ROLE_TP_USER, (uint16_t)i, sp->filter, e) : -ENOENT;
+	}
+	return err;
+}
+
 static int open_targets(struct recorder *r, const struct fault_attrs *fa,
 			struct errmsg *e)
 {
 	struct target_set *t = r->cfg.targets;
 	int gone, err = ring_owners_open(r, fa, e);
 
-	if (err < 0)
-		return err;
-	if (target_system_wide(t)) {
+	if (err == 0 && target_system_wide(t))
 		/* These see the command too: target_wanted knows its pid. */
 		err = fault_events_open(r, fa, -1, 0, 0, &gone, e);
-		r->nfds_to_enable = r->nfds;
-		return err;
-	}
-	for (size_t i = 0; i < t->npids && err == 0; i++)
+	for (size_t i = 0; i < t->npids && err == 0 && !target_system_wide(t); i++)
 		err = open_process(r, fa, t->pids[i], e);
-	for (size_t i = 0; i < t->ntids && err == 0; i++) {
+	for (size_t i = 0; i < t->ntids && err == 0 && !target_system_wide(t); i++) {
 		err = fault_events_open(r, fa, t->tids[i], 0, 0, &gone, e);
 		if (err == 0 && gone)
 			err = errmsg_set(e, ESRCH, "thread %d exited before "
 					 "recording began", (int)t->tids[i]);
 	}
+	if (err == 0)
+		err = open_tracepoints(r, e);
+	/* Everything so far is enabled by ioctl; the command's own events,
+	 * opened last, by its exec. */
 	r->nfds_to_enable = r->nfds;
-	if (err == 0 && t->child)
+	if (err == 0 && t->child && !target_system_wide(t))
 		err = fault_events_open(r, fa, t->child, 1, 1, &gone, e);
 	return err;
 }
@@ -135,7 +240,8 @@ int recorder_open(struct recorder *r, const struct recorder_config *cfg,
 				  "/sys/devices/system/cpu/online: %s",
 				  strerror(-err));
 	r->rings = calloc((size_t)r->ncpus, sizeof(*r->rings));
-	if (!r->rings)
+	r->tp_rings = calloc((size_t)r->ncpus, sizeof(*r->tp_rings));
+	if (!r->rings || !r->tp_rings)
 		return -ENOMEM;
 	raise_fd_limit();
 	err = fault_attrs_build(&fa, cfg->ring_bytes, e);
@@ -175,6 +281,7 @@ struct drain_ctx {
 	const struct recorder_sink *sink;
 	struct recorder *r;
 	int cpu;
+	int monotonic;
 };
 
 static int one_record(void *ctx, const void *rec, size_t len)
@@ -182,7 +289,27 @@ static int one_record(void *ctx, const void *rec, size_t len)
 	struct drain_ctx *d = ctx;
 
 	d->r->records++;
-	return d->sink->record(d->sink->ctx, d->cpu, rec, len);
+	return d->sink->record(d->sink->ctx, d->cpu, d->monotonic, rec, len);
+}
+
+static int drain_set(struct recorder *r, struct ring *rings,
+		     struct drain_ctx *d)
+{
+	for (int i = 0; i < r->ncpus; i++) {
+		struct ring *ring = &rings[i];
+		uint64_t bad = ring->framing_errors;
+		long n;
+
+		if (!ring->meta)
+			continue;
+		d->cpu = ring->cpu;
+		n = ring_drain(ring, one_record, d);
+		if (n < 0)
+			return (int)n;
+		r->bytes += (uint64_t)n;
+		r->framing_errors += ring->framing_errors - bad;
+	}
+	return 0;
 }
 
 /* One pass over every ring.  The watermark is taken before the first
@@ -192,23 +319,13 @@ static int drain_round(struct recorder *r, const struct recorder_sink *sink,
 {
 	uint64_t watermark = final ? UINT64_MAX :
 			     realtime_ns() - RECORDER_ORDER_SLACK_NS;
-	struct drain_ctx d = { sink, r, 0 };
+	struct drain_ctx d = { sink, r, 0, 0 };
+	int err = drain_set(r, r->rings, &d);
 
-	for (int i = 0; i < r->ncpus; i++) {
-		struct ring *ring = &r->rings[i];
-		uint64_t bad = ring->framing_errors;
-		long n;
-
-		if (!ring->meta)
-			continue;
-		d.cpu = ring->cpu;
-		n = ring_drain(ring, one_record, &d);
-		if (n < 0)
-			return (int)n;
-		r->bytes += (uint64_t)n;
-		r->framing_errors += ring->framing_errors - bad;
-	}
-	return sink->round(sink->ctx, watermark);
+	d.monotonic = 1;
+	if (err == 0)
+		err = drain_set(r, r->tp_rings, &d);
+	return err ? err : sink->round(sink->ctx, watermark);
 }
 
 /* Reaps the command if its pidfd says it exited. */
@@ -261,7 +378,7 @@ static void check_signal(struct recorder *r)
  * dropped from the poll set (its ring is still drained every round). */
 static struct pollfd *poll_set(struct recorder *r, size_t *n)
 {
-	size_t cnt = 2 + r->npidfds + (size_t)r->ncpus, k = 0;
+	size_t cnt = 2 + r->npidfds + 2 * (size_t)r->ncpus, k = 0;
 	struct pollfd *p = calloc(cnt, sizeof(*p));
 
 	if (!p)
@@ -273,6 +390,9 @@ static struct pollfd *poll_set(struct recorder *r, size_t *n)
 	for (int i = 0; i < r->ncpus; i++)
 		p[k++] = (struct pollfd){ .fd = r->rings[i].meta ?
 					  r->rings[i].fd : -1, .events = POLLIN };
+	for (int i = 0; i < r->ncpus; i++)
+		p[k++] = (struct pollfd){ .fd = r->tp_rings[i].meta ?
+					  r->tp_rings[i].fd : -1, .events = POLLIN };
 	*n = cnt;
 	return p;
 }
@@ -359,12 +479,14 @@ int recorder_run(struct recorder *r, const struct recorder_sink *sink,
 	err = enable_all(r, e);
 	if (err == 0)
 		err = record_loop(r, sink, pfds, npfds);
-	disable_all(r);
-	/* After DISABLE no target record is written: drain, make room for
-	 * the pending LOST counts, and drain those. */
+	/* Drain to make room, have the kernel write its pending LOST counts
+	 * (moving across the CPUs also fires sched_switch there, which does
+	 * the same for the tracepoint rings), stop every target event, and
+	 * read what is left. */
 	if (err == 0)
 		err = drain_round(r, sink, 0);
 	recorder_flush_lost(r);
+	disable_all(r);
 	if (err == 0)
 		err = drain_round(r, sink, 1);
 	free(pfds);
@@ -375,6 +497,9 @@ void recorder_release(struct recorder *r)
 {
 	for (int i = 0; r->rings && i < r->ncpus; i++)
 		ring_unmap(&r->rings[i]);
+	for (int i = 0; r->tp_rings && i < r->ncpus; i++)
+		ring_unmap(&r->tp_rings[i]);
+	free(r->tp_rings);
 	for (size_t i = 0; i < r->nfds; i++)
 		close(r->fds[i]);
 	for (size_t i = 0; i < r->npidfds; i++)
@@ -388,6 +513,9 @@ void recorder_release(struct recorder *r)
 	free(r->fds);
 	free(r->pidfds);
 	free(r->cpus);
+	free(r->user_events);
+	if (r->tep)
+		tep_free(r->tep);
 	idmap_release(&r->ids);
 	recorder_init(r);
 }

@@ -23,6 +23,7 @@
 #include "../decoder/perf_record.h"
 #include "ring.h"
 #include "targets.h"
+#include "tracepoints.h"
 
 /* A record stamped this long before a ring's head was read has been
  * published in it: the kernel stamps a software event and copies it into
@@ -38,12 +39,17 @@ struct recorder_config {
 	struct target_set *targets;	/* borrowed */
 	size_t ring_bytes;		/* data bytes per CPU: a power of two */
 	uint64_t duration_ns;		/* stop after this long; 0: no limit */
+	const struct tp_spec *tracepoints;	/* borrowed: -e, in order */
+	size_t ntracepoints;
 };
 
 struct recorder_sink {
 	void *ctx;
-	/* One record from cpu's ring; rec is borrowed until return. */
-	int (*record)(void *ctx, int cpu, const void *rec, size_t len);
+	/* One record from cpu's ring; rec is borrowed until return.
+	 * monotonic: its timestamps are CLOCK_MONOTONIC (a tracepoint ring),
+	 * else CLOCK_REALTIME. */
+	int (*record)(void *ctx, int cpu, int monotonic, const void *rec,
+		      size_t len);
 	/* Every record stamped at or before watermark (CLOCK_REALTIME ns)
 	 * has been handed to record(); UINT64_MAX at the very end. */
 	int (*round)(void *ctx, uint64_t watermark);
@@ -63,6 +69,11 @@ struct recorder {
 	int *cpus;			/* owned: online CPUs */
 	int ncpus;
 	struct ring *rings;		/* owned: rings[i] is cpus[i]'s */
+	/* owned: cpus[i]'s ring for tracepoints.  The kernel refuses
+	 * CLOCK_REALTIME for tracepoints (EINVAL on 6.18) and a ring's
+	 * events must share one clock: these are in CLOCK_MONOTONIC, which
+	 * the sink converts with a clock anchor. */
+	struct ring *tp_rings;
 	int *fds;			/* owned: every event fd opened */
 	size_t nfds, capfds;
 	size_t nfds_to_enable;		/* fds[0..this) are enabled by ioctl */
@@ -72,6 +83,11 @@ struct recorder {
 	int child_pidfd;		/* owned: the command, or -1 */
 	int *pidfds;			/* owned: -p processes, -1 once exited */
 	size_t npidfds;
+	struct tep_handle *tep;		/* owned: tracepoint formats, or NULL */
+	struct tep_event *sched_switch;	/* borrowed from tep, or NULL */
+	struct tep_event *sched_waking;	/* borrowed from tep, or NULL */
+	struct tep_event **user_events;	/* owned array of borrowed: -e, in order */
+	struct errmsg warning;		/* set when something is left out */
 
 	/* Results of recorder_run. */
 	enum stop_reason stop;
@@ -83,6 +99,14 @@ struct recorder {
 };
 
 void recorder_init(struct recorder *r);
+
+/* Maps cpus[idx]'s ring for fd into *ring; e says why not. */
+int recorder_map_ring(struct recorder *r, struct ring *ring, int idx, int fd,
+		      struct errmsg *e);
+
+/* Keeps fd among the recorder's events (closed by recorder_release);
+ * closes it and returns -ENOMEM if the list cannot grow. */
+int recorder_keep_fd(struct recorder *r, int fd);
 
 /* Opens and maps everything, spawning the command (held before exec) if
  * there is one.  0 or -errno with e saying what failed and how to fix it. */

@@ -21,6 +21,9 @@ enum ev_kind {
 	EV_EXIT,		/* thread exited */
 	EV_SWITCH_IN,		/* PERF_RECORD_SWITCH(_CPU_WIDE): onto cpu */
 	EV_SWITCH_OUT,		/* ... off cpu; u.sw.preempt if involuntary */
+	EV_PREV_STATE,		/* sched_switch: tid leaves in u.sched.prev_state */
+	EV_WAKING,		/* sched_waking: tid is woken by u.sched.waker_tid
+				 * running on cpu */
 };
 
 #define COMM_LEN 16		/* TASK_COMM_LEN, including the NUL */
@@ -31,6 +34,8 @@ struct ev {
 	uint32_t pid, tid;
 	uint32_t cpu;
 	uint8_t kind;		/* enum ev_kind */
+	uint8_t cpu_wide;	/* from a CPU-wide tracepoint: it may be about
+				 * a thread that is no target */
 	union {
 		struct {
 			uint64_t addr;	/* faulting address */
@@ -46,6 +51,10 @@ struct ev {
 		struct {
 			int preempt;
 		} sw;
+		struct {
+			uint32_t prev_state;
+			uint32_t waker_tid, waker_pid;
+		} sched;
 	} u;
 };
 

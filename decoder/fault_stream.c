@@ -201,6 +201,20 @@ void fault_stream_lost(struct fault_stream *s)
 		timeline_lost(&s->threads.by_order[i]->tl);
 }
 
+/* sched_switch's prev_state and sched_waking's wake-ups. */
+static int on_sched(struct fault_stream *s, struct thread *t,
+		    const struct ev *e)
+{
+	if (!t->wanted || e->tid == 0)
+		return 0;
+	if (e->kind == EV_PREV_STATE) {
+		timeline_prev_state(&t->tl, e->ts, e->u.sched.prev_state);
+		return 0;
+	}
+	return timeline_waking(&t->tl, t->tid, t->pid, e->ts,
+			       e->u.sched.waker_tid, e->cpu, store_state, s);
+}
+
 int fault_stream_event(void *stream, const struct ev *e)
 {
 	struct fault_stream *s = stream;
@@ -208,9 +222,13 @@ int fault_stream_event(void *stream, const struct ev *e)
 
 	if (e->kind == EV_FORK)
 		return on_fork(s, e);
-	t = thread_of(s, e);
-	if (!t)
+	if (e->cpu_wide && !s->cpu_wide_adds_threads) {
+		t = thread_table_find(&s->threads, e->tid);
+		if (!t || t->exited)
+			return 0;
+	} else if (!(t = thread_of(s, e))) {
 		return -ENOMEM;
+	}
 	if (e->ts > t->last_ts)
 		t->last_ts = e->ts;
 	switch (e->kind) {
@@ -229,6 +247,9 @@ int fault_stream_event(void *stream, const struct ev *e)
 	case EV_SWITCH_IN:
 	case EV_SWITCH_OUT:
 		return on_switch(s, t, e);
+	case EV_PREV_STATE:
+	case EV_WAKING:
+		return on_sched(s, t, e);
 	}
 	return 0;
 }

@@ -53,6 +53,11 @@ struct fault_stream {
 	struct thread_table threads;	/* owned */
 	struct fault_stream_ops ops;	/* borrowed ctx */
 	uint64_t min_dur_ns;		/* store paired faults >= this */
+	/* Events from CPU-wide tracepoints (ev.cpu_wide) can be about any
+	 * thread.  When the targets' own events are per thread (-p, -t, a
+	 * command), only threads those events showed are targets, and such
+	 * events never add a thread; with -a or --comm they do. */
+	int cpu_wide_adds_threads;
 	struct fault_stats st;
 };
 

@@ -23,7 +23,7 @@ static size_t slot_of(uint64_t id, size_t cap)
 }
 
 static void insert_slot(struct idmap_slot *slots, size_t cap, uint64_t id,
-			uint8_t role)
+			uint8_t role, uint16_t arg)
 {
 	size_t i = slot_of(id, cap);
 
@@ -31,6 +31,7 @@ static void insert_slot(struct idmap_slot *slots, size_t cap, uint64_t id,
 		i = (i + 1) & (cap - 1);
 	slots[i].id = id;
 	slots[i].role = role;
+	slots[i].arg = arg;
 }
 
 /* Keeps the load factor at or under one half. */
@@ -43,14 +44,16 @@ static int grow(struct idmap *m)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->cap; i++)
 		if (m->slots[i].id)
-			insert_slot(slots, cap, m->slots[i].id, m->slots[i].role);
+			insert_slot(slots, cap, m->slots[i].id, m->slots[i].role,
+				    m->slots[i].arg);
 	free(m->slots);
 	m->slots = slots;
 	m->cap = cap;
 	return 0;
 }
 
-int idmap_put(struct idmap *m, uint64_t id, enum ev_role role)
+int idmap_put_arg(struct idmap *m, uint64_t id, enum ev_role role,
+		  uint16_t arg)
 {
 	int err;
 
@@ -60,18 +63,33 @@ int idmap_put(struct idmap *m, uint64_t id, enum ev_role role)
 		return err;
 	if (idmap_get(m, id) == ROLE_NONE)
 		m->n++;
-	insert_slot(m->slots, m->cap, id, (uint8_t)role);
+	insert_slot(m->slots, m->cap, id, (uint8_t)role, arg);
 	return 0;
+}
+
+int idmap_put(struct idmap *m, uint64_t id, enum ev_role role)
+{
+	return idmap_put_arg(m, id, role, 0);
+}
+
+enum ev_role idmap_lookup(const struct idmap *m, uint64_t id, uint16_t *arg)
+{
+	size_t i;
+
+	*arg = 0;
+	if (!m->cap || id == 0)
+		return ROLE_NONE;
+	for (i = slot_of(id, m->cap); m->slots[i].id; i = (i + 1) & (m->cap - 1))
+		if (m->slots[i].id == id) {
+			*arg = m->slots[i].arg;
+			return (enum ev_role)m->slots[i].role;
+		}
+	return ROLE_NONE;
 }
 
 enum ev_role idmap_get(const struct idmap *m, uint64_t id)
 {
-	size_t i;
+	uint16_t arg;
 
-	if (!m->cap || id == 0)
-		return ROLE_NONE;
-	for (i = slot_of(id, m->cap); m->slots[i].id; i = (i + 1) & (m->cap - 1))
-		if (m->slots[i].id == id)
-			return (enum ev_role)m->slots[i].role;
-	return ROLE_NONE;
+	return idmap_lookup(m, id, &arg);
 }

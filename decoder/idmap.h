@@ -17,11 +17,15 @@ enum ev_role {
 	ROLE_FAULT_MAJOR,
 	ROLE_RING_OWNER,	/* faultline's own dummy event: records nothing
 				 * of the targets (see recorder_flush_lost) */
+	ROLE_TP_SCHED_SWITCH,	/* sched:sched_switch, for prev_state */
+	ROLE_TP_SCHED_WAKING,	/* sched:sched_waking, for who woke whom */
+	ROLE_TP_USER,		/* a tracepoint of -e; arg: its index */
 };
 
 struct idmap_slot {
 	uint64_t id;		/* 0: empty (the kernel never hands out id 0) */
 	uint8_t role;
+	uint16_t arg;		/* role-specific, e.g. the -e event's index */
 };
 
 struct idmap {
@@ -34,6 +38,10 @@ void idmap_init(struct idmap *m);
 void idmap_release(struct idmap *m);
 /* Returns 0, or -ENOMEM; -EINVAL for id 0. */
 int idmap_put(struct idmap *m, uint64_t id, enum ev_role role);
+int idmap_put_arg(struct idmap *m, uint64_t id, enum ev_role role,
+		  uint16_t arg);
 enum ev_role idmap_get(const struct idmap *m, uint64_t id);
+/* The role, and its arg in *arg (0 if none). */
+enum ev_role idmap_lookup(const struct idmap *m, uint64_t id, uint16_t *arg);
 
 #endif

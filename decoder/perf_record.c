@@ -430,6 +430,14 @@ int perf_rec_decode(const struct sample_fmt *f, const void *buf, size_t len,
 	return other_decode(f, out, b + 8, body_len);
 }
 
+int sample_peek_id(const void *rec, size_t len, uint64_t *id)
+{
+	if (len < sizeof(struct perf_event_header) + 8)
+		return -EBADMSG;
+	memcpy(id, (const uint8_t *)rec + sizeof(struct perf_event_header), 8);
+	return 0;
+}
+
 const char *perf_rec_type_name(uint32_t type)
 {
 	static const char *const names[] = {

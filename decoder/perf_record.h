@@ -141,6 +141,11 @@ int sample_decode(const struct sample_fmt *f, const void *body, size_t len,
 int sample_id_decode(const struct sample_fmt *f, const void *body, size_t len,
 		     struct sample_id *out);
 
+/* The id of a PERF_RECORD_SAMPLE whose format starts with
+ * PERF_SAMPLE_IDENTIFIER (rec points at the header): how a reader picks
+ * the format of a sample before decoding it.  0 or -EBADMSG. */
+int sample_peek_id(const void *rec, size_t len, uint64_t *id);
+
 /* A short name for a record type ("SAMPLE", "MMAP2", ...); "UNKNOWN". */
 const char *perf_rec_type_name(uint32_t type);
 

@@ -9,7 +9,7 @@
 #   mk/deps.sh bench      check + perf for side-by-side benchmarks
 set -eu
 
-build="gcc make pkg-config libpfm4-dev libelf-dev libdw-dev libsqlite3-dev"
+build="gcc make pkg-config libpfm4-dev libelf-dev libdw-dev libsqlite3-dev libtraceevent-dev libtracefs-dev"
 case "${1:-build}" in
 build) want="$build" ;;
 check) want="$build libcmocka-dev clang sqlite3" ;;

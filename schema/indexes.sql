@@ -7,3 +7,4 @@ CREATE INDEX IF NOT EXISTS fault_by_tid ON fault (session_id, tid, ts);
 CREATE INDEX IF NOT EXISTS fault_by_dur ON fault (session_id, dur);
 CREATE INDEX IF NOT EXISTS mapping_by_pid ON mapping (session_id, pid, start_addr);
 CREATE INDEX IF NOT EXISTS thread_state_by_tid ON thread_state (session_id, tid, ts);
+CREATE INDEX IF NOT EXISTS tracepoint_event_by_ts ON tracepoint_event (session_id, ts);

@@ -139,6 +139,9 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 			      " tid, pid, ts, dur, state, cpu, waker_tid, waker_cpu,"
 			      " preempted, uncertain) VALUES (?,?,?,?,?,?,?,?,?,?,?)", e);
 	if (err == 0)
+		err = prepare(l, &l->tp, "INSERT INTO tracepoint_event (session_id,"
+			      " ts, tid, pid, cpu, name, fields) VALUES (?,?,?,?,?,?,?)", e);
+	if (err == 0)
 		err = prepare(l, &l->hist, "INSERT OR REPLACE INTO fault_histogram"
 			      " (session_id, tid, kind, lo_ns, hi_ns, count)"
 			      " VALUES (?,?,?,?,?,?)", e);
@@ -217,6 +220,25 @@ int loader_state(struct loader *l, const struct state_interval *iv,
 	bind_opt(st, 9, iv->waker_cpu);
 	sqlite3_bind_int(st, 10, iv->preempted);
 	sqlite3_bind_int(st, 11, iv->uncertain);
+	return row_written(l, st, e);
+}
+
+int loader_tracepoint(struct loader *l, uint64_t ts, uint32_t tid,
+		      uint32_t pid, uint32_t cpu, const char *name,
+		      const char *fields, struct errmsg *e)
+{
+	sqlite3_stmt *st = l->tp;
+	int err = begin_if_needed(l, e);
+
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	bind_u64(st, 2, ts);
+	sqlite3_bind_int64(st, 3, tid);
+	sqlite3_bind_int64(st, 4, pid);
+	sqlite3_bind_int64(st, 5, cpu);
+	sqlite3_bind_text(st, 6, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 7, fields, -1, SQLITE_TRANSIENT);
 	return row_written(l, st, e);
 }
 
@@ -372,5 +394,7 @@ void loader_release(struct loader *l)
 	sqlite3_finalize(l->lost);
 	sqlite3_finalize(l->hist);
 	sqlite3_finalize(l->state);
+	sqlite3_finalize(l->tp);
 	l->fault = l->thread = l->mapping = l->lost = l->hist = l->state = NULL;
+	l->tp = NULL;
 }

@@ -42,7 +42,7 @@ struct loader {
 	sqlite3 *db;		/* borrowed: opened and closed by the caller */
 	const char *path;	/* borrowed: for messages */
 	int64_t session_id;
-	sqlite3_stmt *fault, *thread, *mapping, *lost, *hist, *state;	/* owned */
+	sqlite3_stmt *fault, *thread, *mapping, *lost, *hist, *state, *tp;	/* owned */
 	uint64_t batch_rows;	/* rows in the open transaction */
 	int in_txn;
 	uint64_t rows;		/* rows written by this loader */
@@ -57,6 +57,10 @@ int loader_fault(struct loader *l, const struct fault *f, struct errmsg *e);
 int loader_thread(struct loader *l, const struct thread *t, struct errmsg *e);
 int loader_state(struct loader *l, const struct state_interval *iv,
 		 struct errmsg *e);
+/* name "subsys:event"; fields a JSON object; both borrowed for the call. */
+int loader_tracepoint(struct loader *l, uint64_t ts, uint32_t tid,
+		      uint32_t pid, uint32_t cpu, const char *name,
+		      const char *fields, struct errmsg *e);
 int loader_mapping(struct loader *l, uint64_t ts, const struct rec_mmap *m,
 		   const char *source, struct errmsg *e);
 /* kind: "records", "samples", "throttled" or "malformed"; ts 0 / cpu < 0

@@ -88,6 +88,18 @@ CREATE TABLE thread_state (
 	uncertain	INTEGER NOT NULL
 );
 
+-- One row per hit of a tracepoint given with -e, by a target thread
+-- (any thread with -a).  fields: the event's own fields as a JSON object.
+CREATE TABLE tracepoint_event (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	ts		INTEGER NOT NULL,
+	tid		INTEGER NOT NULL,
+	pid		INTEGER NOT NULL,
+	cpu		INTEGER NOT NULL,
+	name		TEXT NOT NULL,
+	fields		TEXT NOT NULL
+);
+
 CREATE TABLE fault_histogram (
 	session_id	INTEGER NOT NULL REFERENCES session,
 	tid		INTEGER NOT NULL,

@@ -142,6 +142,49 @@ static void a_sleeping_thread_spends_its_sleeps_off_the_cpu(void **state)
 			   "tid = %lld AND state != 'running'", a.tid) >= 200000000);
 }
 
+/* sched_switch's prev_state tells S from D: O_DIRECT reads wait in D. */
+static void disk_reads_block_and_sleeps_sleep(void **state)
+{
+	struct acct disk = acct_of("disk"), sleep = acct_of("sleep");
+
+	(void)state;
+	assert_int_equal(db_int(db_path(), "SELECT count(*) FROM thread_state WHERE "
+				"tid = %lld AND state = 'blocked'", disk.tid),
+			 disk.nvcsw);
+	assert_int_equal(db_int(db_path(), "SELECT count(*) FROM thread_state WHERE "
+				"tid = %lld AND state = 'sleeping'", sleep.tid),
+			 sleep.nvcsw);
+}
+
+/* Each of the pair sleeps in read() until the other writes: the other is
+ * its waker (sched_waking runs in the waker's context).  Allowed: 1% + 1
+ * of the sleeps ended by someone else, as a thread also waits now and
+ * then on the C library or the thread that created it. */
+static void assert_woken_by(struct acct a, struct acct by)
+{
+	long long n = db_int(db_path(), "SELECT count(*) FROM thread_state WHERE "
+			     "tid = %lld AND state = 'sleeping' AND waker_tid = %lld",
+			     a.tid, by.tid);
+
+	if (n > a.nvcsw || n < a.nvcsw - a.nvcsw / 100 - 1)
+		fail_msg("%lld of %lld sleeps of %lld ended by %lld", n, a.nvcsw,
+			 a.tid, by.tid);
+}
+
+static void ping_and_pong_wake_each_other(void **state)
+{
+	struct acct ping = acct_of("ping"), pong = acct_of("pong");
+
+	(void)state;
+	assert_woken_by(ping, pong);
+	assert_woken_by(pong, ping);
+	/* A wake-up ends the sleep and starts a wait for a CPU. */
+	assert_int_equal(db_int(db_path(), "SELECT count(*) FROM thread_state a JOIN "
+				"thread_state b ON b.tid = a.tid AND b.ts = a.ts + a.dur "
+				"WHERE a.tid = %lld AND a.waker_tid IS NOT NULL AND "
+				"b.state != 'runnable'", ping.tid), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +192,8 @@ int main(void)
 		cmocka_unit_test(running_time_equals_the_threads_cpu_clock),
 		cmocka_unit_test(a_threads_intervals_neither_overlap_nor_leave_holes),
 		cmocka_unit_test(a_sleeping_thread_spends_its_sleeps_off_the_cpu),
+		cmocka_unit_test(disk_reads_block_and_sleeps_sleep),
+		cmocka_unit_test(ping_and_pong_wake_each_other),
 	};
 
 	int failed = cmocka_run_group_tests_name("idle machine", tests,

@@ -1,0 +1,144 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include <tracefs.h>
+
+#include "perf_open.h"
+#include "recorder.h"
+#include "tracepoints.h"
+
+int tracepoints_load(const char *const *systems, struct tep_handle **tep,
+		     struct errmsg *e)
+{
+	/* libtracefs mounts tracefs itself when it is not mounted and the
+	 * caller may mount (root); NULL means neither worked. */
+	const char *dir = tracefs_tracing_dir();
+
+	if (!dir)
+		return errmsg_set(e, ENOENT, "tracefs is not mounted and faultline "
+				  "could not mount it; as root run 'mount -t tracefs "
+				  "nodev /sys/kernel/tracing'");
+	*tep = tracefs_local_events_system(dir, systems);
+	if (!*tep)
+		return errmsg_set(e, EACCES, "cannot read the tracepoint formats "
+				  "under '%s/events'; run as root", dir);
+	return 0;
+}
+
+struct tep_event *tracepoint_find(struct tep_handle *tep, const char *system,
+				  const char *name, struct errmsg *e)
+{
+	struct tep_event *ev = tep_find_event_by_name(tep, system, name);
+
+	if (!ev)
+		errmsg_set(e, ENOENT, "unknown tracepoint '%s:%s'; the kernel's "
+			   "are listed under %s/events", system, name,
+			   tracefs_tracing_dir());
+	return ev;
+}
+
+/*
+ * The kernel answers a bad filter given to perf with EINVAL alone, but
+ * says why when the same filter is written to the event's tracefs filter
+ * file.  Only done when that file holds no filter of its own ("none"),
+ * which is put back afterwards.
+ */
+static void filter_reason(const struct tep_event *ev, const char *filter,
+			  char *why, size_t n)
+{
+	char path[512], cur[1024];
+	ssize_t len;
+	int fd;
+
+	why[0] = '\0';
+	snprintf(path, sizeof(path), "%s/events/%s/%s/filter",
+		 tracefs_tracing_dir(), ev->system, ev->name);
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		return;
+	len = read(fd, cur, sizeof(cur) - 1);
+	if (len < 4 || strncmp(cur, "none", 4)) {
+		close(fd);
+		return;
+	}
+	if (write(fd, filter, strlen(filter)) < 0 && lseek(fd, 0, SEEK_SET) == 0) {
+		len = read(fd, cur, sizeof(cur) - 1);
+		cur[len > 0 ? len : 0] = '\0';
+		/* "...\n^\nparse_error: Field not found\n": keep the last line. */
+		while (len > 0 && (cur[len - 1] == '\n' || cur[len - 1] == ' '))
+			cur[--len] = '\0';
+		const char *last = strrchr(cur, '\n');
+
+		snprintf(why, n, "%.200s", last ? last + 1 : cur);
+	}
+	/* Clears the file again; ftrace alone reads it, perf never does. */
+	len = write(fd, "0", 1);
+	(void)len;
+	close(fd);
+}
+
+static int apply_filter(int fd, const struct tep_event *ev, const char *filter,
+			struct errmsg *e)
+{
+	char why[256];
+
+	if (!filter || ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) == 0)
+		return 0;
+	filter_reason(ev, filter, why, sizeof(why));
+	return errmsg_set(e, EINVAL, "invalid filter '%s' for '%s:%s': %s; see "
+			  "the event's fields in %s/events/%s/%s/format", filter,
+			  ev->system, ev->name, why[0] ? why : "the kernel rejected it",
+			  tracefs_tracing_dir(), ev->system, ev->name);
+}
+
+int tracepoint_open(struct recorder *r, struct tep_event *ev,
+		    enum ev_role role, uint16_t arg, const char *filter,
+		    struct errmsg *e)
+{
+	struct perf_event_attr a;
+	char name[256];
+
+	snprintf(name, sizeof(name), "%s:%s", ev->system, ev->name);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)ev->id;
+	a.sample_period = 1;
+	a.sample_type = TP_SAMPLE_TYPE;
+	a.sample_id_all = 1;
+	a.disabled = 1;
+	/* CLOCK_REALTIME is refused for tracepoints; see recorder.tp_rings. */
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	a.watermark = 1;
+	a.wakeup_watermark = (uint32_t)(r->cfg.ring_bytes / 4);
+	for (int c = 0; c < r->ncpus; c++) {
+		uint64_t id;
+		int fd = perf_open(&a, -1, r->cpus[c]), err;
+
+		if (fd < 0)
+			return perf_open_explain(-fd, &a, name, -1, r->cpus[c], e);
+		err = recorder_keep_fd(r, fd);
+		if (err == 0 && ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+			err = errmsg_set(e, errno, "cannot read the id of '%s': %s",
+					 name, strerror(errno));
+		if (err == 0)
+			err = idmap_put_arg(&r->ids, id, role, arg);
+		if (err == 0)
+			err = apply_filter(fd, ev, filter, e);
+		if (err == 0 && !r->tp_rings[c].meta)
+			err = recorder_map_ring(r, &r->tp_rings[c], c, fd, e);
+		else if (err == 0 &&
+			 ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->tp_rings[c].fd) < 0)
+			err = errmsg_set(e, errno, "cannot share the ring on CPU %d: %s",
+					 r->cpus[c], strerror(errno));
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}

@@ -1,0 +1,48 @@
+/*
+ * tracepoints: tracefs (mounted when it is not and faultline may), the
+ * formats of tracepoints (libtracefs + libtraceevent), and opening them
+ * per CPU into the rings, with a kernel-side filter.
+ */
+#ifndef FL_TRACEPOINTS_H
+#define FL_TRACEPOINTS_H
+
+#include <event-parse.h>
+
+#include "../common/errmsg.h"
+#include "../decoder/idmap.h"
+
+struct recorder;
+
+/* One -e SUBSYS:NAME[/FILTER/]; strings borrowed from argv or owned by
+ * the caller. */
+struct tp_spec {
+	char *system;
+	char *name;
+	char *filter;		/* NULL: no filter */
+};
+
+/* Every tracepoint sample: who, when, and the raw record. */
+#define TP_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
+			PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
+
+/*
+ * Finds tracefs (mounting it at /sys/kernel/tracing when needed and
+ * permitted) and loads the formats of the named systems (NULL-terminated).
+ * On success *tep is the caller's, freed with tep_free.  0 or -errno with
+ * e saying how to mount it.
+ */
+int tracepoints_load(const char *const *systems, struct tep_handle **tep,
+		     struct errmsg *e);
+
+/* The event, or NULL with e naming what to check. */
+struct tep_event *tracepoint_find(struct tep_handle *tep, const char *system,
+				  const char *name, struct errmsg *e);
+
+/* Opens ev on every CPU of r (all threads), its records going to each
+ * CPU's ring, its id in r->ids with role and arg, the filter applied.
+ * 0 or -errno with e (a rejected filter quotes the kernel's reason). */
+int tracepoint_open(struct recorder *r, struct tep_event *ev,
+		    enum ev_role role, uint16_t arg, const char *filter,
+		    struct errmsg *e);
+
+#endif

@@ -1,0 +1,208 @@
+/*
+ * Thread timelines from synthetic switch streams, through the order queue
+ * and the stream as the record pipeline drives them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../decoder/fault_stream.h"
+#include "../../decoder/order.h"
+#include "records.h"
+
+#define MAX_IV 32
+
+struct fixture {
+	struct fault_stream s;
+	struct order_queue q;
+	struct state_interval iv[MAX_IV];
+	size_t n;
+};
+
+static int store_state(void *ctx, const struct state_interval *iv)
+{
+	struct fixture *fx = ctx;
+
+	assert_true(fx->n < MAX_IV);
+	fx->iv[fx->n++] = *iv;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	struct fault_stream_ops ops = { .store_state = store_state };
+
+	if (!fx)
+		return -1;
+	ops.ctx = fx;
+	fault_stream_init(&fx->s, &ops, 0);
+	order_queue_init(&fx->q);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	order_queue_release(&fx->q);
+	fault_stream_release(&fx->s);
+	free(fx);
+	return 0;
+}
+
+static void push(struct fixture *fx, uint8_t kind, uint64_t ts, uint32_t tid,
+		 uint32_t cpu, int preempt)
+{
+	struct ev e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = kind;
+	e.ts = ts;
+	e.pid = tid;
+	e.tid = tid;
+	e.cpu = cpu;
+	e.u.sw.preempt = preempt;
+	assert_int_equal(order_queue_push(&fx->q, &e), 0);
+}
+
+static void sched(struct fixture *fx, uint8_t kind, uint64_t ts, uint32_t tid,
+		  uint32_t cpu, uint32_t value)
+{
+	struct ev e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = kind;
+	e.ts = ts;
+	e.tid = tid;
+	e.cpu = cpu;
+	e.cpu_wide = 1;
+	if (kind == EV_PREV_STATE)
+		e.u.sched.prev_state = value;
+	else
+		e.u.sched.waker_tid = value;
+	assert_int_equal(order_queue_push(&fx->q, &e), 0);
+}
+
+static void finish(struct fixture *fx, uint64_t end_ts)
+{
+	assert_true(order_queue_flush(&fx->q, UINT64_MAX, fault_stream_event,
+				      &fx->s) >= 0);
+	assert_int_equal(fault_stream_finish(&fx->s, end_ts), 0);
+}
+
+static void assert_iv(const struct state_interval *iv, enum thread_state_kind st,
+		      uint64_t ts, uint64_t dur, int32_t cpu)
+{
+	assert_string_equal(thread_state_name(iv->state), thread_state_name(st));
+	assert_int_equal(iv->ts, ts);
+	assert_int_equal(iv->dur_ns, dur);
+	assert_int_equal(iv->cpu, cpu);
+}
+
+/* The switch out on cpu 1 is drained before the switch in on cpu 0 that
+ * preceded it; time order puts them right. */
+static void switches_from_two_cpus_arriving_out_of_order_are_ordered(void **state)
+{
+	struct fixture *fx = *state;
+
+	push(fx, EV_SWITCH_OUT, 300, 7, 1, 0);	/* ring of cpu 1 first */
+	push(fx, EV_SWITCH_IN, 100, 7, 0, 0);
+	push(fx, EV_SWITCH_OUT, 200, 7, 0, 1);
+	push(fx, EV_SWITCH_IN, 250, 7, 1, 0);
+	finish(fx, 400);
+	assert_int_equal(fx->n, 4);
+	assert_iv(&fx->iv[0], TS_RUNNING, 100, 100, 0);
+	assert_iv(&fx->iv[1], TS_RUNNABLE, 200, 50, -1);
+	assert_int_equal(fx->iv[1].preempted, 1);
+	assert_iv(&fx->iv[2], TS_RUNNING, 250, 50, 1);	/* migrated to cpu 1 */
+	assert_iv(&fx->iv[3], TS_WAITING, 300, 100, -1);
+}
+
+static void a_missing_switch_in_makes_the_gap_unknown(void **state)
+{
+	struct fixture *fx = *state;
+
+	push(fx, EV_SWITCH_IN, 100, 7, 0, 0);
+	push(fx, EV_SWITCH_OUT, 150, 7, 0, 0);
+	/* the switch in at ~200 was lost */
+	push(fx, EV_SWITCH_OUT, 260, 7, 0, 0);
+	finish(fx, 300);
+	assert_int_equal(fx->n, 3);
+	assert_iv(&fx->iv[0], TS_RUNNING, 100, 50, 0);
+	assert_iv(&fx->iv[1], TS_UNKNOWN, 150, 110, -1);
+	assert_iv(&fx->iv[2], TS_WAITING, 260, 40, -1);	/* ends at the end */
+}
+
+static void a_lost_record_marks_the_open_interval_uncertain(void **state)
+{
+	struct fixture *fx = *state;
+
+	push(fx, EV_SWITCH_IN, 100, 7, 0, 0);
+	assert_true(order_queue_flush(&fx->q, UINT64_MAX, fault_stream_event,
+				      &fx->s) >= 0);
+	fault_stream_lost(&fx->s);
+	push(fx, EV_SWITCH_OUT, 200, 7, 0, 0);
+	push(fx, EV_SWITCH_IN, 300, 7, 0, 0);
+	finish(fx, 350);
+	assert_int_equal(fx->iv[0].uncertain, 1);
+	assert_int_equal(fx->iv[1].uncertain, 0);
+}
+
+static void prev_state_d_makes_the_wait_blocked_and_waking_names_the_waker(void **state)
+{
+	struct fixture *fx = *state;
+
+	push(fx, EV_SWITCH_IN, 100, 7, 0, 0);
+	sched(fx, EV_PREV_STATE, 199, 7, 0, 0x2);	/* D, just before */
+	push(fx, EV_SWITCH_OUT, 200, 7, 0, 0);
+	sched(fx, EV_WAKING, 500, 7, 1, 42);	/* tid 42 on cpu 1 wakes it */
+	push(fx, EV_SWITCH_IN, 520, 7, 0, 0);
+	finish(fx, 600);
+	assert_int_equal(fx->n, 4);
+	assert_iv(&fx->iv[1], TS_BLOCKED, 200, 300, -1);
+	assert_int_equal(fx->iv[1].waker_tid, 42);
+	assert_int_equal(fx->iv[1].waker_cpu, 1);
+	assert_iv(&fx->iv[2], TS_RUNNABLE, 500, 20, -1);
+	assert_int_equal(fx->iv[2].waker_tid, -1);
+}
+
+static void a_prev_state_from_another_switch_is_not_used(void **state)
+{
+	struct fixture *fx = *state;
+
+	push(fx, EV_SWITCH_IN, 100, 7, 0, 0);
+	sched(fx, EV_PREV_STATE, 150, 7, 0, 0x1);
+	push(fx, EV_SWITCH_OUT, 150 + 5000000, 7, 0, 0);	/* 5 ms later */
+	finish(fx, 150 + 6000000);
+	assert_iv(&fx->iv[1], TS_WAITING, 150 + 5000000, 1000000, -1);
+}
+
+/* A CPU-wide tracepoint about a thread no target event showed does not
+ * make that thread a target. */
+static void cpu_wide_events_do_not_add_threads_unless_told(void **state)
+{
+	struct fixture *fx = *state;
+
+	sched(fx, EV_WAKING, 100, 99, 0, 42);
+	finish(fx, 200);
+	assert_int_equal(fx->s.threads.n, 0);
+	assert_int_equal(fx->n, 0);
+}
+
+#define TL_TEST(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TL_TEST(switches_from_two_cpus_arriving_out_of_order_are_ordered),
+		TL_TEST(a_missing_switch_in_makes_the_gap_unknown),
+		TL_TEST(a_lost_record_marks_the_open_interval_uncertain),
+		TL_TEST(prev_state_d_makes_the_wait_blocked_and_waking_names_the_waker),
+		TL_TEST(a_prev_state_from_another_switch_is_not_used),
+		TL_TEST(cpu_wide_events_do_not_add_threads_unless_told),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
