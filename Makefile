@@ -91,8 +91,9 @@ UNIT_TESTS = test_perf_record test_order test_fault_pair test_fault_stream test_
 	     test_ring test_opt test_hist
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
-		  $(BUILD)/tests/test_messages
-WORKLOAD_BIN = $(BUILD)/tests/fault_workload $(BUILD)/tests/sched_workload
+		  $(BUILD)/tests/test_tracepoints $(BUILD)/tests/test_messages
+WORKLOAD_BIN = $(BUILD)/tests/fault_workload $(BUILD)/tests/sched_workload \
+	       $(BUILD)/tests/udp_workload
 FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream
 FUZZ_REPLAY_BIN = $(addprefix $(BUILD)/tests/replay_,$(FUZZ_TARGETS))
 TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(FUZZ_REPLAY_BIN) tests/man_vs_help.sh
@@ -105,7 +106,8 @@ $(BUILD)/tests/test_record: tests/integration/test_record.c tests/integration/ru
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS) -lcmocka
 
-$(BUILD)/tests/test_thread_state: tests/integration/test_thread_state.c tests/integration/run.h $(LIB_OBJ)
+$(BUILD)/tests/test_thread_state $(BUILD)/tests/test_tracepoints: \
+		$(BUILD)/tests/test_%: tests/integration/test_%.c tests/integration/run.h $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS) -lcmocka
 
@@ -123,7 +125,8 @@ $(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(DECODER_OBJ)
 
 check-fast: deps-check $(FAULTLINE) $(TEST_BIN) $(WORKLOAD_BIN)
 	@FAULTLINE=$(FAULTLINE) WORKLOAD=$(BUILD)/tests/fault_workload \
-		SCHED_WORKLOAD=$(BUILD)/tests/sched_workload BUILD=$(BUILD) \
+		SCHED_WORKLOAD=$(BUILD)/tests/sched_workload \
+		UDP_WORKLOAD=$(BUILD)/tests/udp_workload BUILD=$(BUILD) \
 		tests/run.sh $(TEST_BIN)
 
 check-san: deps-check

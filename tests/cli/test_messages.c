@@ -213,6 +213,55 @@ static void a_full_disk_stops_recording_and_keeps_what_was_committed(void **stat
 	umount(mnt);
 }
 
+static void an_unknown_tracepoint_is_named(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("tp1.db"),
+				       "-e", "sched:no_such_event", "--", "/bin/true",
+				       NULL), 1);
+	assert_one_message(&r, "unknown tracepoint 'sched:no_such_event'");
+}
+
+static void a_malformed_filter_quotes_the_kernels_reason(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("tp2.db"),
+				       "-e", "sched:sched_switch/prev_pidd == 1/",
+				       "--", "/bin/true", NULL), 1);
+	assert_one_message(&r, "invalid filter 'prev_pidd == 1' for "
+			   "'sched:sched_switch': parse_error: Field not found");
+}
+
+static void a_malformed_event_spec_is_a_usage_error(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-e", "kfree_skb", "-a", NULL), 2);
+	assert_one_message(&r, "invalid --event 'kfree_skb': expected SUBSYS:NAME");
+}
+
+static void a_tracepoint_without_privilege_says_what_to_grant(void **state)
+{
+	struct passwd *pw = getpwnam("nobody");
+	char *argv[] = { (char *)faultline_bin(), "record", "-o",
+			 scratch_path("tp3.db"), "-e", "skb:kfree_skb", "--",
+			 "/bin/true", NULL };
+	struct run r;
+
+	(void)state;
+	assert_non_null(pw);
+	chmod(scratch_dir(), 0777);
+	run_start_as(&r, (int)pw->pw_uid, argv);
+	assert_int_equal(run_wait(&r), 1);
+	assert_one_message(&r, "permission denied (perf_event_paranoid=");
+	assert_non_null(strstr(r.err, "run as root or grant CAP_PERFMON"));
+}
+
 static void an_unknown_command_is_a_usage_error(void **state)
 {
 	struct run r;
@@ -240,6 +289,10 @@ int main(void)
 		cmocka_unit_test(a_locked_database_is_reported_and_keeps_its_sessions),
 		cmocka_unit_test(a_full_disk_stops_recording_and_keeps_what_was_committed),
 		cmocka_unit_test(an_unknown_command_is_a_usage_error),
+		cmocka_unit_test(an_unknown_tracepoint_is_named),
+		cmocka_unit_test(a_malformed_filter_quotes_the_kernels_reason),
+		cmocka_unit_test(a_malformed_event_spec_is_a_usage_error),
+		cmocka_unit_test(a_tracepoint_without_privilege_says_what_to_grant),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

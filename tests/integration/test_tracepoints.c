@@ -1,0 +1,59 @@
+/*
+ * -e records any tracepoint: a UDP socket with a tiny receive buffer is
+ * flooded over loopback, and faultline's skb:kfree_skb rows with reason
+ * SOCKET_RCVBUFF must equal the kernel's own drop count for that socket.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "run.h"
+
+static void udp_drops_equal_the_kernels_count_for_the_socket(void **state)
+{
+	const char *db = scratch_path("udp.db"), *info = scratch_path("udp.info");
+	const char *wl = getenv("UDP_WORKLOAD");
+	struct run r;
+
+	(void)state;
+	/* -a: a drop is counted in whatever context the softirq ran, the
+	 * sender's or ksoftirqd's. */
+	assert_int_equal(run_faultline(&r, "record", "-q", "-a", "-o", db, "-e",
+				       "skb:kfree_skb", "--",
+				       wl ? wl : "build/release/tests/udp_workload",
+				       info, NULL), 0);
+	assert_true(info_get(info, "drops") > 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM tracepoint_event WHERE "
+				"name = 'skb:kfree_skb' AND "
+				"json_extract(fields, '$.reason') = 'SOCKET_RCVBUFF'"),
+			 info_get(info, "drops"));
+}
+
+static void a_kernel_side_filter_keeps_only_what_it_matches(void **state)
+{
+	const char *db = scratch_path("filter.db");
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "-e",
+				       "sched:sched_process_exit/prio == 1000/", "--",
+				       "/bin/true", NULL), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM tracepoint_event"), 0);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "-e",
+				       "sched:sched_process_exit", "--", "/bin/true",
+				       NULL), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM tracepoint_event WHERE "
+				"session_id = 2 AND json_extract(fields, '$.comm') = "
+				"'true'"), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(udp_drops_equal_the_kernels_count_for_the_socket),
+		cmocka_unit_test(a_kernel_side_filter_keeps_only_what_it_matches),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
