@@ -155,9 +155,15 @@ fuzz: deps-check
 demo: deps-demo $(FAULTLINE) $(WORKLOAD_BIN)
 	@FAULTLINE=$(FAULTLINE) WORKLOAD=$(BUILD)/tests/fault_workload demo/run.sh
 
-bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_rate
+bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_rate \
+		$(BUILD)/bench/pingpong
 	$(BUILD)/bench/loader_rate
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop bench/collector/record_overhead.sh
+	FAULTLINE=$(FAULTLINE) PINGPONG=$(BUILD)/bench/pingpong bench/collector/switch_overhead.sh
+
+$(BUILD)/bench/pingpong: bench/collector/pingpong.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -o $@ $< -pthread
 
 $(BUILD)/bench/fault_loop: bench/collector/fault_loop.c
 	@mkdir -p $(dir $@)

@@ -15,6 +15,7 @@ void target_set_init(struct target_set *t)
 	memset(t, 0, sizeof(*t));
 	t->go_fd = -1;
 	t->exec_err_fd = -1;
+	t->self = getpid();
 }
 
 static void end_child(pid_t child)
@@ -111,6 +112,8 @@ static int in_list(const pid_t *v, size_t n, pid_t x)
 int target_wanted(const struct target_set *t, pid_t pid, pid_t tid,
 		  const char *comm)
 {
+	if (pid == t->self)
+		return 0;
 	if (t->all || in_list(t->pids, t->npids, pid) ||
 	    in_list(t->tids, t->ntids, tid) || (t->child && pid == t->child))
 		return 1;

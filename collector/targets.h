@@ -23,6 +23,8 @@ struct target_set {
 	int child_reaped;	/* it exited and was waited for */
 	int go_fd;		/* owned: write end the child waits on */
 	int exec_err_fd;	/* owned: read end, the child's exec errno */
+	pid_t self;		/* faultline's own pid: never a target, or -a
+				 * would record its own recording */
 };
 
 void target_set_init(struct target_set *t);
