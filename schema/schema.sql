@@ -150,6 +150,26 @@ SELECT f.session_id, f.ts,
        printf('0x%x', f.addr) AS addr_hex, printf('0x%x', f.ip) AS ip_hex
   FROM fault f;
 
+-- Each fault with a duration, and how much of it its thread spent off
+-- the CPU, and blocked (D: waiting for the page's I/O, a lock, reclaim),
+-- from thread_state; both 0 when it never left the CPU.
+CREATE VIEW fault_blocked AS
+SELECT f.session_id, f.ts, f.dur, f.tid, f.pid, f.kind, f.addr,
+       coalesce((SELECT sum(min(s.ts + s.dur, f.ts + f.dur) - max(s.ts, f.ts))
+                   FROM thread_state s
+                  WHERE s.session_id = f.session_id AND s.tid = f.tid
+                    AND s.state = 'blocked'
+                    AND s.ts < f.ts + f.dur AND s.ts + s.dur > f.ts), 0)
+         AS blocked_ns,
+       coalesce((SELECT sum(min(s.ts + s.dur, f.ts + f.dur) - max(s.ts, f.ts))
+                   FROM thread_state s
+                  WHERE s.session_id = f.session_id AND s.tid = f.tid
+                    AND s.state != 'running'
+                    AND s.ts < f.ts + f.dur AND s.ts + s.dur > f.ts), 0)
+         AS off_cpu_ns
+  FROM fault f
+ WHERE f.dur IS NOT NULL;
+
 CREATE VIEW session_readable AS
 SELECT session_id, status,
        strftime('%Y-%m-%dT%H:%M:%S', start_ts / 1000000000, 'unixepoch')

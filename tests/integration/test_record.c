@@ -53,6 +53,10 @@ static void a_command_gets_one_row_per_minor_fault_and_one_major(void **state)
 			      PAGES / 2);
 	/* A disk read against a page-table update: orders of magnitude. */
 	assert_true(major_dur > 10 * minor_median);
+	/* The thread waited for the read in D, inside the fault. */
+	assert_int_equal(db_int(db, "SELECT blocked_ns > 0 AND blocked_ns <= dur "
+				"FROM fault_blocked WHERE kind = 'major' AND addr = %lld",
+				info_get(info, "major")), 1);
 }
 
 static void every_fault_lies_inside_the_sessions_wall_clock_window(void **state)
