@@ -22,6 +22,18 @@ sqlite3 -box "$db" \
 	".read queries/longest-faults.sql"
 
 echo
+echo "== how the major fault was spent (fault_blocked, from thread_state)"
+sqlite3 -box "$db" "SELECT kind, dur / 1e3 AS dur_us, blocked_ns / 1e3 AS blocked_us,
+       off_cpu_ns / 1e3 AS off_cpu_us
+  FROM fault_blocked WHERE kind = 'major' ORDER BY dur DESC LIMIT 3"
+
+echo
+echo "== the demo thread's time by state (thread_state)"
+sqlite3 -box "$db" "SELECT s.state, count(*) AS intervals, sum(s.dur) / 1e6 AS ms
+  FROM thread_state s WHERE s.tid IN (SELECT tid FROM thread WHERE comm = 'demo-rx')
+ GROUP BY s.state ORDER BY ms DESC"
+
+echo
 echo "== latency histogram of the demo thread (fault_histogram)"
 sqlite3 -box "$db" "SELECT h.kind, h.lo_ns, h.hi_ns, h.count
   FROM fault_histogram h JOIN thread t USING (session_id, tid)
