@@ -1,9 +1,13 @@
 /*
  * make_seeds: writes the seed corpus of the fuzz targets, valid inputs
  * built field by field, so that fuzzing starts from every record type
- * and every stream situation instead of finding them by chance.
+ * and every stream situation instead of finding them by chance.  The
+ * perf records are the unit tests' encoders (tests/unit/records.h); what
+ * is here is what each target reads before or instead of them.
  *
- *   cc -std=gnu11 -Wall -Wextra -o make_seeds tests/fuzz/make_seeds.c
+ *   cc -std=gnu11 -Wall -Wextra -D_GNU_SOURCE \
+ *      $(pkg-config --cflags libtraceevent) \
+ *      -o make_seeds tests/fuzz/make_seeds.c
  *   ./make_seeds tests/fuzz/corpus
  *
  * The input layouts are described at the top of fuzz_perf_record.c and
@@ -14,62 +18,47 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/perf_event.h>
 
-#define BUF_MAX 4096
+static _Noreturn void die(const char *msg)
+{
+	fprintf(stderr, "make_seeds: %s\n", msg);
+	abort();
+}
 
-struct buf {
-	uint8_t b[BUF_MAX];
+#define REC_FAIL(msg) die(msg)
+
+#include "../unit/records.h"
+
+#define SEED_MAX 4096
+#define PERF_TARGET "fuzz_perf_record"
+
+struct seed {
+	uint8_t b[SEED_MAX];
 	size_t n;
-	size_t rec;	/* where the open record starts */
-};
-
-/* Values of the fields common to samples and sample_id trailers. */
-struct sid {
-	uint64_t id, time, addr;
-	uint32_t pid, tid, cpu;
-};
-
-/* What fuzz_perf_record's first 8 bytes decode to. */
-struct fmt {
-	uint64_t sample_type;
-	uint8_t read_format;
-	uint8_t nregs_user, nregs_intr;
-	int hw_index, sample_id_all, fault_fmt;
-	uint8_t stream;		/* byte 7: flush period, slack, min_dur */
 };
 
 static const char *out_dir;
 
-static void put(struct buf *b, const void *p, size_t n)
+static void seed_bytes(struct seed *s, const void *p, size_t n)
 {
-	if (b->n + n > BUF_MAX) {
-		fprintf(stderr, "make_seeds: seed over %d bytes\n", BUF_MAX);
-		exit(1);
-	}
-	memcpy(b->b + b->n, p, n);
-	b->n += n;
+	if (n > SEED_MAX - s->n)
+		die("a seed over SEED_MAX bytes");
+	memcpy(s->b + s->n, p, n);
+	s->n += n;
 }
 
-static void u8(struct buf *b, uint8_t v) { put(b, &v, 1); }
-static void u16(struct buf *b, uint16_t v) { put(b, &v, 2); }
-static void u32(struct buf *b, uint32_t v) { put(b, &v, 4); }
-static void u64(struct buf *b, uint64_t v) { put(b, &v, 8); }
+/* Appends the record that enc, a records.h encoder, writes. */
+#define ADD(s, enc, ...) \
+	((s)->n += enc((s)->b + (s)->n, SEED_MAX - (s)->n, __VA_ARGS__))
 
-static void pad8(struct buf *b)
-{
-	while ((b->n - b->rec) % 8)
-		u8(b, 0);
-}
-
-static void save(const char *target, const char *name, const struct buf *b)
+static void save(const char *target, const char *name, const struct seed *s)
 {
 	char path[4096];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s/%s", out_dir, target, name);
 	f = fopen(path, "wb");
-	if (!f || fwrite(b->b, 1, b->n, f) != b->n || fclose(f) != 0) {
+	if (!f || fwrite(s->b, 1, s->n, f) != s->n || fclose(f) != 0) {
 		fprintf(stderr, "make_seeds: %s: %s\n", path, strerror(errno));
 		exit(1);
 	}
@@ -77,451 +66,308 @@ static void save(const char *target, const char *name, const struct buf *b)
 
 /* ---- fuzz_perf_record ------------------------------------------------ */
 
-/* collector/fault_events.c's FAULT_SAMPLE_TYPE */
-#define FAULT_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
-		    PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR)
+/* As collector/fault_events.c sets it (enc_fault_sample encodes with it);
+ * that file brings libpfm4 and the collector, which this tool does not
+ * link.  fuzz_perf_record has its own copy of the sample type. */
+void fault_sample_fmt(struct sample_fmt *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			 PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR;
+	f->sample_id_all = 1;
+}
 
-static const struct fmt fault_fmt = {
-	FAULT_TYPE, 0, 0, 0, 0, 1, 1, 0x02,
+static struct sample_fmt fault_fmt;
+
+/* The target makes a regs mask of a count of low bits. */
+static uint8_t nregs(uint64_t mask)
+{
+	int n = __builtin_popcountll(mask);
+
+	if (mask != (n == 64 ? UINT64_MAX : ((uint64_t)1 << n) - 1))
+		die("a regs mask that is not low bits");
+	return (uint8_t)n;
+}
+
+/* The 8 bytes the target reads f from: with `faultline` (byte 6 bit 3)
+ * it decodes with fault_sample_fmt() whatever bytes 0-5 say.  stream is
+ * byte 7: flush period, slack and min_dur. */
+static void start(struct seed *s, const struct sample_fmt *f, int faultline,
+		  uint8_t stream)
+{
+	uint64_t t = f->sample_type;
+	int hw_index = !!(f->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX);
+	int weight_struct = !!(t & PERF_SAMPLE_WEIGHT_STRUCT);
+	uint8_t h[8] = {
+		(uint8_t)t, (uint8_t)(t >> 8), (uint8_t)(t >> 16),
+		(uint8_t)f->read_format,
+		nregs(f->regs_user_mask), nregs(f->regs_intr_mask),
+		(uint8_t)(hw_index | !!f->sample_id_all << 1 |
+			  weight_struct << 2 | !!faultline << 3),
+		stream,
+	};
+
+	if (t >> 24 & ~(uint64_t)(PERF_SAMPLE_WEIGHT_STRUCT >> 24) ||
+	    f->read_format >> 8)
+		die("a format the target's bytes cannot say");
+	s->n = 0;
+	seed_bytes(s, h, sizeof(h));
+}
+
+static void start_fault(struct seed *s)
+{
+	start(s, &fault_fmt, 1, 0x02);
+}
+
+#define FAULT_ADDR 0x7f0000001000ull
+#define FAULT_IP 0x401000ull
+
+static const struct sample_id main_thread = {
+	.pid = 4242, .tid = 4242, .time = 1700000000000000000ull,
+	.id = 1, .stream_id = 1, .cpu = 0,
 };
 
-static void fmt_bytes(struct buf *b, const struct fmt *f)
+/* A sample of the fault events.  The target's ids 1, 2 and 3 are its
+ * entry, minor and major events. */
+static void fault(struct seed *s, const struct sample_id *t, uint64_t id)
 {
-	u8(b, (uint8_t)f->sample_type);
-	u8(b, (uint8_t)(f->sample_type >> 8));
-	u8(b, (uint8_t)(f->sample_type >> 16));
-	u8(b, f->read_format);
-	u8(b, f->nregs_user);
-	u8(b, f->nregs_intr);
-	u8(b, (uint8_t)((!!f->hw_index) | (!!f->sample_id_all) << 1 |
-			(!!(f->sample_type & PERF_SAMPLE_WEIGHT_STRUCT)) << 2 |
-			(!!f->fault_fmt) << 3));
-	u8(b, f->stream);
+	ADD(s, enc_fault_sample, id, t->pid, t->tid, t->time, FAULT_ADDR,
+	    FAULT_IP, t->cpu);
 }
 
-static void rec_begin(struct buf *b, uint32_t type, uint16_t misc)
+/* An entry and its completion dur ns later. */
+static void fault_pair(struct seed *s, struct sample_id t, uint64_t dur,
+		       int major)
 {
-	b->rec = b->n;
-	u32(b, type);
-	u16(b, misc);
-	u16(b, 0);	/* size, set by rec_end */
+	fault(s, &t, 1);
+	t.time += dur;
+	fault(s, &t, major ? 3 : 2);
 }
 
-static void rec_end(struct buf *b)
+/* A sample of any format, every variable-length field filled. */
+static void sample(struct seed *s, const struct sample_fmt *f,
+		   const struct sample_id *t, uint64_t id)
 {
-	uint16_t size;
+	static const uint64_t callchain[] = {
+		(uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402000,
+	};
+	static const uint64_t regs[] = { 0x1000, 0x2000, 0x3000, 0x4000 };
+	struct sample smp = {
+		.sid = *t, .ip = FAULT_IP, .addr = FAULT_ADDR, .period = 1,
+		.callchain_nr = 3, .callchain = callchain,
+		.raw_size = 12, .raw = "raw-payload",	/* 16 with its u32 */
+		.regs_user_abi = PERF_SAMPLE_REGS_ABI_64, .regs_user = regs,
+		.stack_user_size = 16, .stack_user = "stack-bytes-16..",
+		.stack_user_dyn_size = 8,
+		.weight = 40, .data_src = 1, .phys_addr = 0x12345000,
+		.cgroup = 1, .data_page_size = 4096, .code_page_size = 4096,
+	};
 
-	pad8(b);
-	size = (uint16_t)(b->n - b->rec);
-	memcpy(b->b + b->rec + 6, &size, 2);
+	if (__builtin_popcountll(f->regs_user_mask) > 4)
+		die("more user registers than sample() has");
+	smp.sid.id = id;
+	ADD(s, enc_sample, f, &smp, NULL);
 }
 
-static void trailer(struct buf *b, const struct fmt *f, const struct sid *s)
+static void comm(struct seed *s, const struct sample_fmt *f,
+		 const struct sample_id *t, const char *name, int exec)
 {
-	uint64_t t = f->sample_type;
+	struct rec_comm c = {
+		.pid = t->pid, .tid = t->tid, .comm = name, .exec = exec,
+	};
 
-	if (!f->sample_id_all)
-		return;
-	if (t & PERF_SAMPLE_TID) {
-		u32(b, s->pid);
-		u32(b, s->tid);
-	}
-	if (t & PERF_SAMPLE_TIME)
-		u64(b, s->time);
-	if (t & PERF_SAMPLE_ID)
-		u64(b, s->id);
-	if (t & PERF_SAMPLE_STREAM_ID)
-		u64(b, s->id);
-	if (t & PERF_SAMPLE_CPU) {
-		u32(b, s->cpu);
-		u32(b, 0);
-	}
-	if (t & PERF_SAMPLE_IDENTIFIER)
-		u64(b, s->id);
+	ADD(s, enc_comm, f, &c, t);
 }
 
-static void read_values(struct buf *b, uint8_t rf)
+/* FORK or EXIT of t, whose parent is ppid. */
+static struct rec_task task_of(const struct sample_id *t, uint32_t ppid)
 {
-	uint64_t nr = (rf & PERF_FORMAT_GROUP) ? 2 : 1;
-
-	u64(b, (rf & PERF_FORMAT_GROUP) ? nr : 1000);
-	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
-		u64(b, 5000);
-	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
-		u64(b, 4000);
-	for (uint64_t i = 0; i < nr; i++) {
-		if (rf & PERF_FORMAT_GROUP)
-			u64(b, 1000 + i);
-		if (rf & PERF_FORMAT_ID)
-			u64(b, 1 + i);
-		if (rf & PERF_FORMAT_LOST)
-			u64(b, 0);
-	}
+	return (struct rec_task){ t->pid, ppid, t->tid, ppid, t->time };
 }
 
-static void regs(struct buf *b, unsigned n)
-{
-	u64(b, PERF_SAMPLE_REGS_ABI_64);
-	for (unsigned i = 0; i < n; i++)
-		u64(b, 0x1000 * (i + 1));
-}
-
-/* The variable-length middle of a sample, CALLCHAIN to REGS_USER. */
-static void sample_arrays(struct buf *b, const struct fmt *f)
-{
-	uint64_t t = f->sample_type;
-
-	if (t & PERF_SAMPLE_READ)
-		read_values(b, f->read_format);
-	if (t & PERF_SAMPLE_CALLCHAIN) {
-		u64(b, 3);
-		u64(b, (uint64_t)PERF_CONTEXT_USER);
-		u64(b, 0x401000);
-		u64(b, 0x402000);
-	}
-	if (t & PERF_SAMPLE_RAW) {
-		u32(b, 12);	/* with the u32, a multiple of 8 */
-		put(b, "raw-payload", 12);
-	}
-	if (t & PERF_SAMPLE_BRANCH_STACK) {
-		u64(b, 1);
-		if (f->hw_index)
-			u64(b, 0);
-		u64(b, 0x401000);
-		u64(b, 0x402000);
-		u64(b, 0);
-	}
-	if (t & PERF_SAMPLE_REGS_USER)
-		regs(b, f->nregs_user);
-}
-
-/* STACK_USER to the end of a sample. */
-static void sample_tail(struct buf *b, const struct fmt *f)
-{
-	uint64_t t = f->sample_type;
-
-	if (t & PERF_SAMPLE_STACK_USER) {
-		u64(b, 16);
-		put(b, "stack-bytes-16..", 16);
-		u64(b, 8);
-	}
-	if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
-		u64(b, 40);
-	if (t & PERF_SAMPLE_DATA_SRC)
-		u64(b, 0x1);
-	if (t & PERF_SAMPLE_TRANSACTION)
-		u64(b, 0);
-	if (t & PERF_SAMPLE_REGS_INTR)
-		regs(b, f->nregs_intr);
-	if (t & PERF_SAMPLE_PHYS_ADDR)
-		u64(b, 0x12345000);
-	if (t & PERF_SAMPLE_AUX) {
-		u64(b, 8);
-		put(b, "auxdata!", 8);
-	}
-	if (t & PERF_SAMPLE_CGROUP)
-		u64(b, 1);
-	if (t & PERF_SAMPLE_DATA_PAGE_SIZE)
-		u64(b, 4096);
-	if (t & PERF_SAMPLE_CODE_PAGE_SIZE)
-		u64(b, 4096);
-}
-
-static void sample(struct buf *b, const struct fmt *f, const struct sid *s)
-{
-	uint64_t t = f->sample_type;
-
-	rec_begin(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
-	if (t & PERF_SAMPLE_IDENTIFIER)
-		u64(b, s->id);
-	if (t & PERF_SAMPLE_IP)
-		u64(b, 0x401000 + (s->addr & 0xff));
-	if (t & PERF_SAMPLE_TID) {
-		u32(b, s->pid);
-		u32(b, s->tid);
-	}
-	if (t & PERF_SAMPLE_TIME)
-		u64(b, s->time);
-	if (t & PERF_SAMPLE_ADDR)
-		u64(b, s->addr);
-	if (t & PERF_SAMPLE_ID)
-		u64(b, s->id);
-	if (t & PERF_SAMPLE_STREAM_ID)
-		u64(b, s->id);
-	if (t & PERF_SAMPLE_CPU) {
-		u32(b, s->cpu);
-		u32(b, 0);
-	}
-	if (t & PERF_SAMPLE_PERIOD)
-		u64(b, 1);
-	sample_arrays(b, f);
-	sample_tail(b, f);
-	rec_end(b);
-}
-
-static void string(struct buf *b, const char *s)
-{
-	put(b, s, strlen(s) + 1);
-	pad8(b);
-}
-
-static void mmap2(struct buf *b, const struct fmt *f, const struct sid *s,
-		  int build_id)
-{
-	rec_begin(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER |
-		  (build_id ? PERF_RECORD_MISC_MMAP_BUILD_ID : 0));
-	u32(b, s->pid);
-	u32(b, s->tid);
-	u64(b, 0x7f0000000000);
-	u64(b, 0x21000);
-	u64(b, 0);
-	if (build_id) {
-		u8(b, 20);
-		put(b, "\0\0\0", 3);
-		put(b, "\x01\x23\x45\x67\x89\xab\xcd\xef\x01\x23"
-		       "\x45\x67\x89\xab\xcd\xef\x01\x23\x45\x67", 20);
-	} else {
-		u32(b, 8);
-		u32(b, 1);
-		u64(b, 1234567);
-		u64(b, 0);
-	}
-	u32(b, 5);	/* PROT_READ | PROT_EXEC */
-	u32(b, 2);	/* MAP_PRIVATE */
-	string(b, "/usr/lib/x86_64-linux-gnu/libc.so.6");
-	trailer(b, f, s);
-	rec_end(b);
-}
-
-static void mmap1(struct buf *b, const struct fmt *f, const struct sid *s)
-{
-	rec_begin(b, PERF_RECORD_MMAP, PERF_RECORD_MISC_USER);
-	u32(b, s->pid);
-	u32(b, s->tid);
-	u64(b, 0x400000);
-	u64(b, 0x1000);
-	u64(b, 0);
-	string(b, "/usr/bin/true");
-	trailer(b, f, s);
-	rec_end(b);
-}
-
-static void comm(struct buf *b, const struct fmt *f, const struct sid *s,
-		 const char *name, int exec)
-{
-	rec_begin(b, PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0);
-	u32(b, s->pid);
-	u32(b, s->tid);
-	string(b, name);
-	trailer(b, f, s);
-	rec_end(b);
-}
-
-static void task(struct buf *b, const struct fmt *f, const struct sid *s,
-		 uint32_t type, uint32_t ppid, uint32_t ptid)
-{
-	rec_begin(b, type, 0);
-	u32(b, s->pid);
-	u32(b, ppid);
-	u32(b, s->tid);
-	u32(b, ptid);
-	u64(b, s->time);
-	trailer(b, f, s);
-	rec_end(b);
-}
-
-/* LOST, LOST_SAMPLES, THROTTLE, UNTHROTTLE, AUX: fixed u64 fields. */
-static void fixed(struct buf *b, const struct fmt *f, const struct sid *s,
-		  uint32_t type, unsigned nfields, uint16_t misc)
-{
-	rec_begin(b, type, misc);
-	for (unsigned i = 0; i < nfields; i++)
-		u64(b, i == 0 ? s->time : s->id + i);
-	trailer(b, f, s);
-	rec_end(b);
-}
-
-static void switch_rec(struct buf *b, const struct fmt *f,
-		       const struct sid *s, int cpu_wide, uint16_t misc)
-{
-	rec_begin(b, cpu_wide ? PERF_RECORD_SWITCH_CPU_WIDE :
-		  PERF_RECORD_SWITCH, misc);
-	if (cpu_wide) {
-		u32(b, s->pid + 1);
-		u32(b, s->tid + 1);
-	}
-	trailer(b, f, s);
-	rec_end(b);
-}
-
-static void start(struct buf *b, const struct fmt *f)
-{
-	b->n = 0;
-	b->rec = 0;
-	fmt_bytes(b, f);
-}
-
-/* An entry and its completion; id 1 is the entry event, 2 minor, 3 major. */
-static void fault_pair(struct buf *b, const struct fmt *f, struct sid s,
-		       uint64_t dur, int major)
-{
-	s.id = 1;
-	sample(b, f, &s);
-	s.id = major ? 3 : 2;
-	s.time += dur;
-	sample(b, f, &s);
-}
-
-static const struct sid main_thread = {
-	1, 1700000000000000000ull, 0x7f0000001000, 4242, 4242, 0,
+static const struct rec_mmap libc = {
+	.pid = 4242, .tid = 4242,
+	.start = 0x7f0000000000, .len = 0x21000, .pgoff = 0,
+	.maj = 8, .min = 1, .ino = 1234567, .ino_generation = 0,
+	.build_id = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0x01,
+		      0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0x01, 0x23,
+		      0x45, 0x67 },
+	.prot = 5,	/* PROT_READ | PROT_EXEC */
+	.flags = 2,	/* MAP_PRIVATE */
+	.filename = "/usr/lib/x86_64-linux-gnu/libc.so.6",
 };
+
+/* A record of a type the decoder does not know: a header and a u64. */
+static void unknown_rec(struct seed *s, uint32_t type)
+{
+	struct rec_writer w;
+
+	rw_init(&w, s->b + s->n, SEED_MAX - s->n);
+	rw_header(&w, type, 0);
+	rw_u64(&w, 0);
+	s->n += rw_end(&w);
+}
 
 static void perf_fault_seeds(void)
 {
-	struct buf b;
-	struct sid s = main_thread, t = main_thread;
+	struct seed b;
+	struct sample_id s = main_thread, t = main_thread;
 
-	start(&b, &fault_fmt);
-	fault_pair(&b, &fault_fmt, s, 1500, 0);
-	save("fuzz_perf_record", "sample_fault_minor", &b);
+	start_fault(&b);
+	fault_pair(&b, s, 1500, 0);
+	save(PERF_TARGET, "sample_fault_minor", &b);
 
-	start(&b, &fault_fmt);
-	fault_pair(&b, &fault_fmt, s, 2000000, 1);
+	start_fault(&b);
+	fault_pair(&b, s, 2000000, 1);
 	s.time += 10;
-	s.id = 2;	/* a completion with no entry */
-	sample(&b, &fault_fmt, &s);
-	save("fuzz_perf_record", "sample_fault_major", &b);
+	fault(&b, &s, 2);	/* a completion with no entry */
+	save(PERF_TARGET, "sample_fault_major", &b);
 
 	/* Two threads on two CPUs, drained ring by ring: out of time order. */
-	start(&b, &fault_fmt);
+	start_fault(&b);
 	t.tid = 4243;
 	t.cpu = 1;
 	t.time = s.time + 100;
 	s.time += 200;
-	fault_pair(&b, &fault_fmt, s, 300, 0);
-	fault_pair(&b, &fault_fmt, t, 5000, 1);
-	save("fuzz_perf_record", "sample_out_of_order", &b);
+	fault_pair(&b, s, 300, 0);
+	fault_pair(&b, t, 5000, 1);
+	save(PERF_TARGET, "sample_out_of_order", &b);
 }
 
 static void perf_sideband_seeds(void)
 {
-	const struct fmt *f = &fault_fmt;
-	struct buf b;
-	struct sid s = main_thread;
+	const struct sample_fmt *f = &fault_fmt;
+	struct rec_mmap bid = libc;
+	struct rec_mmap exe = {
+		.pid = 4242, .tid = 4242, .start = 0x400000, .len = 0x1000,
+		.filename = "/usr/bin/true",
+	};
+	struct rec_task k;
+	struct seed b;
+	struct sample_id s = main_thread;
 
-	start(&b, f);
-	mmap2(&b, f, &s, 0);
-	save("fuzz_perf_record", "mmap2_ino", &b);
+	start_fault(&b);
+	ADD(&b, enc_mmap2, f, &libc, &s);
+	save(PERF_TARGET, "mmap2_ino", &b);
 
-	start(&b, f);
-	mmap2(&b, f, &s, 1);
-	mmap1(&b, f, &s);
-	save("fuzz_perf_record", "mmap2_build_id", &b);
+	start_fault(&b);
+	bid.build_id_size = 20;
+	ADD(&b, enc_mmap2, f, &bid, &s);
+	ADD(&b, enc_mmap, f, &exe, &s);
+	save(PERF_TARGET, "mmap2_build_id", &b);
 
-	start(&b, f);
+	start_fault(&b);
 	comm(&b, f, &s, "worker", 0);
-	fault_pair(&b, f, s, 700, 0);
+	fault_pair(&b, s, 700, 0);
 	s.time += 1000;
 	comm(&b, f, &s, "fifteen-chars-x", 1);
-	fault_pair(&b, f, s, 900, 0);
-	save("fuzz_perf_record", "comm_exec", &b);
+	fault_pair(&b, s, 900, 0);
+	save(PERF_TARGET, "comm_exec", &b);
 
-	start(&b, f);
+	start_fault(&b);
 	s.tid = 4300;
-	task(&b, f, &s, PERF_RECORD_FORK, 4242, 4242);
+	k = task_of(&s, 4242);
+	ADD(&b, enc_fork, f, &k, &s);
 	s.time += 50;
-	fault_pair(&b, f, s, 400, 0);
+	fault_pair(&b, s, 400, 0);
 	s.time += 1000;
-	s.id = 1;
-	sample(&b, f, &s);	/* left pending by the exit */
+	fault(&b, &s, 1);	/* left pending by the exit */
 	s.time += 50;
-	task(&b, f, &s, PERF_RECORD_EXIT, 4242, 4242);
-	save("fuzz_perf_record", "fork_exit", &b);
+	k = task_of(&s, 4242);
+	ADD(&b, enc_exit, f, &k, &s);
+	save(PERF_TARGET, "fork_exit", &b);
 }
 
 static void perf_control_seeds(void)
 {
-	const struct fmt *f = &fault_fmt;
-	struct buf b;
-	struct sid s = main_thread;
+	const struct sample_fmt *f = &fault_fmt;
+	struct seed b;
+	struct sample_id s = main_thread;
+	struct rec_throttle th = { s.time, s.id, s.stream_id };
+	struct rec_switch sw = {
+		.out = 1,
+		.next_prev_pid = s.pid + 1, .next_prev_tid = s.tid + 1,
+	};
+	struct rec_aux aux = { .aux_offset = 0x1000, .aux_size = 0x800 };
+	struct rec_itrace_start it = { s.pid, s.tid };
 
-	start(&b, f);
-	fixed(&b, f, &s, PERF_RECORD_LOST, 2, 0);
-	fixed(&b, f, &s, PERF_RECORD_LOST_SAMPLES, 1, 0);
-	save("fuzz_perf_record", "lost", &b);
+	start_fault(&b);
+	ADD(&b, enc_lost, f, s.id, 17, &s);
+	ADD(&b, enc_lost_samples, f, 5, &s);
+	save(PERF_TARGET, "lost", &b);
 
-	start(&b, f);
-	fixed(&b, f, &s, PERF_RECORD_THROTTLE, 3, 0);
-	fixed(&b, f, &s, PERF_RECORD_UNTHROTTLE, 3, 0);
-	save("fuzz_perf_record", "throttle", &b);
+	start_fault(&b);
+	ADD(&b, enc_throttle, f, PERF_RECORD_THROTTLE, &th, &s);
+	th.time += 1000;
+	ADD(&b, enc_throttle, f, PERF_RECORD_UNTHROTTLE, &th, &s);
+	save(PERF_TARGET, "throttle", &b);
 
-	start(&b, f);
-	switch_rec(&b, f, &s, 0, PERF_RECORD_MISC_SWITCH_OUT |
-		   PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
-	switch_rec(&b, f, &s, 0, 0);
-	switch_rec(&b, f, &s, 1, PERF_RECORD_MISC_SWITCH_OUT);
-	save("fuzz_perf_record", "switch", &b);
+	start_fault(&b);
+	ADD(&b, enc_switch, f, 1, 1, &s);
+	ADD(&b, enc_switch, f, 0, 0, &s);
+	ADD(&b, enc_switch_cpu_wide, f, &sw, &s);
+	save(PERF_TARGET, "switch", &b);
 
-	start(&b, f);
-	fixed(&b, f, &s, PERF_RECORD_AUX, 3, 0);
-	rec_begin(&b, PERF_RECORD_ITRACE_START, 0);
-	u32(&b, s.pid);
-	u32(&b, s.tid);
-	trailer(&b, f, &s);
-	rec_end(&b);
-	rec_begin(&b, 99, 0);	/* a type the decoder does not know */
-	u64(&b, 0);
-	rec_end(&b);
-	fault_pair(&b, f, s, 100, 0);
-	save("fuzz_perf_record", "aux_itrace_unknown", &b);
+	start_fault(&b);
+	ADD(&b, enc_aux, f, &aux, &s);
+	ADD(&b, enc_itrace_start, f, &it, &s);
+	unknown_rec(&b, 99);
+	fault_pair(&b, s, 100, 0);
+	save(PERF_TARGET, "aux_itrace_unknown", &b);
 }
 
 /* Formats other than faultline's own, with the variable-length fields. */
 static void perf_format_seeds(void)
 {
-	struct fmt rich = {
-		FAULT_TYPE | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN |
-		PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER |
-		PERF_SAMPLE_STACK_USER,
-		0, 3, 0, 0, 1, 0, 0x01,
-	};
+	struct sample_fmt rich = fault_fmt;
 	/* Every bit, WEIGHT_STRUCT standing in for WEIGHT (one or the other) */
-	struct fmt all = {
-		(((uint64_t)PERF_SAMPLE_CODE_PAGE_SIZE * 2 - 1) &
-		 ~(uint64_t)PERF_SAMPLE_WEIGHT) | PERF_SAMPLE_WEIGHT_STRUCT,
-		PERF_FORMAT_TOTAL_TIME_ENABLED |
-		PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID |
-		PERF_FORMAT_GROUP | PERF_FORMAT_LOST,
-		2, 4, 1, 1, 0, 0x00,
+	struct sample_fmt all = {
+		.sample_type = (((uint64_t)PERF_SAMPLE_CODE_PAGE_SIZE * 2 - 1) &
+				~(uint64_t)PERF_SAMPLE_WEIGHT) |
+			       PERF_SAMPLE_WEIGHT_STRUCT,
+		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			       PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID |
+			       PERF_FORMAT_GROUP | PERF_FORMAT_LOST,
+		.regs_user_mask = 0x3, .regs_intr_mask = 0xf,
+		.branch_sample_type = PERF_SAMPLE_BRANCH_HW_INDEX,
+		.sample_id_all = 1,
 	};
-	struct fmt bare = {
-		PERF_SAMPLE_IP | PERF_SAMPLE_TID, 0, 0, 0, 0, 0, 0, 0,
+	struct sample_fmt bare = {
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
 	};
-	struct buf b;
-	struct sid s = main_thread;
+	struct seed b;
+	struct sample_id s = main_thread, done = main_thread;
+	struct rec_task k = task_of(&s, 1);
+	uint16_t size = 40;
 
-	start(&b, &rich);
-	fault_pair(&b, &rich, s, 1200, 0);
+	rich.sample_type |= PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN |
+			    PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER |
+			    PERF_SAMPLE_STACK_USER;
+	rich.regs_user_mask = 0x7;
+	start(&b, &rich, 0, 0x01);
+	sample(&b, &rich, &s, 1);
+	done.time += 1200;
+	sample(&b, &rich, &done, 2);
 	comm(&b, &rich, &s, "rich", 0);
-	save("fuzz_perf_record", "sample_callchain_raw_regs_stack", &b);
+	save(PERF_TARGET, "sample_callchain_raw_regs_stack", &b);
 
-	start(&b, &all);
-	sample(&b, &all, &s);
-	mmap2(&b, &all, &s, 0);
-	save("fuzz_perf_record", "sample_every_field", &b);
+	start(&b, &all, 0, 0x00);
+	sample(&b, &all, &s, 1);
+	ADD(&b, enc_mmap2, &all, &libc, &s);
+	save(PERF_TARGET, "sample_every_field", &b);
 
-	start(&b, &bare);
-	sample(&b, &bare, &s);
+	start(&b, &bare, 0, 0x00);
+	sample(&b, &bare, &s, 1);
 	comm(&b, &bare, &s, "no-sample-id", 0);
-	task(&b, &bare, &s, PERF_RECORD_FORK, 1, 1);
-	save("fuzz_perf_record", "no_sample_id_all", &b);
+	ADD(&b, enc_fork, &bare, &k, &s);
+	save(PERF_TARGET, "no_sample_id_all", &b);
 
 	/* A sample whose header.size cuts its last field short. */
-	start(&b, &fault_fmt);
-	sample(&b, &fault_fmt, &s);
-	b.b[8 + 6] = 40;	/* the size field, after the 8 format bytes */
-	b.n = 8 + 40;
-	save("fuzz_perf_record", "sample_truncated", &b);
+	start_fault(&b);
+	fault(&b, &s, 1);
+	memcpy(b.b + 8 + 6, &size, 2);	/* after the 8 format bytes */
+	b.n = 8 + size;
+	save(PERF_TARGET, "sample_truncated", &b);
 }
 
 /* ---- fuzz_fault_stream ----------------------------------------------- */
@@ -541,15 +387,19 @@ struct sev {
 static void stream_seed(const char *name, uint8_t s0, uint8_t s1,
 			const struct sev *ev, size_t n)
 {
-	struct buf b = { .n = 0 };
+	struct seed b = { .n = 0 };
+	uint8_t settings[2] = { s0, s1 };
 
-	u8(&b, s0);
-	u8(&b, s1);
+	seed_bytes(&b, settings, sizeof(settings));
 	for (size_t i = 0; i < n; i++) {
-		u8(&b, (uint8_t)(ev[i].kind | ev[i].tid << 3 | ev[i].cpu << 6));
-		u8(&b, (uint8_t)ev[i].dt);
-		u8(&b, (uint8_t)(ev[i].addr | ev[i].aux << 2 |
-				 ev[i].exec << 5 | ev[i].flush << 6));
+		uint8_t e[3] = {
+			(uint8_t)(ev[i].kind | ev[i].tid << 3 | ev[i].cpu << 6),
+			(uint8_t)ev[i].dt,
+			(uint8_t)(ev[i].addr | ev[i].aux << 2 |
+				  ev[i].exec << 5 | ev[i].flush << 6),
+		};
+
+		seed_bytes(&b, e, sizeof(e));
 	}
 	save("fuzz_fault_stream", name, &b);
 }
@@ -630,6 +480,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	out_dir = argv[1];
+	fault_sample_fmt(&fault_fmt);
 	perf_fault_seeds();
 	perf_sideband_seeds();
 	perf_control_seeds();

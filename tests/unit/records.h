@@ -6,18 +6,24 @@
  * Every encoder writes into a caller's buffer of `cap` bytes and returns
  * the record's size, with the header's size set and the record padded with
  * zeros to 8 bytes.  Non-sample records end with the sample_id trailer
- * when the format has sample_id_all.  Writing past `cap` fails the test.
+ * when the format has sample_id_all.  Writing past `cap` calls
+ * REC_FAIL(msg): cmocka's fail_msg, which fails the test, unless the
+ * includer defines REC_FAIL first (a tool built without cmocka).
  */
 #ifndef FL_TEST_RECORDS_H
 #define FL_TEST_RECORDS_H
 
-#include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 #include <stdint.h>
 #include <string.h>
-#include <cmocka.h>
 #include <linux/perf_event.h>
+
+#ifndef REC_FAIL
+#include <stdarg.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#define REC_FAIL(msg) fail_msg("%s", (msg))
+#endif
 
 #include "../../collector/fault_events.h"
 #include "../../decoder/perf_record.h"
@@ -37,9 +43,15 @@ static inline void rw_init(struct rec_writer *w, void *buf, size_t cap)
 	w->len = 0;
 }
 
+static inline void rw_room(struct rec_writer *w, size_t n)
+{
+	if (n > w->cap - w->len)
+		REC_FAIL("records: the record does not fit in the buffer");
+}
+
 static inline void rw_bytes(struct rec_writer *w, const void *p, size_t n)
 {
-	assert_true(n <= w->cap - w->len);
+	rw_room(w, n);
 	if (n)
 		memcpy(w->buf + w->len, p, n);
 	w->len += n;
@@ -47,7 +59,7 @@ static inline void rw_bytes(struct rec_writer *w, const void *p, size_t n)
 
 static inline void rw_zeros(struct rec_writer *w, size_t n)
 {
-	assert_true(n <= w->cap - w->len);
+	rw_room(w, n);
 	memset(w->buf + w->len, 0, n);
 	w->len += n;
 }
@@ -82,7 +94,8 @@ static inline size_t rw_end(struct rec_writer *w)
 	uint16_t size;
 
 	rw_pad8(w);
-	assert_true(w->len <= REC_MAX);
+	if (w->len > REC_MAX)
+		REC_FAIL("records: the record is over REC_MAX bytes");
 	size = (uint16_t)w->len;
 	memcpy(w->buf + 6, &size, 2);
 	return w->len;
@@ -340,17 +353,20 @@ static inline size_t enc_fault_sample(void *buf, size_t cap, uint64_t id,
 
 /* ---- side-band records ------------------------------------------------- */
 
-/* MMAP2; with m->build_id_size > 0 the build-id form
+/* MMAP or MMAP2: u32 pid, tid; u64 start, len, pgoff; MMAP2's own fields;
+ * the filename.  MMAP2 with m->build_id_size > 0 is the build-id form
  * (PERF_RECORD_MISC_MMAP_BUILD_ID), else maj/min/ino/ino_generation. */
-static inline size_t enc_mmap2(void *buf, size_t cap, const struct sample_fmt *f,
-			       const struct rec_mmap *m,
-			       const struct sample_id *sid)
+static inline size_t enc_mmap_rec(void *buf, size_t cap,
+				  const struct sample_fmt *f, uint32_t type,
+				  const struct rec_mmap *m,
+				  const struct sample_id *sid)
 {
 	struct rec_writer w;
-	int bid = m->build_id_size > 0;
+	int v2 = type == PERF_RECORD_MMAP2;
+	int bid = v2 && m->build_id_size > 0;
 
 	rw_init(&w, buf, cap);
-	rw_header(&w, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER |
+	rw_header(&w, type, PERF_RECORD_MISC_USER |
 		  (bid ? PERF_RECORD_MISC_MMAP_BUILD_ID : 0));
 	rw_u32(&w, m->pid);
 	rw_u32(&w, m->tid);
@@ -362,17 +378,33 @@ static inline size_t enc_mmap2(void *buf, size_t cap, const struct sample_fmt *f
 
 		rw_bytes(&w, size_res, 4);
 		rw_bytes(&w, m->build_id, 20);
-	} else {
+	} else if (v2) {
 		rw_u32(&w, m->maj);
 		rw_u32(&w, m->min);
 		rw_u64(&w, m->ino);
 		rw_u64(&w, m->ino_generation);
 	}
-	rw_u32(&w, m->prot);
-	rw_u32(&w, m->flags);
+	if (v2) {
+		rw_u32(&w, m->prot);
+		rw_u32(&w, m->flags);
+	}
 	rw_string(&w, m->filename);
 	put_sample_id(&w, f, sid);
 	return rw_end(&w);
+}
+
+static inline size_t enc_mmap(void *buf, size_t cap, const struct sample_fmt *f,
+			      const struct rec_mmap *m,
+			      const struct sample_id *sid)
+{
+	return enc_mmap_rec(buf, cap, f, PERF_RECORD_MMAP, m, sid);
+}
+
+static inline size_t enc_mmap2(void *buf, size_t cap, const struct sample_fmt *f,
+			       const struct rec_mmap *m,
+			       const struct sample_id *sid)
+{
+	return enc_mmap_rec(buf, cap, f, PERF_RECORD_MMAP2, m, sid);
 }
 
 /* COMM; c->exec sets PERF_RECORD_MISC_COMM_EXEC. */
@@ -496,6 +528,37 @@ static inline size_t enc_switch_cpu_wide(void *buf, size_t cap,
 	rw_header(&w, PERF_RECORD_SWITCH_CPU_WIDE, switch_misc(sw->out, sw->preempt));
 	rw_u32(&w, sw->next_prev_pid);
 	rw_u32(&w, sw->next_prev_tid);
+	put_sample_id(&w, f, sid);
+	return rw_end(&w);
+}
+
+/* AUX: u64 aux_offset, aux_size, flags. */
+static inline size_t enc_aux(void *buf, size_t cap, const struct sample_fmt *f,
+			     const struct rec_aux *a, const struct sample_id *sid)
+{
+	struct rec_writer w;
+
+	rw_init(&w, buf, cap);
+	rw_header(&w, PERF_RECORD_AUX, 0);
+	rw_u64(&w, a->aux_offset);
+	rw_u64(&w, a->aux_size);
+	rw_u64(&w, a->flags);
+	put_sample_id(&w, f, sid);
+	return rw_end(&w);
+}
+
+/* ITRACE_START: u32 pid, tid. */
+static inline size_t enc_itrace_start(void *buf, size_t cap,
+				      const struct sample_fmt *f,
+				      const struct rec_itrace_start *it,
+				      const struct sample_id *sid)
+{
+	struct rec_writer w;
+
+	rw_init(&w, buf, cap);
+	rw_header(&w, PERF_RECORD_ITRACE_START, 0);
+	rw_u32(&w, it->pid);
+	rw_u32(&w, it->tid);
 	put_sample_id(&w, f, sid);
 	return rw_end(&w);
 }
