@@ -274,6 +274,21 @@ static char *options_json(const struct record_args *a)
 		fputs(i ? "," : "", f);
 		json_str(f, t->comms[i]);
 	}
+	fputs("],\"events\":[", f);
+	for (size_t i = 0; i < a->ntracepoints; i++) {
+		const struct tp_spec *sp = &a->tracepoints[i];
+
+		fprintf(f, "%s{\"system\":", i ? "," : "");
+		json_str(f, sp->system);
+		fputs(",\"name\":", f);
+		json_str(f, sp->name);
+		fputs(",\"filter\":", f);
+		if (sp->filter)
+			json_str(f, sp->filter);
+		else
+			fputs("null", f);
+		fputc('}', f);
+	}
 	fputs("],\"command\":[", f);
 	for (size_t i = 0; t->command && t->command[i]; i++) {
 		fputs(i ? "," : "", f);

@@ -130,9 +130,9 @@ static int tp_thread_wanted(struct record_pipeline *p, uint32_t pid,
 	struct thread *t = thread_table_find(&p->faults.threads, tid);
 	char comm[COMM_LEN] = "";
 
-	if (p->targets->all || (t && t->wanted))
-		return 1;
-	if (t || tid == 0)
+	if (t)
+		return t->wanted;
+	if (tid == 0)
 		return 0;
 	if (p->targets->ncomms)
 		proc_read_comm((pid_t)pid, (pid_t)tid, comm);
@@ -246,7 +246,8 @@ static int on_round(void *ctx, uint64_t watermark)
 	long n = order_queue_flush(&p->order, watermark, fault_stream_event,
 				   &p->faults);
 
-	/* For the next round's tracepoint records (NTP slews it slowly). */
+	/* For the next round's tracepoint records: a step of the realtime
+	 * clock (settimeofday, an NTP step) moves the offset. */
 	refresh_clock_offset(p);
 	if (n == -ENOMEM)
 		return errmsg_set(&p->err, ENOMEM, "out of memory tracking threads");

@@ -113,6 +113,7 @@ int ring_owners_open(struct recorder *r, const struct fault_attrs *fa,
 	a.config = PERF_COUNT_SW_DUMMY;
 	a.mmap = a.mmap2 = a.mmap_data = a.comm_exec = a.task = 0;
 	a.build_id = 0;
+	a.context_switch = 0;	/* faultline's own switches are no one's business */
 	/* Its only record: faultline renaming itself, which makes the kernel
 	 * write a ring's pending LOST count (recorder_flush_lost). */
 	a.comm = 1;

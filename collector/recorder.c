@@ -112,24 +112,34 @@ static int open_process(struct recorder *r, const struct fault_attrs *fa,
 	return err;
 }
 
-/* The systems whose formats are needed: sched, and those of -e. */
-static const char **tracepoint_systems(const struct recorder_config *cfg)
+/* sched_switch and sched_waking on every CPU.  They only refine the
+ * timelines, so a failure (no permission for CPU-wide tracepoints) is a
+ * warning; what opened of them stays, and their samples are ignored. */
+static int open_sched_tracepoints(struct recorder *r)
 {
-	const char **v = calloc(cfg->ntracepoints + 2, sizeof(*v));
-	size_t n = 0;
+	struct errmsg why;
+	int err = 0;
 
-	if (!v)
-		return NULL;
-	v[n++] = "sched";
-	for (size_t i = 0; i < cfg->ntracepoints; i++) {
-		size_t k = 0;
-
-		while (k < n && strcmp(v[k], cfg->tracepoints[i].system))
-			k++;
-		if (k == n)
-			v[n++] = cfg->tracepoints[i].system;
+	errmsg_init(&why);
+	r->sched_switch = tracepoint_load(r->tep, "sched", "sched_switch", &why);
+	r->sched_waking = r->sched_switch ?
+			  tracepoint_load(r->tep, "sched", "sched_waking", &why) : NULL;
+	if (!r->sched_waking)
+		err = -ENOENT;
+	if (err == 0)
+		err = tracepoint_open(r, r->sched_switch, ROLE_TP_SCHED_SWITCH, 0,
+				      NULL, &why);
+	if (err == 0 && r->sched_waking)
+		err = tracepoint_open(r, r->sched_waking, ROLE_TP_SCHED_WAKING, 0,
+				      NULL, &why);
+	if (err == -ENOMEM)
+		return err;
+	if (err < 0) {
+		r->sched_switch = r->sched_waking = NULL;
+		errmsg_set(&r->warning, -err, "thread states will not tell sleeping "
+			   "from blocked, nor name wakers: %s", why.text);
 	}
-	return v;
+	return 0;
 }
 
 /*
@@ -140,15 +150,11 @@ static const char **tracepoint_systems(const struct recorder_config *cfg)
  */
 static int open_tracepoints(struct recorder *r, struct errmsg *e)
 {
-	const char **systems = tracepoint_systems(&r->cfg);
 	struct errmsg why;
 	int err;
 
-	if (!systems)
-		return -ENOMEM;
 	errmsg_init(&why);
-	err = tracepoints_load(systems, &r->tep, &why);
-	free(systems);
+	err = tracepoints_init(&r->tep, &why);
 	if (err < 0 && !r->cfg.ntracepoints) {
 		errmsg_set(&r->warning, -err, "thread states will not tell sleeping "
 			   "from blocked, nor name wakers: %s", why.text);
@@ -158,21 +164,16 @@ static int open_tracepoints(struct recorder *r, struct errmsg *e)
 		*e = why;
 		return err;
 	}
-	r->sched_switch = tep_find_event_by_name(r->tep, "sched", "sched_switch");
-	r->sched_waking = tep_find_event_by_name(r->tep, "sched", "sched_waking");
-	if (r->sched_switch)
-		err = tracepoint_open(r, r->sched_switch, ROLE_TP_SCHED_SWITCH, 0,
-				      NULL, e);
-	if (err == 0 && r->sched_waking)
-		err = tracepoint_open(r, r->sched_waking, ROLE_TP_SCHED_WAKING, 0,
-				      NULL, e);
+	err = open_sched_tracepoints(r);
+	if (err < 0)
+		return err;
 	r->user_events = calloc(r->cfg.ntracepoints + 1, sizeof(*r->user_events));
 	if (!r->user_events)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->cfg.ntracepoints && err == 0; i++) {
 		const struct tp_spec *sp = &r->cfg.tracepoints[i];
 
-		r->user_events[i] = tracepoint_find(r->tep, sp->system, sp->name, e);
+		r->user_events[i] = tracepoint_load(r->tep, sp->system, sp->name, e);
 		err = r->user_events[i] ? tracepoint_open(r, r->user_events[i],
 				ROLE_TP_USER, (uint16_t)i, sp->filter, e) : -ENOENT;
 	}

@@ -12,8 +12,7 @@
 #include "recorder.h"
 #include "tracepoints.h"
 
-int tracepoints_load(const char *const *systems, struct tep_handle **tep,
-		     struct errmsg *e)
+int tracepoints_init(struct tep_handle **tep, struct errmsg *e)
 {
 	/* libtracefs mounts tracefs itself when it is not mounted and the
 	 * caller may mount (root); NULL means neither worked. */
@@ -23,22 +22,37 @@ int tracepoints_load(const char *const *systems, struct tep_handle **tep,
 		return errmsg_set(e, ENOENT, "tracefs is not mounted and faultline "
 				  "could not mount it; as root run 'mount -t tracefs "
 				  "nodev /sys/kernel/tracing'");
-	*tep = tracefs_local_events_system(dir, systems);
+	*tep = tep_alloc();
 	if (!*tep)
-		return errmsg_set(e, EACCES, "cannot read the tracepoint formats "
-				  "under '%s/events'; run as root", dir);
+		return -ENOMEM;
+	tep_set_long_size(*tep, (int)sizeof(long));
+	tep_set_page_size(*tep, (int)sysconf(_SC_PAGESIZE));
 	return 0;
 }
 
-struct tep_event *tracepoint_find(struct tep_handle *tep, const char *system,
+struct tep_event *tracepoint_load(struct tep_handle *tep, const char *system,
 				  const char *name, struct errmsg *e)
 {
 	struct tep_event *ev = tep_find_event_by_name(tep, system, name);
+	char *fmt;
+	int size = 0;
 
-	if (!ev)
-		errmsg_set(e, ENOENT, "unknown tracepoint '%s:%s'; the kernel's "
-			   "are listed under %s/events", system, name,
+	if (ev)
+		return ev;
+	fmt = tracefs_event_file_read(NULL, system, name, "format", &size);
+	if (!fmt) {
+		errmsg_set(e, ENOENT, "unknown tracepoint '%s:%s' (or its format "
+			   "is not readable: run as root); the kernel's are "
+			   "listed under %s/events", system, name,
 			   tracefs_tracing_dir());
+		return NULL;
+	}
+	if (tep_parse_format(tep, &ev, fmt, (unsigned long)size, system) != 0) {
+		errmsg_set(e, EINVAL, "cannot parse the format of '%s:%s'",
+			   system, name);
+		ev = NULL;
+	}
+	free(fmt);
 	return ev;
 }
 

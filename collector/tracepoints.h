@@ -27,15 +27,19 @@ struct tp_spec {
 
 /*
  * Finds tracefs (mounting it at /sys/kernel/tracing when needed and
- * permitted) and loads the formats of the named systems (NULL-terminated).
- * On success *tep is the caller's, freed with tep_free.  0 or -errno with
- * e saying how to mount it.
+ * permitted) and makes an empty set of formats for tracepoint_load.  On
+ * success *tep is the caller's, freed with tep_free.  0 or -errno with e
+ * saying how to mount it.
  */
-int tracepoints_load(const char *const *systems, struct tep_handle **tep,
-		     struct errmsg *e);
+int tracepoints_init(struct tep_handle **tep, struct errmsg *e);
 
-/* The event, or NULL with e naming what to check. */
-struct tep_event *tracepoint_find(struct tep_handle *tep, const char *system,
+/*
+ * Reads one tracepoint's format from tracefs into tep and returns the
+ * event (owned by tep), or NULL with e naming what to check.  Only the
+ * formats asked for are read: libtracefs's whole-system loaders also read
+ * /proc/kallsyms, which took 18 s under AddressSanitizer.
+ */
+struct tep_event *tracepoint_load(struct tep_handle *tep, const char *system,
 				  const char *name, struct errmsg *e);
 
 /* Opens ev on every CPU of r (all threads), its records going to each

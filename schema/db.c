@@ -93,6 +93,11 @@ static int check_or_create(sqlite3 *db, const char *path, int writable,
 		return errmsg_set(e, EPROTO, "cannot use '%s': it was written by a "
 				  "newer faultline (schema %d, this one reads %d); "
 				  "upgrade faultline", path, version, SCHEMA_VERSION);
+	if (version > 0)
+		return errmsg_set(e, EPROTO, "cannot use '%s': it was written by an "
+				  "older faultline (schema %d, this one writes %d); "
+				  "record into a new file", path, version,
+				  SCHEMA_VERSION);
 	if (tables > 0)
 		return errmsg_set(e, EINVAL, "cannot use '%s': it is a SQLite "
 				  "database, but not faultline's; choose another file",
@@ -105,7 +110,7 @@ static int check_or_create(sqlite3 *db, const char *path, int writable,
 	if (rc == 0)
 		rc = exec(db, schema_sql, path, "cannot create", e);
 	if (rc == 0)
-		rc = exec(db, "PRAGMA user_version = 1; COMMIT", path,
+		rc = exec(db, "PRAGMA user_version = 2; COMMIT", path,
 			  "cannot create", e);
 	if (rc < 0)
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);

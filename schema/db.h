@@ -9,7 +9,7 @@
 
 #include "../common/errmsg.h"
 
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2
 
 /*
  * Opens (creating if needed) the database at path for writing, applies

@@ -117,9 +117,9 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 	memset(l, 0, sizeof(*l));
 	l->db = db;
 	l->path = path;
-	err = insert_session(l, si, e);
-	if (err == 0)
-		err = prepare(l, &l->fault, "INSERT INTO fault (session_id, ts, dur,"
+	/* Statements first: a database they cannot be prepared on gets no
+	 * session row that would stay 'recording' forever. */
+	err = prepare(l, &l->fault, "INSERT INTO fault (session_id, ts, dur,"
 			      " tid, pid, cpu, exit_cpu, kind, addr, ip)"
 			      " VALUES (?,?,?,?,?,?,?,?,?,?)", e);
 	if (err == 0)
@@ -145,6 +145,8 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 		err = prepare(l, &l->hist, "INSERT OR REPLACE INTO fault_histogram"
 			      " (session_id, tid, kind, lo_ns, hi_ns, count)"
 			      " VALUES (?,?,?,?,?,?)", e);
+	if (err == 0)
+		err = insert_session(l, si, e);
 	if (err < 0)
 		loader_release(l);
 	return err;

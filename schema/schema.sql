@@ -1,4 +1,4 @@
--- faultline database schema, version 1 (PRAGMA user_version = 1).
+-- faultline database schema, version 2 (PRAGMA user_version = 2).
 --
 -- Conventions (man faultline-schema(5) documents every column):
 --   ts      INTEGER ns since the Unix epoch, CLOCK_REALTIME

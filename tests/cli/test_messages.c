@@ -171,6 +171,22 @@ static void another_applications_database_is_refused(void **state)
 	assert_int_equal(db_int(path, "SELECT count(*) FROM sqlite_master"), 1);
 }
 
+static void a_database_of_an_older_faultline_is_refused_untouched(void **state)
+{
+	const char *path = scratch_path("old.db");
+	sqlite3 *db;
+	struct run r;
+
+	(void)state;
+	sqlite3_open(path, &db);
+	sqlite3_exec(db, "CREATE TABLE session (session_id INTEGER PRIMARY KEY);"
+		     "PRAGMA user_version = 1", NULL, NULL, NULL);
+	sqlite3_close(db);
+	assert_int_equal(run_faultline(&r, "record", "-o", path, "-a", NULL), 1);
+	assert_one_message(&r, "written by an older faultline (schema 1");
+	assert_int_equal(db_int(path, "SELECT count(*) FROM sqlite_master"), 1);
+}
+
 static void a_locked_database_is_reported_and_keeps_its_sessions(void **state)
 {
 	const char *path = scratch_path("locked.db");
@@ -286,6 +302,7 @@ int main(void)
 		cmocka_unit_test(an_unwritable_database_path_says_so),
 		cmocka_unit_test(a_file_that_is_not_a_database_is_left_alone),
 		cmocka_unit_test(another_applications_database_is_refused),
+		cmocka_unit_test(a_database_of_an_older_faultline_is_refused_untouched),
 		cmocka_unit_test(a_locked_database_is_reported_and_keeps_its_sessions),
 		cmocka_unit_test(a_full_disk_stops_recording_and_keeps_what_was_committed),
 		cmocka_unit_test(an_unknown_command_is_a_usage_error),

@@ -264,6 +264,24 @@ static void a_command_is_recorded_alongside_every_cpu_targets(void **state)
 	assert_int_equal(anon_rows(db, info, "AND kind = 'minor'"), PAGES);
 	/* -a keeps every thread: more than the command's. */
 	assert_true(db_int(db, "SELECT count(DISTINCT pid) FROM thread") > 1);
+	/* But never faultline's own: it would record its own recording. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread WHERE pid = %d",
+				(int)r.pid), 0);
+}
+
+static void faultline_does_not_record_itself_with_a_command(void **state)
+{
+	const char *db = scratch_path("self.db");
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "--",
+				       workload_bin(), "--pages", "5", NULL), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state WHERE "
+				"pid = %d", (int)r.pid), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread WHERE pid = %d",
+				(int)r.pid), 0);
+	assert_true(db_int(db, "SELECT count(*) FROM thread_state") > 0);
 }
 
 /* faultline is stopped while the workload faults, so its 8 KiB ring must
@@ -310,6 +328,7 @@ int main(void)
 		cmocka_unit_test(the_summary_reports_counts_and_nothing_lost),
 		cmocka_unit_test(duration_stops_the_recording_and_ends_the_command),
 		cmocka_unit_test(a_command_is_recorded_alongside_every_cpu_targets),
+		cmocka_unit_test(faultline_does_not_record_itself_with_a_command),
 		cmocka_unit_test(lost_records_are_stored_and_summarised_on_stderr),
 	};
 
