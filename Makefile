@@ -91,29 +91,29 @@ UNIT_TESTS = test_perf_record test_order test_fault_pair test_fault_stream test_
 	     test_ring test_opt test_hist
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
-		  $(BUILD)/tests/test_tracepoints $(BUILD)/tests/test_messages
+		  $(BUILD)/tests/test_tracepoints
 WORKLOAD_BIN = $(BUILD)/tests/fault_workload $(BUILD)/tests/sched_workload \
 	       $(BUILD)/tests/udp_workload
 FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream
 FUZZ_REPLAY_BIN = $(addprefix $(BUILD)/tests/replay_,$(FUZZ_TARGETS))
-TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(FUZZ_REPLAY_BIN) tests/man_vs_help.sh
+TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
+	   $(FUZZ_REPLAY_BIN) tests/man_vs_help.sh
+
+# A cmocka test: its source (the first prerequisite) and the library.
+define link_test
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS) -lcmocka
+endef
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/records.h $(LIB_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS) -lcmocka
+	$(link_test)
 
-$(BUILD)/tests/test_record: tests/integration/test_record.c tests/integration/run.h $(LIB_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS) -lcmocka
-
-$(BUILD)/tests/test_thread_state $(BUILD)/tests/test_tracepoints: \
-		$(BUILD)/tests/test_%: tests/integration/test_%.c tests/integration/run.h $(LIB_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS) -lcmocka
+$(INTEGRATION_BIN): $(BUILD)/tests/test_%: tests/integration/test_%.c \
+		tests/integration/run.h $(LIB_OBJ)
+	$(link_test)
 
 $(BUILD)/tests/test_messages: tests/cli/test_messages.c tests/integration/run.h $(LIB_OBJ)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS) -lcmocka
+	$(link_test)
 
 $(BUILD)/tests/%_workload: tests/integration/%_workload.c
 	@mkdir -p $(dir $@)

@@ -156,35 +156,35 @@ static void a_file_that_is_not_a_database_is_left_alone(void **state)
 	assert_int_equal(before.st_size, after.st_size);
 }
 
-static void another_applications_database_is_refused(void **state)
+/* A database made by sql (one table) is refused with want, untouched. */
+static void assert_database_refused(const char *name, const char *sql,
+				    const char *want)
 {
-	const char *path = scratch_path("other.db");
+	const char *path = scratch_path(name);
 	sqlite3 *db;
 	struct run r;
 
-	(void)state;
 	sqlite3_open(path, &db);
-	sqlite3_exec(db, "CREATE TABLE customers (id INTEGER)", NULL, NULL, NULL);
+	sqlite3_exec(db, sql, NULL, NULL, NULL);
 	sqlite3_close(db);
 	assert_int_equal(run_faultline(&r, "record", "-o", path, "-a", NULL), 1);
-	assert_one_message(&r, "is a SQLite database, but not faultline's");
+	assert_one_message(&r, want);
 	assert_int_equal(db_int(path, "SELECT count(*) FROM sqlite_master"), 1);
+}
+
+static void another_applications_database_is_refused(void **state)
+{
+	(void)state;
+	assert_database_refused("other.db", "CREATE TABLE customers (id INTEGER)",
+				"is a SQLite database, but not faultline's");
 }
 
 static void a_database_of_an_older_faultline_is_refused_untouched(void **state)
 {
-	const char *path = scratch_path("old.db");
-	sqlite3 *db;
-	struct run r;
-
 	(void)state;
-	sqlite3_open(path, &db);
-	sqlite3_exec(db, "CREATE TABLE session (session_id INTEGER PRIMARY KEY);"
-		     "PRAGMA user_version = 1", NULL, NULL, NULL);
-	sqlite3_close(db);
-	assert_int_equal(run_faultline(&r, "record", "-o", path, "-a", NULL), 1);
-	assert_one_message(&r, "written by an older faultline (schema 1");
-	assert_int_equal(db_int(path, "SELECT count(*) FROM sqlite_master"), 1);
+	assert_database_refused("old.db", "CREATE TABLE session (session_id "
+				"INTEGER PRIMARY KEY); PRAGMA user_version = 1",
+				"written by an older faultline (schema 1");
 }
 
 static void a_locked_database_is_reported_and_keeps_its_sessions(void **state)

@@ -75,6 +75,20 @@ static int stop_hogs(void **state)
 	return 0;
 }
 
+/*
+ * The recorded count may exceed the thread's own count by one, never fall
+ * short: between reading getrusage (its last act) and the kernel removing
+ * its events at exit, a thread can still be preempted once (seen with
+ * the CPU hogs running).
+ */
+static void assert_count(long long recorded, long long kernel, const char *what,
+			 const char *role)
+{
+	if (recorded < kernel || recorded > kernel + 1)
+		fail_msg("%s: %lld %s switch-outs recorded, the kernel counted %lld",
+			 role, recorded, what, kernel);
+}
+
 /* Involuntary switch-outs open a runnable interval marked preempted;
  * voluntary ones open an off-CPU interval of their own. */
 static void switch_outs_equal_the_kernels_context_switch_counts(void **state)
@@ -85,13 +99,13 @@ static void switch_outs_equal_the_kernels_context_switch_counts(void **state)
 	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
 		struct acct a = acct_of(roles[i]);
 
-		assert_int_equal(db_int(db_path(), "SELECT count(*) FROM thread_state "
-					"WHERE tid = %lld AND preempted = 1", a.tid),
-				 a.nivcsw);
-		assert_int_equal(db_int(db_path(), "SELECT count(*) FROM thread_state "
-					"WHERE tid = %lld AND preempted = 0 AND state IN "
-					"('waiting', 'sleeping', 'blocked', 'other')",
-					a.tid), a.nvcsw);
+		assert_count(db_int(db_path(), "SELECT count(*) FROM thread_state "
+				    "WHERE tid = %lld AND preempted = 1", a.tid),
+			     a.nivcsw, "involuntary", roles[i]);
+		assert_count(db_int(db_path(), "SELECT count(*) FROM thread_state "
+				    "WHERE tid = %lld AND preempted = 0 AND state IN "
+				    "('waiting', 'sleeping', 'blocked', 'other')",
+				    a.tid), a.nvcsw, "voluntary", roles[i]);
 	}
 }
 
