@@ -15,9 +15,8 @@
 # tools meet the same placement in every round.
 set -euo pipefail
 
-# perf record runs with -B: perf 6.1 on this machine aborted in its
-# build-id step after recording (util/build-id.c:1010, stack smashing).
-# Skipping that step only makes perf's side of each figure cheaper.
+# perf record runs with -B: its build-id step after recording is not
+# what is compared, and skipping it only makes perf's figures cheaper.
 
 FAULTLINE=${FAULTLINE:-./faultline}
 LOOP=${LOOP:-build/release/fault_loop}

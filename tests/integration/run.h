@@ -63,6 +63,11 @@ static char *scratch_path(const char *name)
 	return p;
 }
 
+/* Every process a test starts, so a test that fails half-way (cmocka
+ * jumps out of it) leaves nothing running: see kill_leftovers. */
+static pid_t started[64];
+static int nstarted;
+
 struct run {
 	pid_t pid;
 	int status;		/* exit status, or 128+signal */
@@ -92,6 +97,29 @@ static void run_start_as(struct run *r, int uid, char *const argv[])
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	if (nstarted < 64)
+		started[nstarted++] = r->pid;
+}
+
+/* Forgets pid once it has been waited for. */
+static void forget_started(pid_t pid)
+{
+	for (int i = 0; i < nstarted; i++)
+		if (started[i] == pid)
+			started[i] = started[--nstarted];
+}
+
+/* A cmocka teardown: kills and reaps whatever a test left running. */
+static int kill_leftovers(void **state)
+{
+	(void)state;
+	while (nstarted > 0) {
+		pid_t pid = started[--nstarted];
+
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	return 0;
 }
 
 static void slurp(const char *path, char *buf, size_t n)
@@ -110,7 +138,9 @@ static int run_wait(struct run *r)
 {
 	int st;
 
-	waitpid(r->pid, &st, 0);
+	if (waitpid(r->pid, &st, 0) != r->pid)
+		st = 0xff00;	/* not our child any more: status 255 */
+	forget_started(r->pid);
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	slurp(r->errpath, r->err, sizeof(r->err));
 	slurp(r->outpath, r->out, sizeof(r->out));

@@ -10,7 +10,7 @@
  *
  * Usage: sched_workload INFO_FILE DATA_FILE
  * INFO_FILE gets one line per thread:
- *   role=spin tid=123 nvcsw=4 nivcsw=1 cpu_ns=300012345
+ *   role=spin tid=123 nvcsw=4 nivcsw=1 cpu_ns=300012345 real_ns=...
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +36,7 @@ struct role {
 	long tid;
 	struct rusage ru;
 	struct timespec cpu;
+	struct timespec real;		/* CLOCK_REALTIME just after cpu */
 };
 
 static void die(const char *what)
@@ -105,8 +106,10 @@ static void *thread_main(void *arg)
 	prctl(PR_SET_NAME, r->name, 0, 0, 0);
 	r->tid = syscall(SYS_gettid);
 	r->run(r);
-	/* Last act: the kernel's own accounting of this thread. */
+	/* Last act: the kernel's own accounting of this thread, and when
+	 * (what runs after it, the thread's exit, is not in the accounting). */
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &r->cpu);
+	clock_gettime(CLOCK_REALTIME, &r->real);
 	getrusage(RUSAGE_THREAD, &r->ru);
 	return NULL;
 }
@@ -162,10 +165,12 @@ int main(int argc, char **argv)
 	if (!f)
 		die(argv[1]);
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "role=%s tid=%ld nvcsw=%ld nivcsw=%ld cpu_ns=%lld\n",
-			roles[i].name, roles[i].tid, roles[i].ru.ru_nvcsw,
-			roles[i].ru.ru_nivcsw,
+		fprintf(f, "role=%s tid=%ld nvcsw=%ld nivcsw=%ld cpu_ns=%lld "
+			"real_ns=%lld\n", roles[i].name, roles[i].tid,
+			roles[i].ru.ru_nvcsw, roles[i].ru.ru_nivcsw,
 			(long long)roles[i].cpu.tv_sec * 1000000000ll +
-			roles[i].cpu.tv_nsec);
+			roles[i].cpu.tv_nsec,
+			(long long)roles[i].real.tv_sec * 1000000000ll +
+			roles[i].real.tv_nsec);
 	return fclose(f) ? 1 : 0;
 }

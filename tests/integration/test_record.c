@@ -321,18 +321,18 @@ static void lost_records_are_stored_and_summarised_on_stderr(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(a_command_gets_one_row_per_minor_fault_and_one_major),
-		cmocka_unit_test(every_fault_lies_inside_the_sessions_wall_clock_window),
-		cmocka_unit_test(the_session_names_the_thread_and_counts_what_it_saw),
-		cmocka_unit_test(record_p_follows_a_thread_the_process_creates_later),
-		cmocka_unit_test(record_comm_catches_a_thread_renamed_after_start),
-		cmocka_unit_test(a_threshold_stores_only_long_faults_but_counts_all),
-		cmocka_unit_test(a_second_recording_adds_a_session_to_the_same_database),
-		cmocka_unit_test(the_summary_reports_counts_and_nothing_lost),
-		cmocka_unit_test(duration_stops_the_recording_and_ends_the_command),
-		cmocka_unit_test(a_command_is_recorded_alongside_every_cpu_targets),
-		cmocka_unit_test(faultline_does_not_record_itself_with_a_command),
-		cmocka_unit_test(lost_records_are_stored_and_summarised_on_stderr),
+		cmocka_unit_test_teardown(a_command_gets_one_row_per_minor_fault_and_one_major, kill_leftovers),
+		cmocka_unit_test_teardown(every_fault_lies_inside_the_sessions_wall_clock_window, kill_leftovers),
+		cmocka_unit_test_teardown(the_session_names_the_thread_and_counts_what_it_saw, kill_leftovers),
+		cmocka_unit_test_teardown(record_p_follows_a_thread_the_process_creates_later, kill_leftovers),
+		cmocka_unit_test_teardown(record_comm_catches_a_thread_renamed_after_start, kill_leftovers),
+		cmocka_unit_test_teardown(a_threshold_stores_only_long_faults_but_counts_all, kill_leftovers),
+		cmocka_unit_test_teardown(a_second_recording_adds_a_session_to_the_same_database, kill_leftovers),
+		cmocka_unit_test_teardown(the_summary_reports_counts_and_nothing_lost, kill_leftovers),
+		cmocka_unit_test_teardown(duration_stops_the_recording_and_ends_the_command, kill_leftovers),
+		cmocka_unit_test_teardown(a_command_is_recorded_alongside_every_cpu_targets, kill_leftovers),
+		cmocka_unit_test_teardown(faultline_does_not_record_itself_with_a_command, kill_leftovers),
+		cmocka_unit_test_teardown(lost_records_are_stored_and_summarised_on_stderr, kill_leftovers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -51,8 +51,8 @@ static void a_kernel_side_filter_keeps_only_what_it_matches(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(udp_drops_equal_the_kernels_count_for_the_socket),
-		cmocka_unit_test(a_kernel_side_filter_keeps_only_what_it_matches),
+		cmocka_unit_test_teardown(udp_drops_equal_the_kernels_count_for_the_socket, kill_leftovers),
+		cmocka_unit_test_teardown(a_kernel_side_filter_keeps_only_what_it_matches, kill_leftovers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
