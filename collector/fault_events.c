@@ -58,21 +58,9 @@ int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
 
 		if (err < 0)
 			return err;
-		memset(a, 0, sizeof(*a));
-		a->size = sizeof(*a);
-		a->type = code.type;
-		a->config = code.config;
+		perf_attr_sampling(a, code.type, code.config, FAULT_SAMPLE_TYPE,
+				   CLOCK_REALTIME, ring_bytes);
 		a->exclude_hv = 1;
-		a->sample_period = 1;
-		a->sample_type = FAULT_SAMPLE_TYPE;
-		a->sample_id_all = 1;
-		a->disabled = 1;
-		a->use_clockid = 1;
-		a->clockid = CLOCK_REALTIME;
-		/* Wake the reader when a quarter of the ring is used: three
-		 * quarters are left to absorb the time it takes to drain. */
-		a->watermark = 1;
-		a->wakeup_watermark = (uint32_t)(ring_bytes / 4);
 		if (fault_events[i].role == ROLE_FAULT_ENTRY) {
 			a->mmap = 1;
 			a->mmap2 = 1;

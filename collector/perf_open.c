@@ -6,6 +6,24 @@
 
 #include "perf_open.h"
 
+void perf_attr_sampling(struct perf_event_attr *a, uint32_t type,
+			uint64_t config, uint64_t sample_type, int clock,
+			size_t ring_bytes)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = type;
+	a->config = config;
+	a->sample_period = 1;
+	a->sample_type = sample_type;
+	a->sample_id_all = 1;
+	a->disabled = 1;
+	a->use_clockid = 1;
+	a->clockid = clock;
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(ring_bytes / 4);
+}
+
 int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 {
 	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, -1,

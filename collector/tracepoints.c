@@ -118,19 +118,9 @@ int tracepoint_open(struct recorder *r, struct tep_event *ev,
 	char name[256];
 
 	snprintf(name, sizeof(name), "%s:%s", ev->system, ev->name);
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.config = (uint64_t)ev->id;
-	a.sample_period = 1;
-	a.sample_type = TP_SAMPLE_TYPE;
-	a.sample_id_all = 1;
-	a.disabled = 1;
 	/* CLOCK_REALTIME is refused for tracepoints; see recorder.tp_rings. */
-	a.use_clockid = 1;
-	a.clockid = CLOCK_MONOTONIC;
-	a.watermark = 1;
-	a.wakeup_watermark = (uint32_t)(r->cfg.ring_bytes / 4);
+	perf_attr_sampling(&a, PERF_TYPE_TRACEPOINT, (uint64_t)ev->id,
+			   TP_SAMPLE_TYPE, CLOCK_MONOTONIC, r->cfg.ring_bytes);
 	for (int c = 0; c < r->ncpus; c++) {
 		uint64_t id;
 		int fd = perf_open(&a, -1, r->cpus[c]), err;
