@@ -163,28 +163,34 @@ static void a_sleeping_thread_spends_its_sleeps_off_the_cpu(void **state)
 
 /*
  * sched_switch's prev_state tells S from D: the O_DIRECT reads wait in D,
- * the nanosleeps in S.  All but one of each thread's voluntary switches
- * must be of that state: a thread may also wait once on something else
- * (a lock in the C library or, under AddressSanitizer, its allocator:
- * seen once).  A read the device completes before the thread sleeps makes
- * no switch at all (seen once: 9 of 10), so the count is the switches'.
+ * the nanosleeps in S.  Each thread also waits now and then on something
+ * else (a lock in the C library, the allocator's under AddressSanitizer,
+ * mmap_lock in a fault: 3 of 13 waits once, with the CPU hogs), and a read
+ * the device completes before the thread sleeps makes no switch at all
+ * (9 of 10 once).  So: every nanosleep is a sleeping interval, most of
+ * the reader's waits are blocked, and neither exceeds the switches.
  */
-static void assert_waits(struct acct a, const char *state_name)
+static long long count_state(struct acct a, const char *state_name)
 {
 	long long n = db_int(db_path(), "SELECT count(*) FROM thread_state WHERE "
 			     "tid = %lld AND state = '%s'", a.tid, state_name);
 
-	if (n < 1 || n < a.nvcsw - 1 || n > a.nvcsw)
+	if (n > a.nvcsw)
 		fail_msg("%lld %s intervals for %lld voluntary switches", n,
 			 state_name, a.nvcsw);
+	return n;
 }
 
 static void disk_reads_block_and_sleeps_sleep(void **state)
 {
+	struct acct disk = acct_of("disk"), sleep = acct_of("sleep");
+	long long blocked = count_state(disk, "blocked");
+
 	(void)state;
-	assert_waits(acct_of("disk"), "blocked");
-	assert_waits(acct_of("sleep"), "sleeping");
-	assert_true(acct_of("sleep").nvcsw >= 10);
+	assert_true(count_state(sleep, "sleeping") >= 10);
+	if (blocked < 1 || blocked * 2 < disk.nvcsw)
+		fail_msg("%lld of the reader's %lld waits were blocked", blocked,
+			 disk.nvcsw);
 }
 
 /* Each of the pair sleeps in read() until the other writes: the other is
