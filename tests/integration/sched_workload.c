@@ -36,7 +36,7 @@ struct role {
 	long tid;
 	struct rusage ru;
 	struct timespec cpu;
-	struct timespec real;		/* CLOCK_REALTIME just after cpu */
+	struct timespec real;		/* CLOCK_REALTIME just after cpu and ru */
 };
 
 static void die(const char *what)
@@ -109,8 +109,8 @@ static void *thread_main(void *arg)
 	/* Last act: the kernel's own accounting of this thread, and when
 	 * (what runs after it, the thread's exit, is not in the accounting). */
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &r->cpu);
-	clock_gettime(CLOCK_REALTIME, &r->real);
 	getrusage(RUSAGE_THREAD, &r->ru);
+	clock_gettime(CLOCK_REALTIME, &r->real);
 	return NULL;
 }
 

@@ -77,10 +77,11 @@ static int stop_hogs(void **state)
 }
 
 /*
- * The recorded count may exceed the thread's own count by one, never fall
- * short: between reading getrusage (its last act) and the kernel removing
- * its events at exit, a thread can still be preempted once (seen with
- * the CPU hogs running).
+ * Switch-outs recorded before the thread read its own counts (what comes
+ * after, its exit, is not in them: under AddressSanitizer that exit made
+ * two more voluntary switches once).  The recorded count may exceed the
+ * kernel's by one switch in the microseconds between getrusage and the
+ * clock read that bounds the count, never fall short.
  */
 static void assert_count(long long recorded, long long kernel, const char *what,
 			 const char *role)
@@ -101,12 +102,13 @@ static void switch_outs_equal_the_kernels_context_switch_counts(void **state)
 		struct acct a = acct_of(roles[i]);
 
 		assert_count(db_int(db_path(), "SELECT count(*) FROM thread_state "
-				    "WHERE tid = %lld AND preempted = 1", a.tid),
-			     a.nivcsw, "involuntary", roles[i]);
+				    "WHERE tid = %lld AND ts < %lld AND preempted = 1",
+				    a.tid, a.real_ns), a.nivcsw, "involuntary", roles[i]);
 		assert_count(db_int(db_path(), "SELECT count(*) FROM thread_state "
-				    "WHERE tid = %lld AND preempted = 0 AND state IN "
-				    "('waiting', 'sleeping', 'blocked', 'other')",
-				    a.tid), a.nvcsw, "voluntary", roles[i]);
+				    "WHERE tid = %lld AND ts < %lld AND preempted = 0 "
+				    "AND state IN ('waiting', 'sleeping', 'blocked', "
+				    "'other')", a.tid, a.real_ns), a.nvcsw, "voluntary",
+			     roles[i]);
 	}
 }
 
@@ -114,12 +116,12 @@ static void switch_outs_equal_the_kernels_context_switch_counts(void **state)
  * Running time against CLOCK_THREAD_CPUTIME_ID, up to the instant the
  * thread read it (the intervals are clipped there: what runs after, the
  * thread's exit, is not in its clock; under AddressSanitizer that exit
- * took milliseconds).  Tolerance 1 ms + 2% + 10 us a switch: the
+ * took milliseconds).  Tolerance 1 ms + 2% + 20 us a switch: the
  * scheduler starts charging a thread when it picks it, while the
  * switch-in record is written after the switch itself
  * (finish_task_switch), so each switch shifts the two by the cost of a
- * context switch, several microseconds on a paravirtualized VM under
- * load (3.7 us a switch was seen here).
+ * context switch on this paravirtualized VM: 3.7 us a switch was seen
+ * under load, 13.4 us with the CPU hogs and the sanitizer build.
  */
 static void running_time_equals_the_threads_cpu_clock(void **state)
 {
@@ -135,7 +137,7 @@ static void running_time_equals_the_threads_cpu_clock(void **state)
 		long long diff = run > a.cpu_ns ? run - a.cpu_ns : a.cpu_ns - run;
 		long long switches = a.nvcsw + a.nivcsw;
 
-		if (diff > 1000000 + a.cpu_ns / 50 + 10000 * switches)
+		if (diff > 1000000 + a.cpu_ns / 50 + 20000 * switches)
 			fail_msg("%s: running %lld ns, CPU clock %lld ns", roles[i],
 				 run, a.cpu_ns);
 	}
