@@ -191,7 +191,7 @@ static int on_record(void *ctx, int cpu, int monotonic, const void *bytes,
 	struct ev e;
 	uint64_t id;
 	uint16_t arg;
-	enum ev_role role;
+	enum ev_role role = ROLE_NONE;
 	int err;
 
 	p->n.records++;
@@ -230,7 +230,7 @@ static int on_record(void *ctx, int cpu, int monotonic, const void *bytes,
 	case PERF_RECORD_UNTHROTTLE:
 		return 0;
 	}
-	if (!ev_from_rec(p->ids, &r, &e)) {
+	if (!ev_from_rec(role, &r, &e)) {
 		p->n.unknown++;
 		return 0;
 	}

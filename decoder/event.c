@@ -2,10 +2,9 @@
 
 #include "event.h"
 
-static int fault_ev(const struct idmap *ids, const struct sample *s,
-		    struct ev *out)
+static int fault_ev(enum ev_role role, const struct sample *s, struct ev *out)
 {
-	switch (idmap_get(ids, s->sid.id)) {
+	switch (role) {
 	case ROLE_FAULT_ENTRY:
 		out->kind = EV_FAULT_ENTRY;
 		break;
@@ -23,8 +22,7 @@ static int fault_ev(const struct idmap *ids, const struct sample *s,
 	return 1;
 }
 
-int ev_from_rec(const struct idmap *ids, const struct perf_rec *r,
-		struct ev *out)
+int ev_from_rec(enum ev_role role, const struct perf_rec *r, struct ev *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->ts = r->sid.time;
@@ -33,7 +31,7 @@ int ev_from_rec(const struct idmap *ids, const struct perf_rec *r,
 	out->cpu = r->sid.cpu;
 	switch (r->type) {
 	case PERF_RECORD_SAMPLE:
-		return fault_ev(ids, &r->u.sample, out);
+		return fault_ev(role, &r->u.sample, out);
 	case PERF_RECORD_COMM:
 		out->kind = EV_COMM;
 		/* The record's own pid/tid name the renamed thread; the

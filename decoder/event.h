@@ -59,12 +59,13 @@ struct ev {
 };
 
 /*
- * Turns one decoded record into an event for the ordered stream.
- * Returns 1 when *out was filled, 0 when the record is not one the stream
- * carries (MMAP2, LOST and the like are handled by the caller directly, or
- * the sample's id is not one of ours: an unknown id is no event).
+ * Turns one decoded record into an event for the ordered stream.  role is
+ * what the sample's id stands for (the caller has looked it up to choose
+ * the sample's format); it is ignored for other records.  Returns 1 when
+ * *out was filled, 0 when the record is not one the stream carries (MMAP2,
+ * LOST and the like are handled by the caller directly, or the sample is
+ * not a fault event's: an unknown id is no event).
  */
-int ev_from_rec(const struct idmap *ids, const struct perf_rec *r,
-		struct ev *out);
+int ev_from_rec(enum ev_role role, const struct perf_rec *r, struct ev *out);
 
 #endif

@@ -280,7 +280,7 @@ static void feed(struct run *run, const struct perf_rec *r)
 
 	if ((r->sid.present & PERF_SAMPLE_TIME) && r->sid.time > run->max_ts)
 		run->max_ts = r->sid.time;
-	if (ev_from_rec(&run->ids, r, &e)) {
+	if (ev_from_rec(idmap_get(&run->ids, r->sid.id), r, &e)) {
 		/* The recorder stamps events with their ring's CPU (samples
 		 * do not carry it); here the ring changes at every flush. */
 		e.cpu = run->ring_cpu;
