@@ -122,21 +122,19 @@ static void to_realtime(const struct record_pipeline *p, struct perf_rec *r)
 }
 
 /* Is the thread a -e row is about a target?  A thread the stream knows
- * answers for itself; an unknown one is asked of the target set (its
- * name read from /proc when names decide). */
+ * answers for itself.  With -a or --comm an unknown one joins the table
+ * (its name read from /proc once, not at every hit); with per-thread
+ * targets it is asked of the target set by pid and tid. */
 static int tp_thread_wanted(struct record_pipeline *p, uint32_t pid,
-			    uint32_t tid)
+			    uint32_t tid, uint64_t ts)
 {
 	struct thread *t = thread_table_find(&p->faults.threads, tid);
-	char comm[COMM_LEN] = "";
 
+	if (!t && tid && p->system_wide)
+		t = fault_stream_thread(&p->faults, pid, tid, ts);
 	if (t)
 		return t->wanted;
-	if (tid == 0)
-		return 0;
-	if (p->targets->ncomms)
-		proc_read_comm((pid_t)pid, (pid_t)tid, comm);
-	return target_wanted(p->targets, (pid_t)pid, (pid_t)tid, comm);
+	return tid && target_wanted(p->targets, (pid_t)pid, (pid_t)tid, "");
 }
 
 /* A -e tracepoint hit: a row, with its fields as JSON. */
@@ -147,7 +145,7 @@ static int on_user_tracepoint(struct record_pipeline *p, uint16_t idx,
 	char name[160], json[8192];
 	int n;
 
-	if (!tp_thread_wanted(p, s->sid.pid, s->sid.tid))
+	if (!tp_thread_wanted(p, s->sid.pid, s->sid.tid, s->sid.time))
 		return 0;
 	n = tp_fields_json(ev, s->raw, s->raw_size, json, sizeof(json));
 	if (n < 0) {

@@ -374,9 +374,9 @@ static void check_signal(struct recorder *r)
 	}
 }
 
-/* pfds: the signal fd, the command's pidfd, the -p pidfds, then one ring
- * fd per CPU.  A ring fd whose task exited reports POLLHUP forever; it is
- * dropped from the poll set (its ring is still drained every round). */
+/* pfds: the signal fd, the command's pidfd, the -p pidfds, then each
+ * CPU's ring owners (fault ring, tracepoint ring).  The owners are
+ * faultline's own thread or CPU-wide events: they never hang up. */
 static struct pollfd *poll_set(struct recorder *r, size_t *n)
 {
 	size_t cnt = 2 + r->npidfds + 2 * (size_t)r->ncpus, k = 0;
@@ -415,16 +415,12 @@ static int record_loop(struct recorder *r, const struct recorder_sink *sink,
 {
 	uint64_t start = monotonic_ns();
 	uint64_t next_tick = start + RECORDER_TICK_MS * 1000000ull;
-	size_t ring_base = 2 + r->npidfds;
 	int err = 0;
 
 	while (r->stop == STOP_NONE && err == 0) {
 		if (poll(pfds, npfds, poll_timeout_ms(r, start, next_tick)) < 0 &&
 		    errno != EINTR)
 			return -errno;
-		for (size_t i = ring_base; i < npfds; i++)
-			if (pfds[i].revents & (POLLHUP | POLLERR))
-				pfds[i].fd = -1;
 		if (pfds[0].revents & POLLIN)
 			check_signal(r);
 		if (pfds[1].revents & POLLIN)

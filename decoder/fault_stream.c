@@ -55,6 +55,18 @@ static struct thread *thread_of(struct fault_stream *s, const struct ev *e)
 	return t;
 }
 
+struct thread *fault_stream_thread(struct fault_stream *s, uint32_t pid,
+				   uint32_t tid, uint64_t ts)
+{
+	struct ev e;
+
+	memset(&e, 0, sizeof(e));
+	e.ts = ts;
+	e.pid = pid;
+	e.tid = tid;
+	return thread_of(s, &e);
+}
+
 static int store_state(void *ctx, const struct state_interval *iv)
 {
 	struct fault_stream *s = ctx;

@@ -68,6 +68,13 @@ void fault_stream_release(struct fault_stream *s);
 /* One event, in time order.  An ev_fn (order.h): ctx is the stream. */
 int fault_stream_event(void *stream, const struct ev *e);
 
+/* The thread tid (of process pid), created and resolved on first sight
+ * as an event about it at ts would: for rows kept outside the ordered
+ * stream (-e hits) that must know whether a thread is a target.  NULL on
+ * allocation failure. */
+struct thread *fault_stream_thread(struct fault_stream *s, uint32_t pid,
+				   uint32_t tid, uint64_t ts);
+
 /* A LOST record: every target thread's open state interval is uncertain. */
 void fault_stream_lost(struct fault_stream *s);
 
