@@ -110,7 +110,7 @@ static int check_or_create(sqlite3 *db, const char *path, int writable,
 	if (rc == 0)
 		rc = exec(db, schema_sql, path, "cannot create", e);
 	if (rc == 0)
-		rc = exec(db, "PRAGMA user_version = 2; COMMIT", path,
+		rc = exec(db, "PRAGMA user_version = " FL_STR(SCHEMA_VERSION) "; COMMIT", path,
 			  "cannot create", e);
 	if (rc < 0)
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);

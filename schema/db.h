@@ -9,7 +9,9 @@
 
 #include "../common/errmsg.h"
 
-#define SCHEMA_VERSION 2
+#define SCHEMA_VERSION 3
+#define FL_STR_(x) #x
+#define FL_STR(x) FL_STR_(x)
 
 /*
  * Opens (creating if needed) the database at path for writing, applies

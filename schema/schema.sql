@@ -1,4 +1,4 @@
--- faultline database schema, version 2 (PRAGMA user_version = 2).
+-- faultline database schema, version 3 (PRAGMA user_version = 3).
 --
 -- Conventions (man faultline-schema(5) documents every column):
 --   ts      INTEGER ns since the Unix epoch, CLOCK_REALTIME
@@ -67,7 +67,9 @@ CREATE TABLE fault (
 	-- and the loader is the only writer.
 	kind		TEXT NOT NULL,
 	addr		INTEGER NOT NULL,
-	ip		INTEGER NOT NULL
+	ip		INTEGER NOT NULL,
+	-- The stack at the fault's completion (record --stacks), else NULL.
+	stack_id	INTEGER
 );
 
 -- One row per interval of a target thread's timeline; a thread's rows do
@@ -85,7 +87,10 @@ CREATE TABLE thread_state (
 	waker_tid	INTEGER,
 	waker_cpu	INTEGER,
 	preempted	INTEGER NOT NULL,
-	uncertain	INTEGER NOT NULL
+	uncertain	INTEGER NOT NULL,
+	-- The stack at the switch-out that began this interval
+	-- (record --stacks), else NULL.
+	stack_id	INTEGER
 );
 
 -- One row per hit of a tracepoint given with -e, by a target thread
@@ -135,6 +140,88 @@ CREATE TABLE lost (
 	kind		TEXT NOT NULL
 			CHECK (kind IN ('records', 'samples', 'throttled', 'malformed')),
 	count		INTEGER NOT NULL
+);
+
+-- Stacks (record --stacks), stored once per distinct sequence of frames.
+-- A frame is an address in one address space; what it names is filled in
+-- by symbolization (at the end of recording, or by faultline symbolize).
+CREATE TABLE stack (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	stack_id	INTEGER NOT NULL,
+	pid		INTEGER NOT NULL,
+	depth		INTEGER NOT NULL,	-- frames, kernel and user
+	-- 'fp' or 'dwarf': how the user part was found.
+	method		TEXT NOT NULL,
+	-- Why the user part ends where it does: NULL when it reached the
+	-- outermost frame, else the reason (a truncated stack copy, no CFI).
+	truncated	TEXT,
+	PRIMARY KEY (session_id, stack_id)
+) WITHOUT ROWID;
+
+-- The frames of a stack, innermost (depth 0) first.
+CREATE TABLE stack_frame (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	stack_id	INTEGER NOT NULL,
+	depth		INTEGER NOT NULL,
+	frame_id	INTEGER NOT NULL,
+	PRIMARY KEY (session_id, stack_id, depth)
+) WITHOUT ROWID;
+
+-- One row per distinct (address space, address).  Kernel frames have
+-- pid -1.  return_addr is 1 when addr is a return address (every frame
+-- but the innermost of each part): it is looked up at addr - 1, the call.
+CREATE TABLE frame (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	frame_id	INTEGER NOT NULL,
+	pid		INTEGER NOT NULL,
+	addr		INTEGER NOT NULL,
+	kernel		INTEGER NOT NULL,
+	return_addr	INTEGER NOT NULL,
+	-- Filled in by symbolization; NULL before it.
+	dso		TEXT,		-- file path, [vdso], [kernel.kallsyms], [jit]
+	dso_offset	INTEGER,	-- file offset (ELF) of addr
+	build_id	TEXT,		-- hex, of the file that was used
+	-- 'ok', or why there is no name: 'no-mapping', 'no-file',
+	-- 'build-id-mismatch', 'no-symbol'.  NULL: not yet symbolized.
+	status		TEXT,
+	PRIMARY KEY (session_id, frame_id)
+) WITHOUT ROWID;
+
+-- What a frame's address names: one row for the function that holds it,
+-- more when code was inlined there.  idx 0 is the innermost (inlined)
+-- function; the highest idx is the function the address is in.
+CREATE TABLE symbol (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	frame_id	INTEGER NOT NULL,
+	idx		INTEGER NOT NULL,
+	function	TEXT NOT NULL,
+	offset		INTEGER,	-- from the function's start (idx = max)
+	size		INTEGER,	-- the function's size, when known
+	file		TEXT,
+	line		INTEGER,
+	inlined		INTEGER NOT NULL,
+	PRIMARY KEY (session_id, frame_id, idx)
+) WITHOUT ROWID;
+
+-- Application metrics: imported (faultline import) or sampled while
+-- recording (record --udp-port).  A series is one metric with one set of
+-- labels from one source.
+CREATE TABLE metric_series (
+	series_id	INTEGER PRIMARY KEY,
+	-- The recording session that sampled it; NULL for an import.
+	session_id	INTEGER REFERENCES session,
+	name		TEXT NOT NULL,
+	labels		TEXT NOT NULL,	-- JSON object, '{}' when none
+	unit		TEXT,
+	source		TEXT NOT NULL,	-- file path, '-' for stdin, or sampler
+	imported_ts	INTEGER NOT NULL	-- when it was written
+);
+
+-- ts: ns since the epoch, CLOCK_REALTIME as the source wrote it.
+CREATE TABLE metric (
+	series_id	INTEGER NOT NULL REFERENCES metric_series,
+	ts		INTEGER NOT NULL,
+	value		REAL NOT NULL
 );
 
 -- Readable timestamps, computed, never stored.

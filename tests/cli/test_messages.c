@@ -207,7 +207,7 @@ static void a_locked_database_is_reported_and_keeps_its_sessions(void **state)
 	assert_int_equal(db_int(path, "SELECT count(*) FROM session"), 1);
 }
 
-/* A 1 MiB tmpfs fills up mid-recording: faultline stops with "disk full",
+/* A 4 MiB tmpfs fills up mid-recording: faultline stops with "disk full",
  * and the rows committed before stay readable. */
 static void a_full_disk_stops_recording_and_keeps_what_was_committed(void **state)
 {
@@ -217,7 +217,7 @@ static void a_full_disk_stops_recording_and_keeps_what_was_committed(void **stat
 
 	(void)state;
 	mkdir(mnt, 0755);
-	if (mount("faultline-test", mnt, "tmpfs", 0, "size=1m") != 0)
+	if (mount("faultline-test", mnt, "tmpfs", 0, "size=4m") != 0)
 		fail_msg("cannot mount a small tmpfs at %s: %s", mnt, strerror(errno));
 	snprintf(db, sizeof(db), "%s/full.db", mnt);
 	run_faultline(&r, "record", "-o", db, "--", workload_bin(), "--pages",
