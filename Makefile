@@ -34,11 +34,13 @@ LDFLAGS += $(SANFLAGS)
 COMMON_SRC = common/errmsg.c
 DECODER_SRC = decoder/perf_record.c decoder/event.c decoder/idmap.c decoder/timeline.c \
 	      decoder/order.c decoder/hist.c decoder/fault_pair.c \
-	      decoder/thread_table.c decoder/fault_stream.c decoder/tracepoint.c
+	      decoder/thread_table.c decoder/fault_stream.c decoder/tracepoint.c \
+	      decoder/text_fields.c decoder/addr_syms.c decoder/kallsyms.c \
+	      decoder/perf_map.c decoder/addr_space.c decoder/symbolize.c
 COLLECTOR_SRC = collector/ring.c collector/procfs.c collector/targets.c collector/tracepoints.c \
 		collector/event_resolve.c collector/perf_open.c \
-		collector/fault_events.c collector/recorder.c
-SCHEMA_SRC = schema/db.c schema/loader.c
+		collector/fault_events.c collector/recorder.c collector/symbol_sources.c
+SCHEMA_SRC = schema/db.c schema/loader.c schema/symbol_store.c
 CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
 	  cli/record.c cli/record_pipeline.c cli/record_summary.c
 
@@ -88,7 +90,7 @@ $(FAULTLINE): $(MAIN_OBJ) $(LIB_OBJ)
 # ---- tests ---------------------------------------------------------------
 
 UNIT_TESTS = test_perf_record test_order test_fault_pair test_fault_stream test_timeline \
-	     test_ring test_opt test_hist
+	     test_ring test_opt test_hist test_symbolize
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
 		  $(BUILD)/tests/test_tracepoints
@@ -107,6 +109,31 @@ endef
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/records.h $(LIB_OBJ)
 	$(link_test)
+
+# The symbolizer's fixture library, -g, and the copies its tests need:
+# stripped (.dynsym only); split, with the debug file found by build id
+# under symfix/debugroot; split with a .gnu_debuglink to a file beside it
+# (symfix/linked).
+SYMFIX = $(BUILD)/tests/symfix
+SYMFIX_FILES = $(SYMFIX)/libsymfix.so $(SYMFIX)/libsymfix_stripped.so \
+	       $(SYMFIX)/libsymfix_bid.so $(SYMFIX)/linked/libsymfix_link.so
+$(BUILD)/tests/test_symbolize: $(SYMFIX_FILES)
+
+$(SYMFIX)/libsymfix.so: tests/fixtures/symbolize/symfix.c
+	@mkdir -p $(dir $@)
+	$(CC) -g -O1 -fPIC -shared -fno-optimize-sibling-calls -Wl,--build-id=sha1 -o $@ $<
+$(SYMFIX)/libsymfix_stripped.so: $(SYMFIX)/libsymfix.so
+	strip --strip-all -o $@ $<
+$(SYMFIX)/libsymfix_bid.so: $(SYMFIX)/libsymfix.so
+	objcopy --only-keep-debug $< $(SYMFIX)/libsymfix.debug
+	id=$$(readelf -n $< | sed -n 's/.*Build ID: *//p'); \
+	d=$(SYMFIX)/debugroot/.build-id/$$(echo $$id | cut -c1-2); \
+	mkdir -p $$d && cp $(SYMFIX)/libsymfix.debug $$d/$$(echo $$id | cut -c3-).debug
+	strip --strip-all -o $@ $<
+$(SYMFIX)/linked/libsymfix_link.so: $(SYMFIX)/libsymfix_bid.so
+	@mkdir -p $(dir $@)
+	cp $(SYMFIX)/libsymfix.debug $(SYMFIX)/linked/libsymfix_link.debug
+	objcopy --add-gnu-debuglink=$(SYMFIX)/linked/libsymfix_link.debug $< $@
 
 $(INTEGRATION_BIN): $(BUILD)/tests/test_%: tests/integration/test_%.c \
 		tests/integration/run.h $(LIB_OBJ)

@@ -1,0 +1,562 @@
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize.h"
+
+#define DSO_KERNEL "[kernel.kallsyms]"
+#define DSO_VDSO "[vdso]"
+
+/* One PT_LOAD: where file bytes land at link-time addresses. */
+struct sym_load {
+	uint64_t offset, filesz, vaddr;
+};
+
+/* A file (or the vDSO image) opened once for every process mapping it. */
+struct sym_file {
+	char *path;		/* owned; the key */
+	int ok;			/* opened: dwfl and mod are set */
+	Dwfl *dwfl;		/* owned */
+	Dwfl_Module *mod;	/* borrowed from dwfl */
+	char build_id[2 * 64 + 1];	/* hex; "" when the file has none */
+	struct sym_load *loads;	/* owned */
+	size_t nloads;
+};
+
+struct symbolizer {
+	Dwfl_Callbacks file_cb;	/* files opened by path */
+	Dwfl_Callbacks vdso_cb;	/* the vDSO, from memory */
+	char *debuginfo_path;	/* owned; file_cb points at it */
+	const struct addr_syms *kallsyms;	/* borrowed */
+	void *vdso;		/* owned copy of the image, or NULL */
+	size_t vdso_len;
+	struct sym_file *files;	/* owned */
+	size_t nfiles, files_cap;
+	uint32_t *slots;	/* owned; path hash: file index + 1, 0 empty */
+	size_t nslots;		/* a power of two, or 0 */
+	struct sym_func *funcs;	/* owned scratch for the last result */
+	size_t funcs_cap;
+	char dso_buf[80];	/* "[module]" of the last kernel result */
+};
+
+const char *sym_status_name(enum sym_status st)
+{
+	switch (st) {
+	case SYM_OK: return "ok";
+	case SYM_NO_MAPPING: return "no-mapping";
+	case SYM_NO_FILE: return "no-file";
+	case SYM_BUILD_ID_MISMATCH: return "build-id-mismatch";
+	case SYM_NO_SYMBOL: return "no-symbol";
+	}
+	return "no-symbol";
+}
+
+/* libdwfl asks the vDSO module's userdata (the symbolizer) for its ELF. */
+static int vdso_find_elf(Dwfl_Module *mod, void **userdata, const char *name,
+			 Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	struct symbolizer *s = *userdata;
+
+	(void)mod, (void)name, (void)base;
+	*file_name = NULL;
+	*elfp = elf_memory(s->vdso, s->vdso_len);
+	return -1;
+}
+
+int symbolizer_new(const struct symbolizer_config *c, struct symbolizer **out,
+		   struct errmsg *e)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return errmsg_set(e, ENOMEM, "out of memory");
+	elf_version(EV_CURRENT);
+	s->debuginfo_path = strdup(c->debuginfo_path ? c->debuginfo_path
+				   : ":.debug:/usr/lib/debug");
+	if (!s->debuginfo_path)
+		goto nomem;
+	s->file_cb.find_elf = dwfl_build_id_find_elf;
+	s->file_cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->file_cb.section_address = dwfl_offline_section_address;
+	s->file_cb.debuginfo_path = &s->debuginfo_path;
+	s->vdso_cb = s->file_cb;
+	s->vdso_cb.find_elf = vdso_find_elf;
+	s->kallsyms = c->kallsyms;
+	if (c->vdso && c->vdso_len) {
+		s->vdso = malloc(c->vdso_len);
+		if (!s->vdso)
+			goto nomem;
+		memcpy(s->vdso, c->vdso, c->vdso_len);
+		s->vdso_len = c->vdso_len;
+	}
+	*out = s;
+	return 0;
+nomem:
+	symbolizer_free(s);
+	return errmsg_set(e, ENOMEM, "out of memory");
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nfiles; i++) {
+		dwfl_end(s->files[i].dwfl);
+		free(s->files[i].path);
+		free(s->files[i].loads);
+	}
+	free(s->files);
+	free(s->slots);
+	free(s->funcs);
+	free(s->vdso);
+	free(s->debuginfo_path);
+	free(s);
+}
+
+/* ---- files ----------------------------------------------------------- */
+
+static uint64_t hash_str(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	return h;
+}
+
+static int grow_slots(struct symbolizer *s)
+{
+	size_t n = s->nslots ? 2 * s->nslots : 64;
+	uint32_t *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nfiles; i++) {
+		size_t j = hash_str(s->files[i].path) & (n - 1);
+
+		while (slots[j])
+			j = (j + 1) & (n - 1);
+		slots[j] = (uint32_t)i + 1;
+	}
+	free(s->slots);
+	s->slots = slots;
+	s->nslots = n;
+	return 0;
+}
+
+/* The PT_LOAD headers and the build id of an opened module. */
+static int read_headers(struct sym_file *f)
+{
+	const unsigned char *bits;
+	GElf_Addr bias, id_vaddr;
+	Elf *elf = dwfl_module_getelf(f->mod, &bias);
+	size_t phnum;
+	int len;
+
+	if (!elf || elf_getphdrnum(elf, &phnum) != 0)
+		return -1;
+	f->loads = calloc(phnum ? phnum : 1, sizeof(*f->loads));
+	if (!f->loads)
+		return -ENOMEM;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+
+		if (ph && ph->p_type == PT_LOAD)
+			f->loads[f->nloads++] = (struct sym_load){
+				ph->p_offset, ph->p_filesz, ph->p_vaddr };
+	}
+	len = dwfl_module_build_id(f->mod, &bits, &id_vaddr);
+	for (int i = 0; i < len && i < 64; i++) {
+		static const char hexdig[] = "0123456789abcdef";
+
+		f->build_id[2 * i] = hexdig[bits[i] >> 4];
+		f->build_id[2 * i + 1] = hexdig[bits[i] & 15];
+	}
+	return 0;
+}
+
+/* The vDSO image's address range, as libdwfl computes a module's. */
+static int vdso_range(const struct symbolizer *s, GElf_Addr *lo, GElf_Addr *hi)
+{
+	Elf *elf = elf_memory(s->vdso, s->vdso_len);
+	size_t phnum;
+	int found = 0;
+
+	if (!elf)
+		return -1;
+	if (elf_getphdrnum(elf, &phnum) == 0)
+		for (size_t i = 0; i < phnum; i++) {
+			GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+
+			if (!ph || ph->p_type != PT_LOAD)
+				continue;
+			if (!found)
+				*lo = ph->p_vaddr & -(ph->p_align ? ph->p_align : 1);
+			*hi = ph->p_vaddr + ph->p_memsz;
+			found = 1;
+		}
+	elf_end(elf);
+	return found ? 0 : -1;
+}
+
+/* Opens f at its link-time addresses (bias 0).  -ENOMEM, or 0 with f->ok
+ * telling whether the file could be used. */
+static int open_file(struct symbolizer *s, struct sym_file *f)
+{
+	const char *base = strrchr(f->path, '/');
+	int err;
+
+	if (!strcmp(f->path, DSO_VDSO)) {
+		GElf_Addr lo, hi;
+		void **ud;
+
+		if (!s->vdso || vdso_range(s, &lo, &hi) < 0)
+			return 0;
+		f->dwfl = dwfl_begin(&s->vdso_cb);
+		if (!f->dwfl)
+			return -ENOMEM;
+		dwfl_report_begin(f->dwfl);
+		f->mod = dwfl_report_module(f->dwfl, DSO_VDSO, lo, hi);
+		if (f->mod) {
+			dwfl_module_info(f->mod, &ud, NULL, NULL, NULL, NULL,
+					 NULL, NULL);
+			*ud = s;
+		}
+	} else {
+		f->dwfl = dwfl_begin(&s->file_cb);
+		if (!f->dwfl)
+			return -ENOMEM;
+		dwfl_report_begin(f->dwfl);
+		f->mod = dwfl_report_elf(f->dwfl, base ? base + 1 : f->path,
+					 f->path, -1, 0, true);
+	}
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (!f->mod)
+		return 0;
+	err = read_headers(f);
+	if (err == -ENOMEM)
+		return err;
+	f->ok = err == 0;
+	return 0;
+}
+
+/* The entry for path, opened on first use.  NULL only when out of memory. */
+static struct sym_file *file_get(struct symbolizer *s, const char *path)
+{
+	struct sym_file *f;
+	size_t j;
+
+	if (s->nslots) {
+		for (j = hash_str(path) & (s->nslots - 1); s->slots[j];
+		     j = (j + 1) & (s->nslots - 1))
+			if (!strcmp(s->files[s->slots[j] - 1].path, path))
+				return &s->files[s->slots[j] - 1];
+	}
+	if (s->nfiles == s->files_cap) {
+		size_t cap = s->files_cap ? 2 * s->files_cap : 16;
+		struct sym_file *v = realloc(s->files, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		s->files = v;
+		s->files_cap = cap;
+	}
+	if (2 * (s->nfiles + 1) > s->nslots && grow_slots(s) < 0)
+		return NULL;
+	f = &s->files[s->nfiles];
+	memset(f, 0, sizeof(*f));
+	f->path = strdup(path);
+	if (!f->path)
+		return NULL;
+	if (open_file(s, f) < 0) {
+		dwfl_end(f->dwfl);
+		free(f->loads);
+		free(f->path);
+		return NULL;
+	}
+	for (j = hash_str(path) & (s->nslots - 1); s->slots[j];
+	     j = (j + 1) & (s->nslots - 1))
+		;
+	s->slots[j] = (uint32_t)s->nfiles + 1;
+	s->nfiles++;
+	return f;
+}
+
+/* The link-time address of file offset off; -1 when no PT_LOAD has it. */
+static int offset_to_vaddr(const struct sym_file *f, uint64_t off,
+			   uint64_t *vaddr)
+{
+	for (size_t i = 0; i < f->nloads; i++) {
+		const struct sym_load *l = &f->loads[i];
+
+		if (off >= l->offset && off - l->offset < l->filesz) {
+			*vaddr = off - l->offset + l->vaddr;
+			return 0;
+		}
+	}
+	/* The page-aligned mapping may start before the segment's first
+	 * byte; code is never there, but a wild address can be. */
+	for (size_t i = 0; i < f->nloads; i++) {
+		const struct sym_load *l = &f->loads[i];
+		uint64_t pad = l->offset & 4095;
+
+		if (off + pad >= l->offset && off + pad - l->offset < l->filesz + pad) {
+			*vaddr = off - l->offset + l->vaddr;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* ---- names ----------------------------------------------------------- */
+
+static struct sym_func *push_func(struct symbolizer *s, size_t n)
+{
+	if (n == s->funcs_cap) {
+		size_t cap = s->funcs_cap ? 2 * s->funcs_cap : 16;
+		struct sym_func *v = realloc(s->funcs, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		s->funcs = v;
+		s->funcs_cap = cap;
+	}
+	memset(&s->funcs[n], 0, sizeof(s->funcs[n]));
+	return &s->funcs[n];
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute mem, *a;
+	const char *name;
+
+	/* The C++/Rust linkage name would be mangled: the plain name reads
+	 * better next to the ELF symbol of the containing function. */
+	a = dwarf_attr_integrate(die, DW_AT_name, &mem);
+	name = a ? dwarf_formstring(a) : NULL;
+	return name ? name : "??";
+}
+
+/* Where an inlined subroutine was called from: its DW_AT_call_file and
+ * DW_AT_call_line, resolved through the CU's file table. */
+static void call_site(Dwarf_Die *inl, Dwarf_Die *cu, const char **file,
+		      int *line)
+{
+	Dwarf_Attribute mem;
+	Dwarf_Word idx, ln;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	*file = NULL;
+	*line = 0;
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &mem), &ln) == 0)
+		*line = (int)ln;
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &mem), &idx) == 0 &&
+	    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && idx < nfiles)
+		*file = dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+/*
+ * The functions at pc (link-time address) in f: the inlined chain from
+ * DWARF scopes, innermost first, the containing function last (named
+ * from the ELF symbol table when it has one).  adj = addr - pc, so that
+ * offsets are of the frame's own address.  Sets *n; 0 or -ENOMEM.
+ */
+static int names_at(struct symbolizer *s, struct sym_file *f, uint64_t pc,
+		    uint64_t adj, size_t *n)
+{
+	GElf_Off sym_off = 0;
+	GElf_Sym sym;
+	const char *sym_name, *file = NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwfl_Line *src;
+	int nscopes = 0, line = 0, err = 0;
+	struct sym_func *fn;
+
+	*n = 0;
+	sym_name = dwfl_module_addrinfo(f->mod, pc, &sym_off, &sym, NULL, NULL,
+					NULL);
+	src = dwfl_module_getsrc(f->mod, pc);
+	if (src)
+		file = dwfl_lineinfo(src, NULL, &line, NULL, NULL, NULL);
+	cu = dwfl_module_addrdie(f->mod, pc, &bias);
+	if (cu)
+		nscopes = dwarf_getscopes(cu, pc - bias, &scopes);
+	for (int i = 0; i < nscopes; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		if (!(fn = push_func(s, *n))) {
+			err = -ENOMEM;
+			goto out;
+		}
+		fn->function = die_name(&scopes[i]);
+		fn->file = file;
+		fn->line = line;
+		if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr lo, hi;
+
+			if (dwarf_lowpc(&scopes[i], &lo) == 0 &&
+			    dwarf_highpc(&scopes[i], &hi) == 0 && hi >= lo) {
+				fn->has_offset = 1;
+				fn->offset = pc - bias - lo + adj;
+				fn->size = hi - lo;
+			}
+			(*n)++;
+			break;
+		}
+		fn->inlined = 1;
+		/* The next level out is at the inlined call's site. */
+		call_site(&scopes[i], cu, &file, &line);
+		(*n)++;
+	}
+	if (sym_name) {
+		if (*n == 0 || s->funcs[*n - 1].inlined) {
+			if (!(fn = push_func(s, *n))) {
+				err = -ENOMEM;
+				goto out;
+			}
+			fn->file = file;
+			fn->line = line;
+			(*n)++;
+		}
+		fn = &s->funcs[*n - 1];
+		fn->function = sym_name;
+		fn->has_offset = 1;
+		fn->offset = sym_off + adj;
+		fn->size = sym.st_size;
+	}
+out:
+	free(scopes);
+	return err;
+}
+
+/* ---- frames ---------------------------------------------------------- */
+
+static void result_init(struct sym_result *r, enum sym_status st,
+			const char *dso)
+{
+	memset(r, 0, sizeof(*r));
+	r->status = st;
+	r->dso = dso;
+}
+
+/* Anonymous memory (a JIT's code lives there), or a pseudo-file. */
+static int is_anon(const char *path)
+{
+	return path[0] != '/' || !strncmp(path, "//anon", 6) ||
+	       !strncmp(path, "/memfd:", 7) || !strncmp(path, "/dev/zero", 9);
+}
+
+static int from_jit(const struct addr_syms *jit, const char *jit_dso,
+		    uint64_t addr, int return_addr, struct symbolizer *s,
+		    struct sym_result *r)
+{
+	const struct addr_sym *hit = jit ? addr_syms_find(jit, addr - (uint64_t)return_addr)
+				     : NULL;
+	struct sym_func *fn;
+
+	if (!hit)
+		return 0;
+	if (!(fn = push_func(s, 0)))
+		return -ENOMEM;
+	fn->function = hit->name;
+	fn->has_offset = 1;
+	fn->offset = addr - hit->start;
+	fn->size = hit->size;
+	result_init(r, SYM_OK, jit_dso);
+	r->funcs = s->funcs;
+	r->nfuncs = 1;
+	return 1;
+}
+
+static int from_file(struct symbolizer *s, const struct sym_mapping *m,
+		     uint64_t addr, int return_addr, struct sym_result *r)
+{
+	struct sym_file *f = file_get(s, m->path);
+	uint64_t off = addr - m->start + m->pgoff, vaddr;
+	size_t n;
+	int err;
+
+	if (!f)
+		return -ENOMEM;
+	result_init(r, SYM_NO_FILE, f->path);
+	r->has_dso_offset = 1;
+	r->dso_offset = off;
+	if (!f->ok)
+		return 0;
+	r->build_id = f->build_id[0] ? f->build_id : NULL;
+	if (m->build_id && m->build_id[0] && strcasecmp(m->build_id, f->build_id)) {
+		r->status = SYM_BUILD_ID_MISMATCH;
+		return 0;
+	}
+	r->status = SYM_NO_SYMBOL;
+	if (offset_to_vaddr(f, off, &vaddr) < 0)
+		return 0;
+	err = names_at(s, f, vaddr - (uint64_t)return_addr, (uint64_t)return_addr, &n);
+	if (err < 0)
+		return err;
+	if (n) {
+		r->status = SYM_OK;
+		r->funcs = s->funcs;
+		r->nfuncs = n;
+	}
+	return 0;
+}
+
+int symbolize_user(struct symbolizer *s, const struct sym_mapping *m,
+		   uint64_t addr, int return_addr, const struct addr_syms *jit,
+		   const char *jit_dso, struct sym_result *r)
+{
+	int found;
+
+	if (!m || (strcmp(m->path, DSO_VDSO) && is_anon(m->path))) {
+		found = from_jit(jit, jit_dso, addr, return_addr, s, r);
+		if (found)
+			return found < 0 ? found : 0;
+		if (!m) {
+			result_init(r, SYM_NO_MAPPING, NULL);
+			return 0;
+		}
+		result_init(r, SYM_NO_SYMBOL, m->path[0] ? m->path : "//anon");
+		return 0;
+	}
+	return from_file(s, m, addr, return_addr, r);
+}
+
+int symbolize_kernel(struct symbolizer *s, uint64_t addr, int return_addr,
+		     struct sym_result *r)
+{
+	const struct addr_sym *hit;
+	struct sym_func *fn;
+
+	if (!s->kallsyms) {
+		result_init(r, SYM_NO_FILE, DSO_KERNEL);
+		return 0;
+	}
+	hit = addr_syms_find(s->kallsyms, addr - (uint64_t)return_addr);
+	result_init(r, SYM_NO_SYMBOL, DSO_KERNEL);
+	if (!hit)
+		return 0;
+	if (hit->module) {
+		snprintf(s->dso_buf, sizeof(s->dso_buf), "[%s]", hit->module);
+		r->dso = s->dso_buf;
+	}
+	if (!(fn = push_func(s, 0)))
+		return -ENOMEM;
+	fn->function = hit->name;
+	fn->has_offset = 1;
+	fn->offset = addr - hit->start;
+	fn->size = hit->size;
+	r->status = SYM_OK;
+	r->funcs = s->funcs;
+	r->nfuncs = 1;
+	return 0;
+}

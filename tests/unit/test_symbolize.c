@@ -1,0 +1,642 @@
+/*
+ * symbolize: frames of a synthetic session, pointing at real files built
+ * by the Makefile (tests/fixtures/symbolize/symfix.c and its stripped and
+ * split copies), named by symbol_store_symbolize and read back from the
+ * database.  The fixture library is loaded into this process, so its
+ * mappings and addresses are real ones, from /proc/self/maps.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../../decoder/kallsyms.h"
+#include "../../decoder/perf_map.h"
+#include "../../schema/db.h"
+#include "../../schema/symbol_store.h"
+
+#define SESSION 1
+#define FAKE_PID 4194399	/* above the largest pid_max: no process has it */
+
+static char build_dir[PATH_MAX];	/* $BUILD/tests/symfix */
+static char scratch[64];	/* this run's directory, removed at the end */
+
+/* The fixture library, loaded once; its functions return frame addresses. */
+static void *(*fix_outer)(void), *(*fix_plain)(void), *(*fix_capture)(void);
+
+static const char *fixture(const char *name)
+{
+	static char paths[4][PATH_MAX + 64];
+	static int next;
+	char *p = paths[next++ % 4];
+
+	snprintf(p, sizeof(paths[0]), "%s/%s", build_dir, name);
+	return p;
+}
+
+/* The line of the source marked "LINE:<mark>". */
+static int marked_line(const char *mark)
+{
+	char want[64], line[256];
+	FILE *f = fopen("tests/fixtures/symbolize/symfix.c", "r");
+	int n = 0, found = 0;
+
+	assert_non_null(f);
+	snprintf(want, sizeof(want), "LINE:%s ", mark);
+	while (!found && fgets(line, sizeof(line), f)) {
+		n++;
+		found = strstr(line, want) != NULL;
+	}
+	fclose(f);
+	if (!found)
+		fail_msg("no LINE:%s marker in symfix.c", mark);
+	return n;
+}
+
+static sqlite3 *new_db(const char *name, const char *kernel)
+{
+	char path[128];
+	struct errmsg e;
+	sqlite3 *db;
+	char *sql;
+
+	errmsg_init(&e);
+	snprintf(path, sizeof(path), "%s/%s", scratch, name);
+	unlink(path);
+	if (db_open_write(path, &db, &e) < 0)
+		fail_msg("%s", e.text);
+	sql = sqlite3_mprintf(
+		"INSERT INTO session (session_id, start_ts, host, kernel,"
+		" command_line, options, faultline_version, start_realtime_ns,"
+		" start_monotonic_ns, min_fault_dur, buffer_bytes, cpus)"
+		" VALUES (%d, 0, 'test', %Q, 'test', '{}', 'test', 0, 0, 0, 0, 1)",
+		SESSION, kernel);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_free(sql);
+	return db;
+}
+
+static const char *this_kernel(void)
+{
+	static struct utsname un;
+
+	uname(&un);
+	return un.release;
+}
+
+static void exec_sql(sqlite3 *db, const char *fmt, ...)
+{
+	va_list ap;
+	char *sql;
+
+	va_start(ap, fmt);
+	sql = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	sqlite3_free(sql);
+}
+
+/*
+ * Mapping rows for pid from this process's mappings of the file whose
+ * path ends in match, stored under path as_path (a copy with the same
+ * layout), with build_id (NULL for none).
+ */
+static void add_mappings(sqlite3 *db, int pid, const char *match,
+			 const char *as_path, const char *build_id)
+{
+	char line[1024];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int rows = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, pgoff;
+		char perms[8], path[768] = "";
+		size_t mlen = strlen(match), plen;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %767s", &start, &end,
+			   perms, &pgoff, path) < 4)
+			continue;
+		plen = strlen(path);
+		if (plen < mlen || strcmp(path + plen - mlen, match))
+			continue;
+		exec_sql(db, "INSERT INTO mapping (session_id, ts, pid, tid,"
+			 " start_addr, end_addr, pgoff, path, build_id, prot, source)"
+			 " VALUES (%d, %d, %d, %d, %lld, %lld, %lld, %Q, %Q, %d, 'mmap')",
+			 SESSION, rows, pid, pid, (long long)start, (long long)end,
+			 (long long)pgoff, as_path ? as_path : path, build_id,
+			 (perms[0] == 'r') | (perms[1] == 'w') << 1 | (perms[2] == 'x') << 2);
+		rows++;
+	}
+	fclose(f);
+	assert_true(rows > 0);
+}
+
+static void add_frame(sqlite3 *db, int frame_id, int pid, uint64_t addr,
+		      int kernel, int return_addr)
+{
+	exec_sql(db, "INSERT INTO frame (session_id, frame_id, pid, addr, kernel,"
+		 " return_addr) VALUES (%d, %d, %d, %lld, %d, %d)", SESSION,
+		 frame_id, pid, (long long)addr, kernel, return_addr);
+}
+
+static struct symbolize_counts symbolize(sqlite3 *db, const char *debug_dir)
+{
+	struct symbolize_opts o = { &debug_dir, debug_dir ? 1 : 0, 0 };
+	struct symbolize_counts c;
+	struct errmsg e;
+
+	errmsg_init(&e);
+	if (symbol_store_symbolize(db, "test.db", SESSION, &o, &c, &e) < 0)
+		fail_msg("symbol_store_symbolize: %s", e.text);
+	return c;
+}
+
+/* One column of one row as text ("NULL" for NULL), in a static buffer. */
+static const char *text_of(sqlite3 *db, const char *fmt, ...)
+{
+	static char out[4][512];
+	static int next;
+	char *buf = out[next++ % 4], *sql;
+	sqlite3_stmt *st;
+	va_list ap;
+
+	va_start(ap, fmt);
+	sql = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(st) != SQLITE_ROW)
+		snprintf(buf, 512, "(no row)");
+	else if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+		snprintf(buf, 512, "NULL");
+	else
+		snprintf(buf, 512, "%s", sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return buf;
+}
+
+static const char *frame_col(sqlite3 *db, int frame_id, const char *col)
+{
+	return text_of(db, "SELECT %s FROM frame WHERE session_id = %d AND"
+		       " frame_id = %d", col, SESSION, frame_id);
+}
+
+static const char *symbol_col(sqlite3 *db, int frame_id, int idx,
+			      const char *col)
+{
+	return text_of(db, "SELECT %s FROM symbol WHERE session_id = %d AND"
+		       " frame_id = %d AND idx = %d", col, SESSION, frame_id, idx);
+}
+
+static int nsymbols(sqlite3 *db, int frame_id)
+{
+	return atoi(text_of(db, "SELECT count(*) FROM symbol WHERE session_id = %d"
+			    " AND frame_id = %d", SESSION, frame_id));
+}
+
+/* "<dir>/symfix.c:<line>" as stored: file ends in symfix.c, line given. */
+static void assert_source(sqlite3 *db, int frame_id, int idx, const char *mark)
+{
+	const char *file = symbol_col(db, frame_id, idx, "file");
+	size_t len = strlen(file);
+
+	if (len < 9 || strcmp(file + len - 9, "/symfix.c"))
+		fail_msg("frame %d idx %d: file '%s', expected .../symfix.c",
+			 frame_id, idx, file);
+	assert_int_equal(atoi(symbol_col(db, frame_id, idx, "line")),
+			 marked_line(mark));
+}
+
+static void assert_text(const char *got, const char *want)
+{
+	if (strcmp(got, want))
+		fail_msg("got '%s', expected '%s'", got, want);
+}
+
+/* The three fixture frames: 1 fix_plain's call, 2 the inlined call in
+ * fix_outer, 3 fix_capture's first byte (not a return address). */
+static void add_fixture_frames(sqlite3 *db, int pid)
+{
+	add_frame(db, 1, pid, (uint64_t)fix_plain(), 0, 1);
+	add_frame(db, 2, pid, (uint64_t)fix_outer(), 0, 1);
+	add_frame(db, 3, pid, (uint64_t)(uintptr_t)fix_capture, 0, 0);
+}
+
+/* The names, files and lines the -g library gives, whatever file
+ * (main or separate debug) they came from. */
+static void assert_full_names(sqlite3 *db)
+{
+	assert_text(frame_col(db, 1, "status"), "ok");
+	assert_int_equal(nsymbols(db, 1), 1);
+	assert_text(symbol_col(db, 1, 0, "function"), "fix_plain");
+	assert_text(symbol_col(db, 1, 0, "inlined"), "0");
+	assert_source(db, 1, 0, "plain_call");
+
+	assert_text(frame_col(db, 2, "status"), "ok");
+	assert_int_equal(nsymbols(db, 2), 2);
+	assert_text(symbol_col(db, 2, 0, "function"), "fix_inner");
+	assert_text(symbol_col(db, 2, 0, "inlined"), "1");
+	assert_source(db, 2, 0, "inner_call");
+	assert_text(symbol_col(db, 2, 1, "function"), "fix_outer");
+	assert_text(symbol_col(db, 2, 1, "inlined"), "0");
+	assert_source(db, 2, 1, "outer_call");
+
+	assert_text(symbol_col(db, 3, 0, "function"), "fix_capture");
+	assert_text(symbol_col(db, 3, 0, "offset"), "0");
+}
+
+static void a_g_library_names_functions_lines_and_the_inlined_call(void **state)
+{
+	sqlite3 *db = new_db("full.db", this_kernel());
+	struct symbolize_counts c;
+	char off[32];
+
+	(void)state;
+	add_mappings(db, getpid(), "/libsymfix.so", NULL, NULL);
+	add_fixture_frames(db, getpid());
+	c = symbolize(db, NULL);
+	assert_int_equal(c.frames, 3);
+	assert_int_equal(c.ok, 3);
+	assert_full_names(db);
+	/* The offset is the frame's own address less the function's. */
+	snprintf(off, sizeof(off), "%lld", (long long)((char *)fix_plain() -
+						       (char *)(uintptr_t)fix_plain));
+	assert_text(symbol_col(db, 1, 0, "offset"), off);
+	assert_text(frame_col(db, 1, "dso"), fixture("libsymfix.so"));
+	assert_true(strlen(frame_col(db, 1, "build_id")) == 40);
+	/* A second pass has nothing left to do. */
+	c = symbolize(db, NULL);
+	assert_int_equal(c.frames, 0);
+	db_close(db);
+}
+
+static void a_stripped_library_is_named_from_dynsym_without_lines(void **state)
+{
+	sqlite3 *db = new_db("stripped.db", this_kernel());
+	struct symbolize_counts c;
+
+	(void)state;
+	add_mappings(db, getpid(), "/libsymfix.so", fixture("libsymfix_stripped.so"),
+		     NULL);
+	add_fixture_frames(db, getpid());
+	c = symbolize(db, NULL);
+	assert_int_equal(c.ok, 3);
+	assert_int_equal(nsymbols(db, 2), 1);
+	assert_text(symbol_col(db, 1, 0, "function"), "fix_plain");
+	assert_text(symbol_col(db, 1, 0, "file"), "NULL");
+	assert_text(symbol_col(db, 1, 0, "line"), "NULL");
+	/* No DWARF: the inlined fix_inner is invisible, fix_outer holds it. */
+	assert_text(symbol_col(db, 2, 0, "function"), "fix_outer");
+	assert_text(symbol_col(db, 2, 0, "inlined"), "0");
+	db_close(db);
+}
+
+static void a_debug_file_is_found_by_build_id_under_a_debug_dir(void **state)
+{
+	sqlite3 *db = new_db("bid.db", this_kernel());
+
+	(void)state;
+	add_mappings(db, getpid(), "/libsymfix.so", fixture("libsymfix_bid.so"), NULL);
+	add_fixture_frames(db, getpid());
+	symbolize(db, fixture("debugroot"));
+	assert_full_names(db);
+	db_close(db);
+}
+
+static void without_the_debug_dir_the_split_library_has_no_lines(void **state)
+{
+	sqlite3 *db = new_db("nobid.db", this_kernel());
+
+	(void)state;
+	add_mappings(db, getpid(), "/libsymfix.so", fixture("libsymfix_bid.so"), NULL);
+	add_fixture_frames(db, getpid());
+	symbolize(db, NULL);
+	assert_text(symbol_col(db, 1, 0, "function"), "fix_plain");
+	assert_text(symbol_col(db, 1, 0, "line"), "NULL");
+	db_close(db);
+}
+
+static void a_debug_file_is_found_by_gnu_debuglink(void **state)
+{
+	sqlite3 *db = new_db("link.db", this_kernel());
+
+	(void)state;
+	add_mappings(db, getpid(), "/libsymfix.so",
+		     fixture("linked/libsymfix_link.so"), NULL);
+	add_fixture_frames(db, getpid());
+	symbolize(db, NULL);
+	assert_full_names(db);
+	db_close(db);
+}
+
+static void a_build_id_mismatch_is_reported_and_names_nothing(void **state)
+{
+	sqlite3 *db = new_db("mismatch.db", this_kernel());
+	struct symbolize_counts c;
+
+	(void)state;
+	add_mappings(db, getpid(), "/libsymfix.so", NULL,
+		     "0123456789abcdef0123456789abcdef01234567");
+	add_fixture_frames(db, getpid());
+	c = symbolize(db, NULL);
+	assert_int_equal(c.build_id_mismatch, 3);
+	assert_int_equal(c.ok, 0);
+	assert_text(frame_col(db, 1, "status"), "build-id-mismatch");
+	assert_text(frame_col(db, 1, "dso"), fixture("libsymfix.so"));
+	assert_int_equal(nsymbols(db, 1) + nsymbols(db, 2) + nsymbols(db, 3), 0);
+	db_close(db);
+}
+
+static void a_matching_build_id_is_accepted(void **state)
+{
+	sqlite3 *db = new_db("match.db", this_kernel());
+	const char *id;
+	char saved[128];
+
+	(void)state;
+	add_mappings(db, getpid(), "/libsymfix.so", NULL, NULL);
+	add_fixture_frames(db, getpid());
+	symbolize(db, NULL);
+	id = frame_col(db, 1, "build_id");
+	snprintf(saved, sizeof(saved), "%s", id);
+	/* The same session again, now with the file's own id recorded. */
+	exec_sql(db, "UPDATE mapping SET build_id = upper(%Q)", saved);
+	struct symbolize_opts o = { NULL, 0, 1 };
+	struct symbolize_counts c;
+	struct errmsg e;
+
+	assert_int_equal(symbol_store_symbolize(db, "t", SESSION, &o, &c, &e), 0);
+	assert_int_equal(c.frames, 3);
+	assert_int_equal(c.ok, 3);
+	assert_int_equal(nsymbols(db, 2), 2);
+	db_close(db);
+}
+
+static void a_missing_file_is_no_file_and_an_unmapped_address_no_mapping(void **state)
+{
+	sqlite3 *db = new_db("missing.db", this_kernel());
+	struct symbolize_counts c;
+
+	(void)state;
+	add_mappings(db, getpid(), "/libsymfix.so", "/nonexistent/libgone.so", NULL);
+	add_fixture_frames(db, getpid());
+	add_frame(db, 4, getpid(), 0x10, 0, 0);
+	c = symbolize(db, NULL);
+	assert_int_equal(c.no_file, 3);
+	assert_int_equal(c.no_mapping, 1);
+	assert_text(frame_col(db, 1, "status"), "no-file");
+	assert_text(frame_col(db, 1, "dso"), "/nonexistent/libgone.so");
+	assert_text(frame_col(db, 4, "status"), "no-mapping");
+	assert_text(frame_col(db, 4, "dso"), "NULL");
+	db_close(db);
+}
+
+static void a_perf_map_names_a_jit_region(void **state)
+{
+	sqlite3 *db = new_db("jit.db", this_kernel());
+	char map[64];
+	FILE *f;
+
+	(void)state;
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", FAKE_PID);
+	f = fopen(map, "w");
+	assert_non_null(f);
+	fprintf(f, "7f0000001000 100 LJava/Lang/Thread;::run\n"
+		   "0x7f0000002000 0x40 Interpreter stub\n");
+	fclose(f);
+	exec_sql(db, "INSERT INTO mapping (session_id, ts, pid, tid, start_addr,"
+		 " end_addr, pgoff, path, prot, source) VALUES (%d, 0, %d, %d,"
+		 " %lld, %lld, 0, '//anon', 7, 'mmap')", SESSION, FAKE_PID,
+		 FAKE_PID, 0x7f0000000000ll, 0x7f0000010000ll);
+	add_frame(db, 1, FAKE_PID, 0x7f0000001010, 0, 1);
+	add_frame(db, 2, FAKE_PID, 0x7f0000002000, 0, 0);
+	add_frame(db, 3, FAKE_PID, 0x7f0000003000, 0, 0);	/* in no entry */
+	add_frame(db, 4, FAKE_PID, 0x10000, 0, 0);		/* in no mapping */
+	symbolize(db, NULL);
+	unlink(map);
+	assert_text(frame_col(db, 1, "status"), "ok");
+	assert_text(frame_col(db, 1, "dso"), text_of(db, "SELECT '[jit] ' || %Q", map));
+	assert_text(symbol_col(db, 1, 0, "function"), "LJava/Lang/Thread;::run");
+	assert_text(symbol_col(db, 1, 0, "offset"), "16");
+	assert_text(symbol_col(db, 1, 0, "size"), "256");
+	assert_text(symbol_col(db, 2, 0, "function"), "Interpreter stub");
+	assert_text(frame_col(db, 3, "status"), "no-symbol");
+	assert_text(frame_col(db, 3, "dso"), "//anon");
+	assert_text(frame_col(db, 4, "status"), "no-mapping");
+	db_close(db);
+}
+
+/* A code symbol of the running kernel and the address of the next one. */
+static int pick_kernel_symbol(char *name, size_t len, uint64_t *addr,
+			      uint64_t *next)
+{
+	char line[512], type, sym[256];
+	unsigned long long a;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	int state = 0;
+
+	assert_non_null(f);
+	while (state < 2 && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) != 3 || strchr(line, '['))
+			continue;
+		if (state == 0 && (type == 'T' || type == 't') && !strcmp(sym, "schedule")) {
+			snprintf(name, len, "%s", sym);
+			*addr = a;
+			state = 1;
+		} else if (state == 1 && a > *addr) {
+			*next = a;
+			state = 2;
+		}
+	}
+	fclose(f);
+	return state == 2 ? 0 : -1;
+}
+
+static void kernel_frames_are_named_from_kallsyms(void **state)
+{
+	sqlite3 *db = new_db("kernel.db", this_kernel());
+	char name[256], size[32];
+	uint64_t addr = 0, next = 0;
+
+	(void)state;
+	assert_int_equal(pick_kernel_symbol(name, sizeof(name), &addr, &next), 0);
+	if (addr == 0)
+		fail_msg("kallsyms addresses read 0: the test needs root");
+	add_frame(db, 1, -1, addr + 5, 1, 1);
+	symbolize(db, NULL);
+	assert_text(frame_col(db, 1, "status"), "ok");
+	assert_text(frame_col(db, 1, "dso"), "[kernel.kallsyms]");
+	assert_text(symbol_col(db, 1, 0, "function"), name);
+	assert_text(symbol_col(db, 1, 0, "offset"), "5");
+	snprintf(size, sizeof(size), "%llu", (unsigned long long)(next - addr));
+	assert_text(symbol_col(db, 1, 0, "size"), size);
+	db_close(db);
+}
+
+static void another_kernel_s_frames_are_no_file(void **state)
+{
+	sqlite3 *db = new_db("otherkernel.db", "0.0.0-not-this-one");
+	struct symbolize_counts c;
+
+	(void)state;
+	add_frame(db, 1, -1, 0xffffffff81000010ull, 1, 0);
+	c = symbolize(db, NULL);
+	assert_int_equal(c.no_file, 1);
+	assert_text(frame_col(db, 1, "dso"), "[kernel.kallsyms]");
+	db_close(db);
+}
+
+static void a_missing_session_is_named(void **state)
+{
+	sqlite3 *db = new_db("nosession.db", this_kernel());
+	struct symbolize_counts c;
+	struct errmsg e;
+
+	(void)state;
+	errmsg_init(&e);
+	assert_int_equal(symbol_store_symbolize(db, "x.db", 7, NULL, &c, &e), -ENOENT);
+	assert_non_null(strstr(e.text, "no session 7 in 'x.db'"));
+	db_close(db);
+}
+
+static void kallsyms_text_parses_modules_and_sizes(void **state)
+{
+	static const char text[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000000 T _text\n"
+		"ffffffff81000100 t helper\n"
+		"ffffffff81000180 D some_data\n"
+		"ffffffff81000200 T last\n"
+		"garbage line\n"
+		"ffffffffc0001000 t xfs_iread\t[xfs]\n"
+		"ffffffffc0001040 t xfs_iwrite\t[xfs]\r\n";
+	struct addr_syms t;
+	const struct addr_sym *s;
+	int hidden;
+
+	(void)state;
+	addr_syms_init(&t);
+	assert_int_equal(kallsyms_parse(&t, text, sizeof(text) - 1, &hidden), 0);
+	assert_int_equal(hidden, 0);
+	assert_int_equal(t.lines_bad, 1);
+	s = addr_syms_find(&t, 0xffffffff81000150ull);
+	assert_non_null(s);
+	assert_string_equal(s->name, "helper");
+	assert_int_equal(s->size, 0x100);	/* data is not code */
+	s = addr_syms_find(&t, 0xffffffffc0001004ull);
+	assert_non_null(s);
+	assert_string_equal(s->name, "xfs_iread");
+	assert_string_equal(s->module, "xfs");
+	assert_int_equal(s->size, 0x40);
+	/* The gap to the modules is no function's size. */
+	assert_null(addr_syms_find(&t, 0xffffffff81000200ull + KALLSYMS_MAX_SIZE));
+	addr_syms_release(&t);
+}
+
+static void hidden_kallsyms_addresses_are_noticed(void **state)
+{
+	static const char text[] = "0000000000000000 T _stext\n"
+				   "0000000000000000 t helper\n";
+	struct addr_syms t;
+	int hidden;
+
+	(void)state;
+	addr_syms_init(&t);
+	assert_int_equal(kallsyms_parse(&t, text, sizeof(text) - 1, &hidden), 0);
+	assert_int_equal(hidden, 1);
+	assert_null(addr_syms_find(&t, 0));
+	addr_syms_release(&t);
+}
+
+static void perf_map_lines_with_spaces_and_overlaps(void **state)
+{
+	static const char text[] =
+		"1000 1000 outer region\n"
+		"0x1800 0x100 inner stub\n"
+		"2000 0 empty\n"
+		"zz 10 bad\n"
+		"3000 10\n"
+		"4000 10 last without newline";
+	struct addr_syms t;
+
+	(void)state;
+	addr_syms_init(&t);
+	assert_int_equal(perf_map_parse(&t, text, sizeof(text) - 1), 0);
+	assert_int_equal(t.lines_bad, 3);
+	assert_string_equal(addr_syms_find(&t, 0x1000)->name, "outer region");
+	assert_string_equal(addr_syms_find(&t, 0x1850)->name, "inner stub");
+	/* Past the later, shorter region the earlier one holds again. */
+	assert_string_equal(addr_syms_find(&t, 0x1a00)->name, "outer region");
+	assert_null(addr_syms_find(&t, 0x2000));
+	assert_string_equal(addr_syms_find(&t, 0x400f)->name, "last without newline");
+	assert_null(addr_syms_find(&t, 0x4010));
+	addr_syms_release(&t);
+}
+
+static int load_fixture(void **state)
+{
+	const char *build = getenv("BUILD");
+	char rel[512];
+	void *h;
+
+	(void)state;
+	snprintf(rel, sizeof(rel), "%s/tests/symfix", build ? build : "build/release");
+	if (strlen(rel) >= PATH_MAX / 2 || !realpath(rel, build_dir)) {
+		fprintf(stderr, "no fixture directory %s: run make\n", rel);
+		return -1;
+	}
+	h = dlopen(fixture("libsymfix.so"), RTLD_NOW);
+	if (!h) {
+		fprintf(stderr, "dlopen: %s\n", dlerror());
+		return -1;
+	}
+	*(void **)&fix_outer = dlsym(h, "fix_outer");
+	*(void **)&fix_plain = dlsym(h, "fix_plain");
+	*(void **)&fix_capture = dlsym(h, "fix_capture");
+	snprintf(scratch, sizeof(scratch), "/tmp/faultline-symbolize.XXXXXX");
+	return fix_outer && fix_plain && fix_capture && mkdtemp(scratch) ? 0 : -1;
+}
+
+static int remove_scratch(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_g_library_names_functions_lines_and_the_inlined_call),
+		cmocka_unit_test(a_stripped_library_is_named_from_dynsym_without_lines),
+		cmocka_unit_test(a_debug_file_is_found_by_build_id_under_a_debug_dir),
+		cmocka_unit_test(without_the_debug_dir_the_split_library_has_no_lines),
+		cmocka_unit_test(a_debug_file_is_found_by_gnu_debuglink),
+		cmocka_unit_test(a_build_id_mismatch_is_reported_and_names_nothing),
+		cmocka_unit_test(a_matching_build_id_is_accepted),
+		cmocka_unit_test(a_missing_file_is_no_file_and_an_unmapped_address_no_mapping),
+		cmocka_unit_test(a_perf_map_names_a_jit_region),
+		cmocka_unit_test(kernel_frames_are_named_from_kallsyms),
+		cmocka_unit_test(another_kernel_s_frames_are_no_file),
+		cmocka_unit_test(a_missing_session_is_named),
+		cmocka_unit_test(kallsyms_text_parses_modules_and_sizes),
+		cmocka_unit_test(hidden_kallsyms_addresses_are_noticed),
+		cmocka_unit_test(perf_map_lines_with_spaces_and_overlaps),
+	};
+
+	return cmocka_run_group_tests(tests, load_fixture, remove_scratch);
+}
