@@ -12,7 +12,7 @@ set -eu
 build="gcc make pkg-config libpfm4-dev libelf-dev libdw-dev libsqlite3-dev libtraceevent-dev libtracefs-dev"
 case "${1:-build}" in
 build) want="$build" ;;
-check) want="$build libcmocka-dev clang sqlite3" ;;
+check) want="$build libcmocka-dev clang sqlite3 binutils" ;;
 demo)  want="$build sqlite3" ;;
 bench) want="$build sqlite3 linux-perf time python3-pyside2.qtsql libqt5sql5-sqlite" ;;
 *) echo "mk/deps.sh: unknown set '$1'" >&2; exit 2 ;;
