@@ -39,10 +39,11 @@ DECODER_SRC = decoder/perf_record.c decoder/event.c decoder/idmap.c decoder/time
 	      decoder/perf_map.c decoder/addr_space.c decoder/symbolize.c
 COLLECTOR_SRC = collector/ring.c collector/procfs.c collector/targets.c collector/tracepoints.c \
 		collector/event_resolve.c collector/perf_open.c \
-		collector/fault_events.c collector/recorder.c collector/symbol_sources.c
+		collector/fault_events.c collector/recorder.c collector/symbol_sources.c \
+		collector/udp_sampler.c
 SCHEMA_SRC = schema/db.c schema/loader.c schema/symbol_store.c
 CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
-	  cli/record.c cli/record_pipeline.c cli/record_summary.c
+	  cli/record.c cli/record_pipeline.c cli/record_summary.c cli/record_udp.c
 
 GEN_SRC = $(BUILD)/gen/schema_sql.c $(BUILD)/gen/indexes_sql.c
 

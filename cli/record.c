@@ -19,6 +19,7 @@
 #include "opt.h"
 #include "record_pipeline.h"
 #include "record_summary.h"
+#include "record_udp.h"
 #include "usage.h"
 #include "version.h"
 
@@ -38,7 +39,14 @@ struct record_args {
 	uint64_t duration_ns;
 	uint64_t buffer_bytes;
 	int quiet;
+	struct udp_sampler udp;		/* --udp-port, --socket */
+	uint64_t sample_interval_ns;	/* 0: --sample-interval not given */
 };
+
+/* 1 ms: under 2% of a core on the 2-core VM of
+ * bench/collector/udp_sampling.sh, and a full 4 KiB receive buffer of
+ * a feed at 10k datagrams a second is a few ms. */
+#define DEFAULT_SAMPLE_INTERVAL_NS 1000000ull
 
 static int add_pids(void *value, const char *arg, const char *opt,
 		    struct errmsg *e)
@@ -72,6 +80,29 @@ static int add_comm(void *value, const char *arg, const char *opt,
 	t->comms = v;
 	t->comms[t->ncomms++] = (char *)arg;
 	return 0;
+}
+
+static int add_udp_ports(void *value, const char *arg, const char *opt,
+			 struct errmsg *e)
+{
+	return udp_sampler_add_ports(value, arg, opt, e);
+}
+
+static int add_socket(void *value, const char *arg, const char *opt,
+		      struct errmsg *e)
+{
+	return udp_sampler_add_inode(value, arg, opt, e);
+}
+
+static int set_sample_interval(void *value, const char *arg, const char *opt,
+			       struct errmsg *e)
+{
+	int err = opt_parse_duration(arg, opt, value, e);
+
+	if (err == 0 && *(uint64_t *)value == 0)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': it must be more "
+				  "than 0, e.g. 1ms", opt, arg);
+	return err;
 }
 
 /* "SUBSYS:NAME" or "SUBSYS:NAME/FILTER/" into a new tp_spec. */
@@ -124,6 +155,8 @@ static void free_tracepoints(struct record_args *a)
 static const char record_usage[] =
 	"faultline record [-o DB] [-p PID[,PID]] [-t TID[,TID]] [--comm NAME]\n"
 	"                        [-a] [-e SUBSYS:NAME[/FILTER/]] [--min-fault-duration DUR]\n"
+	"                        [--udp-port PORT[,PORT]] [--socket INODE]\n"
+	"                        [--sample-interval DUR]\n"
 	"                        [--duration DUR] [--buffer-size SIZE] [-q]\n"
 	"                        [-- COMMAND [ARGS...]]";
 
@@ -131,7 +164,8 @@ static const char record_examples[] =
 	"  faultline record -o run.db -- ./server --port 9000\n"
 	"  faultline record -o run.db -p 4242 --duration 60s\n"
 	"  faultline record -o run.db --comm lbm-rx --min-fault-duration 1ms\n"
-	"  faultline record -o run.db -e skb:kfree_skb -e sock:sock_rcvqueue_full -- ./rx\n";
+	"  faultline record -o run.db -e skb:kfree_skb -e sock:sock_rcvqueue_full -- ./rx\n"
+	"  faultline record -o run.db --udp-port 9000 -e skb:kfree_skb -p 4242\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -161,6 +195,11 @@ static int check_args(struct record_args *a, char **rest)
 		      (unsigned long long)page);
 		return EXIT_USAGE;
 	}
+	if (a->sample_interval_ns && !udp_sampler_wanted(&a->udp))
+		return usage_error("%s samples sockets: give --udp-port or "
+				   "--socket too", "--sample-interval");
+	if (!a->sample_interval_ns)
+		a->sample_interval_ns = DEFAULT_SAMPLE_INTERVAL_NS;
 	return 0;
 }
 
@@ -181,6 +220,14 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		{ 'e', "event", "SUBSYS:NAME[/FILTER/]", "also record this tracepoint "
 		  "(repeatable), with a kernel-side filter", OPT_CALLBACK, a,
 		  add_tracepoint },
+		{ 0, "udp-port", "PORT[,PORT]", "sample the receive queue depth and "
+		  "drops of the UDP sockets on PORT (repeatable)", OPT_CALLBACK,
+		  &a->udp, add_udp_ports },
+		{ 0, "socket", "INODE", "sample the UDP socket with this inode "
+		  "(repeatable)", OPT_CALLBACK, &a->udp, add_socket },
+		{ 0, "sample-interval", "DUR", "how often --udp-port and --socket "
+		  "sample (default 1ms)", OPT_CALLBACK, &a->sample_interval_ns,
+		  set_sample_interval },
 		{ 0, "min-fault-duration", "DUR", "store faults at least this long "
 		  "(all are counted in histograms; default 0: store all)",
 		  OPT_DURATION, &a->min_fault_dur_ns, NULL },
@@ -252,6 +299,14 @@ static void json_ids(FILE *f, const char *key, const pid_t *v, size_t n)
 	fputc(']', f);
 }
 
+static void json_u64s(FILE *f, const char *key, const uint64_t *v, size_t n)
+{
+	fprintf(f, ",\"%s\":[", key);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)v[i]);
+	fputc(']', f);
+}
+
 /* The effective options as JSON, for the session row.  Caller frees. */
 static char *options_json(const struct record_args *a)
 {
@@ -289,7 +344,12 @@ static char *options_json(const struct record_args *a)
 			fputs("null", f);
 		fputc('}', f);
 	}
-	fputs("],\"command\":[", f);
+	fputc(']', f);
+	json_u64s(f, "udp_ports", a->udp.ports, a->udp.nports);
+	json_u64s(f, "sockets", a->udp.inodes, a->udp.ninodes);
+	fprintf(f, ",\"sample_interval_ns\":%llu", udp_sampler_wanted(&a->udp) ?
+		(unsigned long long)a->sample_interval_ns : 0ull);
+	fputs(",\"command\":[", f);
 	for (size_t i = 0; t->command && t->command[i]; i++) {
 		fputs(i ? "," : "", f);
 		json_str(f, t->command[i]);
@@ -305,6 +365,7 @@ struct record_run {
 	struct recorder rec;
 	struct loader loader;
 	struct record_pipeline pipe;
+	struct record_udp udp;		/* with --udp-port or --socket */
 	struct errmsg err;
 	int loader_begun;
 };
@@ -341,6 +402,10 @@ static int begin_session(struct record_run *run, int argc, char **argv,
 		record_pipeline_init(&run->pipe, &run->rec, &a->targets,
 				     &run->loader, a->min_fault_dur_ns,
 				     !a->quiet && isatty(STDERR_FILENO));
+		record_udp_init(&run->udp, &a->udp, &run->loader,
+				a->sample_interval_ns);
+		if (udp_sampler_wanted(&a->udp))
+			run->pipe.udp = &run->udp;
 		err = record_pipeline_synthesize(&run->pipe, si.start_ts);
 		if (err == 0)
 			err = loader_commit(&run->loader, &run->pipe.err);
@@ -383,11 +448,14 @@ static int run_record(struct record_run *run, int argc, char **argv)
 	struct recorder_config cfg = {
 		&a->targets, (size_t)a->buffer_bytes, a->duration_ns,
 		a->tracepoints, a->ntracepoints,
+		udp_sampler_wanted(&a->udp) ? a->sample_interval_ns : 0,
 	};
 	struct errmsg *e = &run->err;
 	int err;
 
 	err = target_check(&a->targets, e);
+	if (err == 0 && udp_sampler_wanted(&a->udp))
+		err = udp_sampler_open(&a->udp, e);
 	if (err == 0)
 		err = db_open_write(a->output, &run->db, e);
 	if (err == 0)
@@ -401,6 +469,27 @@ static int run_record(struct record_run *run, int argc, char **argv)
 	return err;
 }
 
+/* A port or socket that never showed up is likely a typo: say so. */
+static void warn_unseen_sockets(const struct record_args *a)
+{
+	char which[512];
+	size_t n = udp_sampler_missing(&a->udp, which, sizeof(which));
+
+	if (n)
+		warning("record", "no UDP socket matched %s during the recording, "
+			"so nothing was sampled for %s; 'ss -uaen' lists the "
+			"sockets with their ports and inodes", which,
+			n > 1 ? "them" : "it");
+}
+
+static void free_args(struct record_args *a)
+{
+	free_tracepoints(a);
+	free(a->targets.comms);
+	target_set_release(&a->targets);
+	udp_sampler_release(&a->udp);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_args a = { .output = "faultline.db",
@@ -409,11 +498,10 @@ int cmd_record(int argc, char **argv)
 	int status, err;
 
 	target_set_init(&a.targets);
+	udp_sampler_init(&a.udp);
 	status = parse_args(&a, argc, argv);
 	if (status) {
-		free_tracepoints(&a);
-		free(a.targets.comms);
-		target_set_release(&a.targets);
+		free_args(&a);
 		return status < 0 ? 0 : status;
 	}
 	memset(&run, 0, sizeof(run));
@@ -432,11 +520,12 @@ int cmd_record(int argc, char **argv)
 		if (!a.quiet && err == 0)
 			record_summary_print(stderr, &run.pipe, &run.rec,
 					     run.loader.session_id, a.output);
+		if (!a.quiet && err == 0)
+			warn_unseen_sockets(&a);
 		record_pipeline_release(&run.pipe);
+		record_udp_release(&run.udp);
 	}
 	recorder_release(&run.rec);
-	free_tracepoints(&a);
-	free(a.targets.comms);
-	target_set_release(&a.targets);
+	free_args(&a);
 	return err < 0 ? 1 : 0;
 }

@@ -291,9 +291,17 @@ static int on_tick(void *ctx)
 	return err;
 }
 
+static int on_sample(void *ctx, uint64_t missed)
+{
+	struct record_pipeline *p = ctx;
+
+	return record_udp_sample(p->udp, missed, &p->err);
+}
+
 struct recorder_sink record_pipeline_sink(struct record_pipeline *p)
 {
-	return (struct recorder_sink){ p, on_record, on_round, on_tick };
+	return (struct recorder_sink){ p, on_record, on_round, on_tick,
+				       p->udp ? on_sample : NULL };
 }
 
 struct synth_ctx {

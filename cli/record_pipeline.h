@@ -19,6 +19,7 @@
 #include "../decoder/order.h"
 #include "../decoder/tracepoint.h"
 #include "../schema/loader.h"
+#include "record_udp.h"
 
 struct pipeline_counts {
 	uint64_t records;		/* ring records seen */
@@ -46,6 +47,7 @@ struct record_pipeline {
 	struct order_queue order;	/* owned */
 	struct fault_stream faults;	/* owned */
 	struct loader *loader;		/* borrowed: begun by the command */
+	struct record_udp *udp;		/* borrowed: --udp-port, or NULL */
 	struct pipeline_counts n;
 	struct errmsg err;		/* the first failure */
 	/* CLOCK_REALTIME - CLOCK_MONOTONIC, from an anchor pair read at each

@@ -89,6 +89,8 @@ void record_summary_print(FILE *out, const struct record_pipeline *p,
 		fprintf(out, "  %llu thread-state intervals, %llu tracepoint rows\n",
 			(unsigned long long)st->intervals,
 			(unsigned long long)p->n.tracepoints);
+	if (p->udp)
+		record_udp_summary(p->udp, out);
 	print_latency(out, p, FAULT_MINOR);
 	print_latency(out, p, FAULT_MAJOR);
 	if (lost)

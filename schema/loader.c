@@ -146,6 +146,13 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 			      " (session_id, tid, kind, lo_ns, hi_ns, count)"
 			      " VALUES (?,?,?,?,?,?)", e);
 	if (err == 0)
+		err = prepare(l, &l->series, "INSERT INTO metric_series (session_id,"
+			      " name, labels, unit, source, imported_ts)"
+			      " VALUES (?,?,?,?,?,?)", e);
+	if (err == 0)
+		err = prepare(l, &l->metric, "INSERT INTO metric (series_id, ts,"
+			      " value) VALUES (?,?,?)", e);
+	if (err == 0)
 		err = insert_session(l, si, e);
 	if (err < 0)
 		loader_release(l);
@@ -311,6 +318,45 @@ int loader_lost(struct loader *l, uint64_t ts, int cpu, const char *kind,
 	return row_written(l, st, e);
 }
 
+int loader_metric_series(struct loader *l, const char *name,
+			 const char *labels, const char *unit,
+			 const char *source, int64_t *series_id,
+			 struct errmsg *e)
+{
+	sqlite3_stmt *st = l->series;
+	int err = begin_if_needed(l, e);
+
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, labels, -1, SQLITE_TRANSIENT);
+	if (unit)
+		sqlite3_bind_text(st, 4, unit, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 4);
+	sqlite3_bind_text(st, 5, source, -1, SQLITE_TRANSIENT);
+	bind_u64(st, 6, realtime_ns());
+	err = row_written(l, st, e);
+	if (err == 0)
+		*series_id = sqlite3_last_insert_rowid(l->db);
+	return err;
+}
+
+int loader_metric(struct loader *l, int64_t series_id, uint64_t ts,
+		  double value, struct errmsg *e)
+{
+	sqlite3_stmt *st = l->metric;
+	int err = begin_if_needed(l, e);
+
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, series_id);
+	bind_u64(st, 2, ts);
+	sqlite3_bind_double(st, 3, value);
+	return row_written(l, st, e);
+}
+
 int loader_histograms(struct loader *l, const struct thread *t,
 		      struct errmsg *e)
 {
@@ -397,6 +443,9 @@ void loader_release(struct loader *l)
 	sqlite3_finalize(l->hist);
 	sqlite3_finalize(l->state);
 	sqlite3_finalize(l->tp);
+	sqlite3_finalize(l->series);
+	sqlite3_finalize(l->metric);
+	l->series = l->metric = NULL;
 	l->fault = l->thread = l->mapping = l->lost = l->hist = l->state = NULL;
 	l->tp = NULL;
 }

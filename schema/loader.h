@@ -43,6 +43,7 @@ struct loader {
 	const char *path;	/* borrowed: for messages */
 	int64_t session_id;
 	sqlite3_stmt *fault, *thread, *mapping, *lost, *hist, *state, *tp;	/* owned */
+	sqlite3_stmt *series, *metric;	/* owned */
 	uint64_t batch_rows;	/* rows in the open transaction */
 	int in_txn;
 	uint64_t rows;		/* rows written by this loader */
@@ -67,6 +68,16 @@ int loader_mapping(struct loader *l, uint64_t ts, const struct rec_mmap *m,
  * when unknown. */
 int loader_lost(struct loader *l, uint64_t ts, int cpu, const char *kind,
 		uint64_t count, struct errmsg *e);
+/* A metric series of this session (record's samplers); its id into
+ * *series_id.  Strings borrowed for the call; unit may be NULL.  The
+ * import command writes series of its own (schema/metric_store.c). */
+int loader_metric_series(struct loader *l, const char *name,
+			 const char *labels, const char *unit,
+			 const char *source, int64_t *series_id,
+			 struct errmsg *e);
+/* One value of a series at ts (CLOCK_REALTIME ns). */
+int loader_metric(struct loader *l, int64_t series_id, uint64_t ts,
+		  double value, struct errmsg *e);
 /* The non-empty buckets of t's histograms. */
 int loader_histograms(struct loader *l, const struct thread *t,
 		      struct errmsg *e);
