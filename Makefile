@@ -94,7 +94,7 @@ UNIT_TESTS = test_perf_record test_order test_fault_pair test_fault_stream test_
 	     test_ring test_opt test_hist test_symbolize
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
-		  $(BUILD)/tests/test_tracepoints
+		  $(BUILD)/tests/test_tracepoints $(BUILD)/tests/test_udp_sampler
 WORKLOAD_BIN = $(BUILD)/tests/fault_workload $(BUILD)/tests/sched_workload \
 	       $(BUILD)/tests/udp_workload
 FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream

@@ -5,14 +5,20 @@
  *
  * Usage: udp_workload INFO_FILE [DATAGRAMS]   (default 2000)
  * INFO_FILE gets lines port=N, drops=N, sent=N
+ *
+ * Or, in stages that a test steps through (see staged()):
+ *        udp_workload --staged INFO_FILE DIR FILL OVERFLOW
  */
 #include <arpa/inet.h>
+#include <linux/sock_diag.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,6 +53,108 @@ static long drops_of(unsigned port)
 	return drops;
 }
 
+/* Appends lines to the info file in one write, "stage=N" last, so a
+ * reader that sees the stage sees the lines before it. */
+static void info_add(const char *path, const char *lines)
+{
+	FILE *f = fopen(path, "a");
+
+	if (!f || fputs(lines, f) < 0 || fclose(f))
+		die(path);
+}
+
+/* Waits for DIR/NAME to exist; gives up after a minute (the test died). */
+static void wait_for(const char *dir, const char *name)
+{
+	char path[512];
+	struct timespec t = { 0, 5000000 };
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (int i = 0; i < 12000; i++) {
+		if (access(path, F_OK) == 0)
+			return;
+		nanosleep(&t, NULL);
+	}
+	fprintf(stderr, "udp_workload: no %s after a minute\n", path);
+	exit(3);
+}
+
+static void send_n(int tx, const struct sockaddr_in *to, int n)
+{
+	char payload[200];
+	struct timespec settle = { 0, 50000000 };
+
+	memset(payload, 'u', sizeof(payload));
+	for (int i = 0; i < n; i++)
+		if (sendto(tx, payload, sizeof(payload), 0,
+			   (const struct sockaddr *)to, sizeof(*to)) < 0)
+			die("sendto");
+	nanosleep(&settle, NULL);	/* loopback delivery is done by now */
+}
+
+/* The socket's own view (SO_MEMINFO): bytes charged to its receive
+ * buffer, the buffer's size, and its drops, as the info file's lines. */
+static void meminfo_lines(int fd, int stage, char *out, size_t n)
+{
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mem);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) < 0)
+		die("SO_MEMINFO");
+	snprintf(out, n, "depth%d=%u\ndrops%d=%u\nrcvbuf=%u\nstage=%d\n", stage,
+		 mem[SK_MEMINFO_RMEM_ALLOC], stage, mem[SK_MEMINFO_DROPS],
+		 mem[SK_MEMINFO_RCVBUF], stage);
+}
+
+/*
+ * For the socket sampler's test, each stage ends by writing its lines
+ * and waits for the test's go file:
+ *   1. picks a free port (binds port 0, closes the socket); port=P.
+ *      Waits for DIR/go1: recording has started with no socket on P.
+ *   2. binds a socket on P (a socket that appears after recording
+ *      began), sends FILL datagrams that fit; inode=I, depth1, drops1.
+ *      Waits for DIR/go2.
+ *   3. sends OVERFLOW more, which overflow it; depth2, drops2.
+ *      Waits for DIR/go3, then exits.
+ * The socket is never read, so the queue holds still between stages.
+ */
+static int staged(const char *info, const char *dir, int fill, int overflow)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	int rcvbuf = 32768, rx, tx;
+	char lines[256];
+	struct stat st;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	if (rx < 0 || bind(rx, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    getsockname(rx, (struct sockaddr *)&a, &alen) < 0)
+		die("socket");
+	close(rx);
+	snprintf(lines, sizeof(lines), "port=%u\nstage=0\n", ntohs(a.sin_port));
+	info_add(info, lines);
+	wait_for(dir, "go1");
+
+	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	if (rx < 0 || tx < 0 ||
+	    setsockopt(rx, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)) < 0 ||
+	    bind(rx, (struct sockaddr *)&a, sizeof(a)) < 0 || fstat(rx, &st) < 0)
+		die("socket");
+	send_n(tx, &a, fill);
+	snprintf(lines, sizeof(lines), "inode=%llu\n", (unsigned long long)st.st_ino);
+	meminfo_lines(rx, 1, lines + strlen(lines), sizeof(lines) - strlen(lines));
+	info_add(info, lines);
+	wait_for(dir, "go2");
+
+	send_n(tx, &a, overflow);
+	meminfo_lines(rx, 2, lines, sizeof(lines));
+	info_add(info, lines);
+	wait_for(dir, "go3");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
@@ -56,6 +164,8 @@ int main(int argc, char **argv)
 	struct timespec settle = { 0, 50000000 };
 	FILE *f;
 
+	if (argc == 6 && !strcmp(argv[1], "--staged"))
+		return staged(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]));
 	if (argc < 2) {
 		fprintf(stderr, "usage: udp_workload INFO_FILE [DATAGRAMS]\n");
 		return 2;

@@ -1,0 +1,262 @@
+/*
+ * record --udp-port: the sampled receive-queue depth and drop count of a
+ * real UDP socket on loopback equal the socket's own (SO_MEMINFO), while
+ * its queue fills to a known depth and then overflows; and the parsers
+ * of /proc/net/udp{,6} and /proc/net/snmp{,6} on the kernel's lines.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <sys/socket.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "../../collector/udp_sampler.h"
+#include "run.h"
+
+static void a_udp_line_gives_port_inode_depth_and_drops(void **state)
+{
+	struct udp_sock_sample x;
+
+	(void)state;
+	memset(&x, 0, sizeof(x));
+	assert_int_equal(udp_parse_line(" 15485: 0100007F:BD14 00000000:0000 07 "
+		"00000000:00006400 00:00000000 00000000     0        0 237398 2 "
+		"00000000b99f9a6e 469        ", 0, &x), 0);
+	assert_int_equal(x.port, 48404);
+	assert_int_equal(x.inode, 237398);
+	assert_int_equal(x.rx_queue_bytes, 25600);
+	assert_int_equal(x.drops, 469);
+	assert_int_equal(x.v6, 0);
+	assert_string_equal(x.local, "127.0.0.1:48404");
+}
+
+static void a_udp6_line_gives_the_address_in_brackets(void **state)
+{
+	struct udp_sock_sample x;
+
+	(void)state;
+	memset(&x, 0, sizeof(x));
+	assert_int_equal(udp_parse_line("  100: 00000000000000000000000001000000:"
+		"2328 00000000000000000000000000000000:0000 07 00000000:00000300 "
+		"00:00000000 00000000     0        0 4242 2 0000000000000000 7", 1,
+		&x), 0);
+	assert_int_equal(x.port, 9000);
+	assert_int_equal(x.rx_queue_bytes, 0x300);
+	assert_int_equal(x.drops, 7);
+	assert_string_equal(x.local, "[::1]:9000");
+}
+
+static void a_line_of_another_shape_is_refused(void **state)
+{
+	struct udp_sock_sample x;
+
+	(void)state;
+	assert_int_equal(udp_parse_line("   sl  local_address rem_address   st "
+		"tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref "
+		"pointer drops", 0, &x), -EINVAL);
+	assert_int_equal(udp_parse_line(" 1: 0100007F:BD14 00000000:0000 07 "
+		"00000000:zz 00:00000000 00000000 0 0 1 2 0 0", 0, &x), -EINVAL);
+	assert_int_equal(udp_parse_line(" 1: 0100007F:BD14", 0, &x), -EINVAL);
+}
+
+static void the_host_counters_are_read_by_name(void **state)
+{
+	struct udp_host_sample h;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(udp_parse_snmp("Ip: Forwarding DefaultTTL\nIp: 1 64\n"
+		"Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors\n"
+		"Udp: 37 3 112441 112542 112440\n"
+		"UdpLite: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors\n"
+		"UdpLite: 0 0 9 0 9\n", &h), 0);
+	assert_int_equal(h.in_errors[0], 112441);
+	assert_int_equal(h.rcvbuf_errors[0], 112440);
+	assert_int_equal(udp_parse_snmp6("Ip6InReceives   5\nUdp6InDatagrams 1\n"
+		"Udp6InErrors                    \t12\nUdp6RcvbufErrors\t11\n", &h), 0);
+	assert_int_equal(h.in_errors[1], 12);
+	assert_int_equal(h.rcvbuf_errors[1], 11);
+	assert_int_equal(udp_parse_snmp("Ip: Forwarding\nIp: 1\n", &h), -EINVAL);
+}
+
+/* Waits until the workload's info file says it reached stage n. */
+static int wait_stage(const char *info, int n)
+{
+	for (int waited = 0; waited < 60000; waited += 10) {
+		if (info_get(info, "stage") >= n)
+			return 0;
+		sleep_ms(10);
+	}
+	return -1;
+}
+
+/* Waits until sql, run on the database being recorded, counts a row
+ * (rows are committed once a second). */
+static int wait_row(const char *db, const char *sql)
+{
+	for (int waited = 0; waited < 60000; waited += 20) {
+		int64_t n = access(db, F_OK) == 0 ? db_int(db, "%s", sql) : 0;
+
+		if (n > 0 && n != INT64_MIN)
+			return 0;
+		sleep_ms(20);
+	}
+	return -1;
+}
+
+static void touch(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fclose(f);
+}
+
+#define SERIES(name, inode) "(SELECT series_id FROM metric_series WHERE name = '" \
+	name "' AND json_extract(labels, '$.inode') = " inode ")"
+
+static void sampled_depth_and_drops_equal_the_sockets_own(void **state)
+{
+	const char *db = scratch_path("udp-sampler.db");
+	const char *info = scratch_path("udp-sampler.info");
+	const char *wl = getenv("UDP_WORKLOAD");
+	char port[16], pid[16], sql[1024], inode[32];
+	char *wl_argv[] = { (char *)(wl ? wl : "build/release/tests/udp_workload"),
+			    "--staged", (char *)info, (char *)scratch_dir(), "20",
+			    "500", NULL };
+	long long depth1, depth2, drops2;
+	struct run w, f;
+
+	(void)state;
+	run_start_as(&w, -1, wl_argv);
+	assert_int_equal(wait_stage(info, 0), 0);
+	snprintf(port, sizeof(port), "%lld", info_get(info, "port"));
+	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
+	{
+		char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
+				 (char *)db, "-p", pid, "--udp-port", port, NULL };
+
+		run_start_as(&f, -1, argv);
+	}
+	assert_int_equal(wait_for_session(db, 30000), 0);
+
+	/* The socket is bound only now, after recording began. */
+	touch(scratch_path("go1"));
+	assert_int_equal(wait_stage(info, 1), 0);
+	depth1 = info_get(info, "depth1");
+	snprintf(inode, sizeof(inode), "%lld", info_get(info, "inode"));
+	assert_true(depth1 > 0);
+	assert_int_equal(info_get(info, "drops1"), 0);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM metric WHERE series_id = "
+		 SERIES("udp_rx_queue_bytes", "%s") " AND value = %lld", inode, depth1);
+	assert_int_equal(wait_row(db, sql), 0);
+
+	touch(scratch_path("go2"));
+	assert_int_equal(wait_stage(info, 2), 0);
+	depth2 = info_get(info, "depth2");
+	drops2 = info_get(info, "drops2");
+	assert_true(drops2 > 0);
+	assert_true(depth2 > depth1);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM metric WHERE series_id = "
+		 SERIES("udp_drops", "%s") " AND value = %lld", inode, drops2);
+	assert_int_equal(wait_row(db, sql), 0);
+
+	touch(scratch_path("go3"));
+	assert_int_equal(run_wait(&w), 0);
+	assert_int_equal(run_wait(&f), 0);
+
+	/* Never more than the kernel said, and what it said at the end. */
+	assert_int_equal(db_int(db, "SELECT max(value) FROM metric WHERE series_id = "
+				SERIES("udp_rx_queue_bytes", "%s"), inode), depth2);
+	assert_int_equal(db_int(db, "SELECT max(value) FROM metric WHERE series_id = "
+				SERIES("udp_drops", "%s"), inode), drops2);
+	/* Before the overflow, no drops: the depth1 samples say 0 drops. */
+	assert_int_equal(db_int(db, "SELECT max(d.value) FROM metric d, metric q "
+				"WHERE d.series_id = " SERIES("udp_drops", "%s")
+				" AND q.series_id = " SERIES("udp_rx_queue_bytes", "%s")
+				" AND d.ts = q.ts AND q.value = %lld", inode, inode,
+				depth1), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM metric_series WHERE "
+				"name IN ('udp_rx_queue_bytes', 'udp_drops') AND "
+				"session_id = 1 AND source = 'sampler:/proc/net/udp' AND "
+				"json_extract(labels, '$.port') = %s AND "
+				"json_extract(labels, '$.local') = '127.0.0.1:%s'",
+				port, port), 2);
+	/* The host's counter saw those drops (and maybe others'). */
+	assert_true(db_int(db, "SELECT max(value) - min(value) FROM metric WHERE "
+			   "series_id = (SELECT series_id FROM metric_series WHERE "
+			   "name = 'udp_rcvbuf_errors' AND labels = '{\"proto\":\"udp\"}')")
+		    >= drops2);
+}
+
+static void a_port_no_socket_ever_had_is_named_at_the_end(void **state)
+{
+	const char *db = scratch_path("udp-none.db");
+	struct run r;
+	char port[16], want[128];
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+
+	(void)state;
+	/* A port that was free a moment ago, and is not bound again. */
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+	close(fd);
+	snprintf(port, sizeof(port), "%u", ntohs(a.sin_port));
+	assert_int_equal(run_faultline(&r, "record", "-o", db, "--udp-port", port,
+				       "--", "/bin/true", NULL), 0);
+	snprintf(want, sizeof(want), "warning: no UDP socket matched port %s "
+		 "during the recording", port);
+	assert_non_null(strstr(r.err, want));
+	assert_non_null(strstr(r.err, "udp sampling: "));
+	assert_int_equal(db_int(db, "SELECT count(*) FROM metric_series WHERE "
+				"name = 'udp_rx_queue_bytes'"), 0);
+	assert_true(db_int(db, "SELECT count(*) FROM metric_series WHERE "
+			   "name = 'udp_rcvbuf_errors'") >= 1);
+}
+
+static void bad_ports_inodes_and_intervals_are_usage_errors(void **state)
+{
+	static const char *const bad[][3] = {
+		{ "--udp-port", "0", "invalid --udp-port '0': expected UDP ports from 1 to 65535" },
+		{ "--udp-port", "65536", "invalid --udp-port '65536'" },
+		{ "--udp-port", "9000,", "invalid --udp-port '9000,'" },
+		{ "--udp-port", "x", "invalid --udp-port 'x'" },
+		{ "--socket", "0", "invalid --socket '0': expected a socket's inode" },
+		{ "--sample-interval", "5ms", "--sample-interval samples sockets" },
+	};
+	const char *db = scratch_path("udp-bad.db");
+	struct run r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(run_faultline(&r, "record", "-o", db, bad[i][0],
+					       bad[i][1], "--", "/bin/true", NULL),
+				 2);
+		if (!strstr(r.err, bad[i][2]))
+			fail_msg("%s %s: got '%s'", bad[i][0], bad[i][1], r.err);
+	}
+	assert_int_equal(run_faultline(&r, "record", "-o", db, "--udp-port", "9",
+				       "--sample-interval", "0", "--", "/bin/true",
+				       NULL), 2);
+	assert_non_null(strstr(r.err, "invalid --sample-interval '0': it must be "
+			       "more than 0"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_udp_line_gives_port_inode_depth_and_drops),
+		cmocka_unit_test(a_udp6_line_gives_the_address_in_brackets),
+		cmocka_unit_test(a_line_of_another_shape_is_refused),
+		cmocka_unit_test(the_host_counters_are_read_by_name),
+		cmocka_unit_test_teardown(sampled_depth_and_drops_equal_the_sockets_own, kill_leftovers),
+		cmocka_unit_test_teardown(a_port_no_socket_ever_had_is_named_at_the_end, kill_leftovers),
+		cmocka_unit_test_teardown(bad_ports_inodes_and_intervals_are_usage_errors, kill_leftovers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
