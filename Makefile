@@ -41,11 +41,13 @@ COLLECTOR_SRC = collector/ring.c collector/procfs.c collector/targets.c collecto
 		collector/event_resolve.c collector/perf_open.c \
 		collector/fault_events.c collector/recorder.c collector/symbol_sources.c \
 		collector/udp_sampler.c
-SCHEMA_SRC = schema/db.c schema/loader.c schema/symbol_store.c
+SCHEMA_SRC = schema/db.c schema/loader.c schema/symbol_store.c schema/query_def.c
 CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
-	  cli/record.c cli/record_pipeline.c cli/record_summary.c cli/record_udp.c
+	  cli/record.c cli/record_pipeline.c cli/record_summary.c cli/record_udp.c \
+	  cli/query.c cli/query_run.c cli/table_out.c cli/report.c
 
-GEN_SRC = $(BUILD)/gen/schema_sql.c $(BUILD)/gen/indexes_sql.c
+GEN_SRC = $(BUILD)/gen/schema_sql.c $(BUILD)/gen/indexes_sql.c $(BUILD)/gen/queries_sql.c
+QUERIES = $(sort $(wildcard queries/*.sql))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 DECODER_OBJ = $(call obj,$(COMMON_SRC) $(DECODER_SRC))
@@ -82,6 +84,11 @@ $(BUILD)/gen/schema_sql.c: schema/schema.sql mk/embed.sh
 $(BUILD)/gen/indexes_sql.c: schema/indexes.sql mk/embed.sh
 	@mkdir -p $(dir $@)
 	mk/embed.sh indexes_sql $< > $@
+$(BUILD)/gen/queries_sql.c: $(QUERIES) mk/embed_queries.sh
+	@mkdir -p $(dir $@)
+	mk/embed_queries.sh $(QUERIES) > $@
+$(BUILD)/gen/queries_sql.o: $(BUILD)/gen/queries_sql.c schema/query_def.h
+	$(CC) $(ALL_CFLAGS) -I. -c -o $@ $<
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 

@@ -4,6 +4,8 @@
 #define FL_COMMANDS_H
 
 int cmd_record(int argc, char **argv);
+int cmd_query(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 
 #endif

@@ -17,6 +17,8 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "record", cmd_record, "record page faults of chosen threads into SQLite" },
+	{ "query", cmd_query, "run a canned query, or any .sql file, on a database" },
+	{ "report", cmd_report, "summarise a session: latency, longest stalls, losses" },
 	{ "version", cmd_version, "print faultline's version" },
 };
 

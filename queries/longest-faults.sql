@@ -2,8 +2,8 @@
 -- and the file mapped at the faulting address.
 --
 -- Parameters:
---   :session_id  INTEGER  the session, or NULL for the latest one
---   :limit       INTEGER  how many faults
+--   :session_id  INTEGER = NULL  the session, or NULL for the latest one
+--   :limit       INTEGER = 10    how many faults
 -- Columns:
 --   time_utc  TEXT     fault entry, UTC, nanosecond precision
 --   dur_ms    REAL     fault duration, ms

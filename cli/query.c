@@ -1,0 +1,170 @@
+/*
+ * faultline query: runs one canned query (queries/NAME.sql, built into
+ * the binary) or any .sql file on a database, read-only, with its
+ * parameters given as NAME=VALUE, and prints the rows as a table, CSV or
+ * JSON.  --list shows the canned queries and their parameters.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../schema/db.h"
+#include "../schema/query_def.h"
+#include "commands.h"
+#include "opt.h"
+#include "query_run.h"
+#include "table_out.h"
+#include "usage.h"
+
+struct query_args {
+	int list;
+	enum out_format format;
+	char *positional[ARGS_MAX];	/* borrowed from argv: DB, NAME,
+					 * NAME=VALUE... */
+	int npositional;
+};
+
+static int set_format(void *value, const char *arg, const char *opt,
+		      struct errmsg *e)
+{
+	if (out_format_parse(arg, value) < 0)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected table, csv "
+				  "or json", opt, arg);
+	return 0;
+}
+
+static const char query_usage_text[] =
+	"faultline query DB NAME|FILE.sql [NAME=VALUE...] [-f table|csv|json]\n"
+	"       faultline query --list";
+
+static const char query_examples[] =
+	"  faultline query run.db stalls-near metric=nak window=200ms\n"
+	"  faultline query run.db fault-latency --format csv\n"
+	"  faultline query run.db ./my-question.sql tid=4243 -f json\n"
+	"  faultline query --list\n";
+
+/* The length of the first sentence of s, with its full stop. */
+static int first_sentence(const char *s)
+{
+	const char *end = strstr(s, ". ");
+
+	return end ? (int)(end - s + 1) : (int)strlen(s);
+}
+
+/* Lists each canned query: name, what it answers, its parameters. */
+static int list_queries(void)
+{
+	struct errmsg e;
+
+	errmsg_init(&e);
+	for (size_t i = 0; i < n_embedded_queries; i++) {
+		struct query_def q;
+		int err;
+
+		query_def_init(&q);
+		err = query_def_parse(embedded_queries[i].name,
+				      embedded_queries[i].sql, &q, &e);
+		if (err < 0) {
+			query_def_release(&q);
+			return error("query", "%s", err == -ENOMEM ? "out of memory" : e.text), 1;
+		}
+		printf("%s%s\n  %.*s\n", i ? "\n" : "", q.name,
+		       first_sentence(q.summary), q.summary);
+		for (size_t k = 0; k < q.nparams; k++) {
+			const struct query_param *p = &q.params[k];
+			char lhs[64];
+
+			snprintf(lhs, sizeof(lhs), "%s=%s", p->name,
+				 query_type_name(p->type));
+			printf("    %-22s %s", lhs, p->help ? p->help : "");
+			if (p->required)
+				printf(" (required)\n");
+			else
+				printf(" (default %s)\n", p->def ? p->def : "NULL");
+		}
+	}
+	return 0;
+}
+
+/* Runs q on the database at path with args; the exit status. */
+static int run_query(const char *path, struct query_def *q, char **args,
+		     int nargs, enum out_format format)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	struct errmsg e;
+	size_t nrows;
+	int err, status = 1;
+
+	errmsg_init(&e);
+	err = db_open_read(path, &db, &e);
+	if (err == 0)
+		err = query_check_session(db, path, q, args, nargs, &e);
+	if (err == 0)
+		err = query_prepare(db, q, args, nargs, &st, &e);
+	/* Only these two say -EINVAL for the user's arguments: a usage
+	 * error.  A bad database or query is a failure. */
+	if (err == -EINVAL && db)
+		status = EXIT_USAGE;
+	if (err == 0)
+		err = table_out(st, format, 0, stdout, &nrows, q->name, &e);
+	if (err == 0)
+		status = 0;
+	else if (err == -ENOMEM)
+		error("query", "out of memory");
+	else
+		error("query", "%s", e.text);
+	sqlite3_finalize(st);
+	db_close(db);
+	return status;
+}
+
+int cmd_query(int argc, char **argv)
+{
+	struct query_args a = { .format = OUT_TABLE };
+	const struct opt opts[] = {
+		{ 'l', "list", NULL, "list the canned queries and their parameters",
+		  OPT_FLAG, &a.list, NULL },
+		{ 'f', "format", "FORMAT", "table (default), csv or json",
+		  OPT_CALLBACK, &a.format, set_format },
+		{ 0 },
+	};
+	const struct cmd_usage u = {
+		"query", query_usage_text,
+		"Run a canned query, or any .sql file, on a faultline database.",
+		query_examples, opts,
+	};
+	struct query_def q;
+	struct errmsg e;
+	int err, status;
+
+	err = opt_parse_mixed(&u, argc, argv, a.positional, &a.npositional);
+	if (err == OPT_HELP)
+		return 0;
+	if (err < 0)
+		return EXIT_USAGE;
+	if (a.list) {
+		if (a.npositional)
+			return error("query", "--list takes no other arguments"),
+				EXIT_USAGE;
+		return list_queries();
+	}
+	if (a.npositional < 2)
+		return error("query", "give a database and a query name or .sql "
+			     "file; 'faultline query --list' shows the queries"),
+			EXIT_USAGE;
+	query_def_init(&q);
+	errmsg_init(&e);
+	err = query_def_find(a.positional[1], &q, &e);
+	if (err < 0) {
+		error("query", "%s", err == -ENOMEM ? "out of memory" : e.text);
+		query_def_release(&q);
+		/* No such query or file: the user's to fix; a bad header is
+		 * the file's. */
+		return err == -ENOENT ? EXIT_USAGE : 1;
+	}
+	status = run_query(a.positional[0], &q, a.positional + 2,
+			   a.npositional - 2, a.format);
+	query_def_release(&q);
+	return status;
+}

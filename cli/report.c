@@ -1,0 +1,207 @@
+/*
+ * faultline report: a readable summary of one session, as a sequence of
+ * the canned queries rendered as titled tables: the session, fault
+ * latency per thread, the longest stalls with their stacks and states,
+ * the stalls before each imported metric's events, the metrics, and what
+ * was lost.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../schema/db.h"
+#include "../schema/query_def.h"
+#include "commands.h"
+#include "opt.h"
+#include "query_run.h"
+#include "table_out.h"
+#include "usage.h"
+
+/* Rows shown per section: enough to see a pattern, short enough to read;
+ * faultline query shows them all. */
+#define REPORT_ROWS 20
+
+struct section {
+	const char *title;
+	const char *query;
+	const char *arg;	/* a NAME=VALUE beside session=N, or NULL */
+	const char *empty;	/* said when there are no rows */
+};
+
+static const struct section sections[] = {
+	{ "Session", "sessions", NULL, "no such session" },
+	{ "Fault latency per thread (log2 buckets of fault_histogram: each "
+	  "percentile is its bucket's upper bound)", "fault-latency", NULL,
+	  "no histogram: the session did not end normally, or took no fault" },
+	{ "Longest stalls: faults and time off the CPU", "longest-stalls",
+	  "limit=10", "no fault and no time off the CPU" },
+	{ "Metrics beside the session", "metrics", NULL, "none" },
+	{ "Lost", "lost", NULL, "nothing was lost" },
+};
+
+/* Runs one canned query with args and prints it under title. */
+static int section(sqlite3 *db, const char *path, const char *title,
+		   const char *name, char **args, int nargs, const char *empty)
+{
+	struct query_def q;
+	sqlite3_stmt *st = NULL;
+	struct errmsg e;
+	size_t nrows = 0;
+	int err;
+
+	query_def_init(&q);
+	errmsg_init(&e);
+	printf("\n== %s\n\n", title);
+	err = query_def_find(name, &q, &e);
+	if (err == 0)
+		err = query_prepare(db, &q, args, nargs, &st, &e);
+	if (err == 0)
+		err = table_out(st, OUT_TABLE, REPORT_ROWS, stdout, &nrows, name, &e);
+	if (err == 0 && nrows == 0)
+		printf("(%s)\n", empty);
+	else if (err == 0 && nrows > REPORT_ROWS)
+		printf("... %zu more: faultline query %s %s%s%s %s\n",
+		       nrows - REPORT_ROWS, path, name, nargs > 1 ? " " : "",
+		       nargs > 1 ? args[1] : "", args[0]);
+	sqlite3_finalize(st);
+	query_def_release(&q);
+	if (err == -ENOMEM)
+		return error("report", "out of memory");
+	return err < 0 ? error("report", "%s", e.text) : 0;
+}
+
+/* The stalls before the events of each imported metric. */
+static int metric_sections(sqlite3 *db, const char *path, char *session_arg)
+{
+	static const char sql[] =
+		"SELECT DISTINCT name FROM metric_series WHERE session_id IS NULL "
+		"ORDER BY name";
+	sqlite3_stmt *st = NULL;
+	int rc, err = 0;
+
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	while (err == 0 && rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		char title[256], metric[160];
+		char *args[2] = { session_arg, metric };
+
+		snprintf(title, sizeof(title), "Stalls of 1 ms or more in the 200 ms "
+			 "before each '%s' event", name);
+		snprintf(metric, sizeof(metric), "metric=%s", name);
+		err = section(db, path, title, "stalls-near", args, 2,
+			      "none: no thread stalled before its events");
+		rc = SQLITE_OK;
+	}
+	if (err == 0 && rc != SQLITE_DONE && rc != SQLITE_OK)
+		err = error("report", "cannot read '%s': %s", path, sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return err;
+}
+
+/*
+ * The session to report into *id: the one asked for (given, id in *id)
+ * or the latest.  With a message: -EINVAL when the one asked for is not
+ * there, -1 when there is none or the database cannot be read.
+ */
+static int find_session(sqlite3 *db, const char *path, int given, int64_t *id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db, "SELECT max(session_id) FROM session "
+				    "WHERE ?1 IS NULL OR session_id = ?1", -1,
+				    &st, NULL);
+
+	if (rc == SQLITE_OK && given)
+		rc = sqlite3_bind_int64(st, 1, *id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*id = sqlite3_column_int64(st, 0);
+		rc = 0;
+	} else if (rc == SQLITE_ROW && given) {
+		error("report", "no session %" PRId64 " in '%s'; 'faultline "
+		      "query %s sessions' lists them", *id, path, path);
+		rc = -EINVAL;
+	} else if (rc == SQLITE_ROW) {
+		rc = error("report", "'%s' holds no session; record one with "
+			   "'faultline record -o %s'", path, path);
+	} else {
+		rc = error("report", "cannot read '%s': %s", path, sqlite3_errmsg(db));
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static const char report_usage[] = "faultline report DB [--session N]";
+
+static const char report_examples[] =
+	"  faultline report run.db\n"
+	"  faultline report run.db --session 2 | less\n";
+
+static int report(sqlite3 *db, const char *path, int64_t id)
+{
+	char session_arg[48];
+	char *args[2] = { session_arg, NULL };
+	int err = 0;
+
+	snprintf(session_arg, sizeof(session_arg), "session=%" PRId64, id);
+	printf("faultline report: session %" PRId64 " of %s\n", id, path);
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]) && !err; i++) {
+		const struct section *s = &sections[i];
+
+		args[1] = (char *)s->arg;
+		err = section(db, path, s->title, s->query, args, s->arg ? 2 : 1,
+			      s->empty);
+		/* The events the stalls line up with, after the stalls. */
+		if (err == 0 && !strcmp(s->query, "longest-stalls"))
+			err = metric_sections(db, path, session_arg);
+	}
+	return err;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	const char *session = NULL;
+	const struct opt opts[] = {
+		{ 's', "session", "N", "the session to summarise (default: the latest)",
+		  OPT_STRING, &session, NULL },
+		{ 0 },
+	};
+	const struct cmd_usage u = {
+		"report", report_usage,
+		"Summarise a recorded session: fault latency, the longest stalls "
+		"and what they line up with, what was lost.",
+		report_examples, opts,
+	};
+	sqlite3 *db = NULL;
+	struct errmsg e;
+	uint64_t id64 = 0;
+	int64_t id = 0;
+	char *pos[ARGS_MAX];
+	int npos, err, status = 1;
+
+	err = opt_parse_mixed(&u, argc, argv, pos, &npos);
+	if (err == OPT_HELP)
+		return 0;
+	if (err < 0)
+		return EXIT_USAGE;
+	if (npos != 1)
+		return error("report", "give one database, e.g. 'faultline report "
+			     "run.db'"), EXIT_USAGE;
+	errmsg_init(&e);
+	if (session && (opt_parse_u64(session, "--session", &id64, &e) < 0 ||
+			id64 > INT64_MAX))
+		return error("report", "invalid --session '%s': expected a session "
+			     "number", session), EXIT_USAGE;
+	if (db_open_read(pos[0], &db, &e) < 0)
+		return error("report", "%s", e.text), 1;
+	id = (int64_t)id64;
+	err = find_session(db, pos[0], session != NULL, &id);
+	if (err == 0)
+		status = report(db, pos[0], id) < 0 ? 1 : 0;
+	else if (err == -EINVAL)
+		status = EXIT_USAGE;
+	db_close(db);
+	return status;
+}

@@ -1,0 +1,298 @@
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table_out.h"
+
+int out_format_parse(const char *s, enum out_format *f)
+{
+	static const char *const names[] = { "table", "csv", "json" };
+
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(s, names[i])) {
+			*f = (enum out_format)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* A value as text: NULL for SQL NULL, else owned (malloc). */
+static char *cell_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *b;
+	int n = sqlite3_column_bytes(st, i);
+	char *s;
+
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_NULL:
+		return NULL;
+	case SQLITE_BLOB:
+		b = sqlite3_column_blob(st, i);
+		n = sqlite3_column_bytes(st, i);
+		s = malloc(2 * (size_t)n + 3);
+		if (!s)
+			return NULL;
+		strcpy(s, "x'");
+		for (int k = 0; k < n; k++)
+			sprintf(s + 2 + 2 * k, "%02x", b[k]);
+		strcat(s, "'");
+		return s;
+	default:
+		b = sqlite3_column_text(st, i);
+		return b ? strndup((const char *)b, (size_t)n) : NULL;
+	}
+}
+
+/* Display width: UTF-8 code points. */
+static size_t width(const char *s)
+{
+	size_t w = 0;
+
+	for (; s && *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void csv_field(FILE *out, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void json_value(FILE *out, sqlite3_stmt *st, int i)
+{
+	const char *t = (const char *)sqlite3_column_text(st, i);
+
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_INTEGER:
+		fprintf(out, "%lld", (long long)sqlite3_column_int64(st, i));
+		return;
+	case SQLITE_FLOAT:
+		/* SQLite's own text of a REAL ("0.25", "1.0e+20") is a JSON
+		 * number; an infinity is not. */
+		if (isfinite(sqlite3_column_double(st, i)) && t)
+			fputs(t, out);
+		else
+			fputs("null", out);
+		return;
+	case SQLITE_NULL:
+		fputs("null", out);
+		return;
+	default:
+		json_string(out, t ? t : "");
+	}
+}
+
+/* Rows of a table, kept until every width is known. */
+struct grid {
+	char **cells;		/* owned: ncols per row, each owned or NULL */
+	int *numeric;		/* owned: per column, all values numbers so far */
+	int *seen;		/* owned: per column, a value other than NULL */
+	size_t *widths;		/* owned: per column */
+	size_t nrows, cap;
+	int ncols;
+};
+
+static void grid_release(struct grid *g)
+{
+	for (size_t i = 0; i < g->nrows * (size_t)g->ncols; i++)
+		free(g->cells[i]);
+	free(g->cells);
+	free(g->numeric);
+	free(g->seen);
+	free(g->widths);
+}
+
+static int grid_add(struct grid *g, sqlite3_stmt *st)
+{
+	char **row;
+
+	if (g->nrows == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 64;
+		char **c = realloc(g->cells, cap * (size_t)g->ncols * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		g->cells = c;
+		g->cap = cap;
+	}
+	row = g->cells + g->nrows * (size_t)g->ncols;
+	for (int i = 0; i < g->ncols; i++) {
+		int type = sqlite3_column_type(st, i);
+
+		row[i] = cell_text(st, i);
+		if (!row[i] && type != SQLITE_NULL) {
+			for (int k = 0; k < i; k++)
+				free(row[k]);
+			return -ENOMEM;
+		}
+		if (type != SQLITE_INTEGER && type != SQLITE_FLOAT && type != SQLITE_NULL)
+			g->numeric[i] = 0;
+		g->seen[i] |= type != SQLITE_NULL;
+		if (width(row[i]) > g->widths[i])
+			g->widths[i] = width(row[i]);
+	}
+	g->nrows++;
+	return 0;
+}
+
+/* One line; numbers right-aligned; no blanks after the last value. */
+static void grid_line(const struct grid *g, char *const *row, FILE *out)
+{
+	int n = g->ncols;
+
+	while (n > 0 && (!row[n - 1] || !row[n - 1][0]))
+		n--;
+	for (int i = 0; i < n; i++) {
+		const char *s = row[i] ? row[i] : "";
+		size_t pad = g->widths[i] - width(s);
+
+		if (i)
+			fputs("  ", out);
+		if (g->numeric[i] && g->seen[i])
+			fprintf(out, "%*s%s", (int)pad, "", s);
+		else
+			fprintf(out, "%s%*s", s, i == n - 1 ? 0 : (int)pad, "");
+	}
+	fputc('\n', out);
+}
+
+static void grid_write(const struct grid *g, sqlite3_stmt *st, FILE *out)
+{
+	char **names = calloc((size_t)g->ncols, sizeof(*names));
+
+	if (!names)
+		return;
+	for (int i = 0; i < g->ncols; i++)
+		names[i] = (char *)sqlite3_column_name(st, i);
+	grid_line(g, names, out);
+	for (int i = 0; i < g->ncols; i++) {
+		if (i)
+			fputs("  ", out);
+		for (size_t k = 0; k < g->widths[i]; k++)
+			fputc('-', out);
+	}
+	fputc('\n', out);
+	for (size_t r = 0; r < g->nrows; r++)
+		grid_line(g, g->cells + r * (size_t)g->ncols, out);
+	free(names);
+}
+
+static int grid_init(struct grid *g, sqlite3_stmt *st)
+{
+	memset(g, 0, sizeof(*g));
+	g->ncols = sqlite3_column_count(st);
+	g->numeric = calloc((size_t)g->ncols + 1, sizeof(*g->numeric));
+	g->seen = calloc((size_t)g->ncols + 1, sizeof(*g->seen));
+	g->widths = calloc((size_t)g->ncols + 1, sizeof(*g->widths));
+	if (!g->numeric || !g->seen || !g->widths)
+		return -ENOMEM;
+	for (int i = 0; i < g->ncols; i++) {
+		g->numeric[i] = 1;
+		g->widths[i] = width(sqlite3_column_name(st, i));
+	}
+	return 0;
+}
+
+static void stream_header(sqlite3_stmt *st, enum out_format f, FILE *out)
+{
+	int n = sqlite3_column_count(st);
+
+	if (f == OUT_JSON) {
+		fputc('[', out);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		if (i)
+			fputc(',', out);
+		csv_field(out, sqlite3_column_name(st, i));
+	}
+	fputs("\r\n", out);
+}
+
+static void stream_row(sqlite3_stmt *st, enum out_format f, size_t row, FILE *out)
+{
+	int n = sqlite3_column_count(st);
+
+	if (f == OUT_CSV) {
+		for (int i = 0; i < n; i++) {
+			if (i)
+				fputc(',', out);
+			csv_field(out, (const char *)sqlite3_column_text(st, i));
+		}
+		fputs("\r\n", out);
+		return;
+	}
+	fputs(row ? ",\n{" : "\n{", out);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", out);
+		json_string(out, sqlite3_column_name(st, i));
+		fputs(": ", out);
+		json_value(out, st, i);
+	}
+	fputc('}', out);
+}
+
+int table_out(sqlite3_stmt *st, enum out_format f, size_t max_rows, FILE *out,
+	      size_t *nrows, const char *what, struct errmsg *e)
+{
+	struct grid g;
+	size_t n = 0;
+	int rc = SQLITE_DONE, err = 0;
+
+	if (f == OUT_TABLE)
+		err = grid_init(&g, st);
+	else
+		stream_header(st, f, out);
+	while (err == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (f != OUT_TABLE)
+			stream_row(st, f, n, out);
+		else if (!max_rows || n < max_rows)
+			err = grid_add(&g, st);
+		n++;
+	}
+	if (err == 0 && rc != SQLITE_DONE)
+		err = errmsg_set(e, EIO, "query '%s' failed: %s", what,
+				 sqlite3_errmsg(sqlite3_db_handle(st)));
+	if (err == 0 && f == OUT_TABLE && n > 0)
+		grid_write(&g, st, out);
+	else if (err == 0 && f == OUT_JSON)
+		fputs(n ? "\n]\n" : "]\n", out);
+	if (f == OUT_TABLE)
+		grid_release(&g);
+	*nrows = n;
+	return err;
+}

@@ -1,0 +1,31 @@
+/*
+ * table_out: the rows of a prepared statement, written as a table with
+ * aligned columns, as CSV (RFC 4180) or as JSON (an array of objects).
+ * Used by query and report.
+ */
+#ifndef FL_TABLE_OUT_H
+#define FL_TABLE_OUT_H
+
+#include <stdio.h>
+#include <sqlite3.h>
+
+#include "../common/errmsg.h"
+
+enum out_format { OUT_TABLE, OUT_CSV, OUT_JSON };
+
+/* "table", "csv", "json" into *f; -1 for anything else. */
+int out_format_parse(const char *s, enum out_format *f);
+
+/*
+ * Steps st (borrowed; the caller finalizes it) to its end and writes its
+ * rows to out.  A table is written once every row is in, to align it
+ * (nothing at all when there is none); with max_rows > 0 it shows at
+ * most that many and *nrows still counts them all.  In a table and in CSV a NULL is empty; in JSON it is null,
+ * INTEGER and REAL values are numbers and text is a string.  Returns 0,
+ * -ENOMEM, or a negative errno with e set when a step fails (what names
+ * the query in the message).
+ */
+int table_out(sqlite3_stmt *st, enum out_format f, size_t max_rows, FILE *out,
+	      size_t *nrows, const char *what, struct errmsg *e);
+
+#endif

@@ -1,0 +1,67 @@
+-- The longest stalls of a session, longest first: faults, and intervals
+-- off the CPU, with what the thread's state was meanwhile and the stack
+-- where one was recorded.
+--
+-- Parameters:
+--   :limit    INTEGER = 10    how many stalls
+--   :tid      INTEGER = NULL  one thread; all when NULL
+--   :session  INTEGER = NULL  the session; the latest when NULL
+-- Columns:
+--   start_utc  TEXT     when the stall began, UTC
+--   dur_ms     REAL     how long it lasted, ms
+--   tid        INTEGER  the thread
+--   comm       TEXT     its name at the time
+--   stall      TEXT     'major fault', 'minor fault', or the off-CPU state
+--   states     TEXT     for a fault, the thread's time off the CPU during
+--                       it by state ('blocked 4.812ms'), 'on cpu' when none;
+--                       for an interval, who woke the thread
+--   stack      TEXT     innermost function first ('c <- b <- main'); NULL
+--                       when none was recorded
+WITH sess AS (
+  SELECT coalesce(:session, (SELECT max(session_id) FROM session)) AS id
+),
+stall AS (
+  SELECT * FROM (
+    SELECT f.ts, f.dur, f.tid, f.kind || ' fault' AS stall, NULL AS waker_tid,
+           f.stack_id, 1 AS is_fault
+      FROM sess, fault f
+     WHERE f.session_id = sess.id AND f.dur IS NOT NULL
+       AND (:tid IS NULL OR f.tid = :tid)
+     ORDER BY f.dur DESC LIMIT :limit)
+  UNION ALL
+  SELECT * FROM (
+    SELECT x.ts, x.dur, x.tid, x.state, x.waker_tid, x.stack_id, 0
+      FROM sess, thread_state x
+     WHERE x.session_id = sess.id AND x.state != 'running'
+       AND (:tid IS NULL OR x.tid = :tid)
+     ORDER BY x.dur DESC LIMIT :limit)
+)
+SELECT strftime('%Y-%m-%dT%H:%M:%S', s.ts / 1000000000, 'unixepoch')
+         || printf('.%09dZ', s.ts % 1000000000) AS start_utc,
+       round(s.dur / 1e6, 3) AS dur_ms, s.tid,
+       (SELECT t.comm FROM thread t
+         WHERE t.session_id = sess.id AND t.tid = s.tid AND t.first_ts <= s.ts
+         ORDER BY t.first_ts DESC LIMIT 1) AS comm,
+       s.stall,
+       CASE WHEN s.is_fault THEN coalesce((
+         SELECT group_concat(state || ' ' || round(ns / 1e6, 3) || 'ms', ', ')
+           FROM (SELECT x.state,
+                        sum(min(x.ts + x.dur, s.ts + s.dur) - max(x.ts, s.ts)) AS ns
+                   FROM thread_state x
+                  WHERE x.session_id = sess.id AND x.tid = s.tid
+                    AND x.state != 'running'
+                    AND x.ts < s.ts + s.dur AND x.ts + x.dur > s.ts
+                  GROUP BY x.state ORDER BY ns DESC)), 'on cpu')
+       WHEN s.waker_tid IS NOT NULL THEN 'woken by ' || s.waker_tid
+       END AS states,
+       (SELECT group_concat(name, ' <- ') FROM (
+          SELECT coalesce(y.function, fr.dso || printf('+0x%x', fr.dso_offset),
+                          printf('0x%x', fr.addr)) AS name
+            FROM stack_frame sf
+            JOIN frame fr ON fr.session_id = sf.session_id AND fr.frame_id = sf.frame_id
+            LEFT JOIN symbol y ON y.session_id = fr.session_id AND y.frame_id = fr.frame_id
+           WHERE sf.session_id = sess.id AND sf.stack_id = s.stack_id
+           ORDER BY sf.depth, y.idx)) AS stack
+  FROM sess, stall s
+ ORDER BY s.dur DESC, s.ts, s.tid
+ LIMIT :limit;
