@@ -107,6 +107,7 @@ WORKLOAD_BIN = $(BUILD)/tests/fault_workload $(BUILD)/tests/sched_workload \
 FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream
 FUZZ_REPLAY_BIN = $(addprefix $(BUILD)/tests/replay_,$(FUZZ_TARGETS))
 TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
+	   $(BUILD)/tests/test_query \
 	   $(FUZZ_REPLAY_BIN) tests/man_vs_help.sh
 
 # A cmocka test: its source (the first prerequisite) and the library.
@@ -148,6 +149,9 @@ $(INTEGRATION_BIN): $(BUILD)/tests/test_%: tests/integration/test_%.c \
 	$(link_test)
 
 $(BUILD)/tests/test_messages: tests/cli/test_messages.c tests/integration/run.h $(LIB_OBJ)
+	$(link_test)
+
+$(BUILD)/tests/test_query: tests/cli/test_query.c tests/integration/run.h $(LIB_OBJ)
 	$(link_test)
 
 $(BUILD)/tests/%_workload: tests/integration/%_workload.c

@@ -1,0 +1,495 @@
+/*
+ * faultline query and faultline report on a database of known contents:
+ * made through the real schema (db_open_write, then the indexes), filled
+ * with rows whose answers are worked out by hand below, so each canned
+ * query's rows are compared exactly.  Then every message a user can
+ * cause: one line, cause and fix, non-zero exit.
+ */
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "../../schema/db.h"
+#include "../../schema/query_def.h"
+#include "../integration/run.h"
+
+/* 2023-11-14T22:13:20Z, in ns: the fixture's session 2 starts here. */
+#define T0 "1700000000000000000"
+
+/*
+ * Session 1 ran 100 s before session 2 and holds one long fault.
+ * Session 2 (the latest), threads 101 (named init, then rx from T0+1s)
+ * and 102 (worker):
+ *   101 faults: major 150 ms at +2.0s (stack 1), minor 2 us at +2.5s,
+ *       minor 3 ms at +5s
+ *   102 faults: major 300 ms at +1.7s (ends at +2.0s), minor 5 ms at +2.1s
+ *   101 states: running +1.9s 100.5ms, blocked +2.0005s 149ms (stack 2),
+ *       runnable 0.5ms (woken by 102), running 50ms, sleeping +2.2s 50ms
+ *       (woken by 102), running to +8s
+ *   102 states: sleeping +1.5s 550ms (woken by 101), running to +2.3s
+ *   nak events (imported): +2.2s value 12, +6s value 3, and one in
+ *       session 1's span; socket depth sampled every 50 ms +1.95s..+2.25s
+ */
+static const char fixture_sql[] =
+	"INSERT INTO session (session_id, start_ts, end_ts, status, host, kernel,"
+	" command_line, options, faultline_version, start_realtime_ns,"
+	" start_monotonic_ns, min_fault_dur, buffer_bytes, cpus, faults_total,"
+	" faults_stored, faults_unfinished, faults_unpaired_exit, records_lost,"
+	" samples_lost) VALUES"
+	" (1, " T0 "-100000000000, " T0 "-90000000000, 'complete', 'h', 'k',"
+	"  'faultline record -p 100', '', '0.1.0', 0, 0, 0, 4096, 2, 1, 1, 0, 0, 0, 0),"
+	" (2, " T0 ", " T0 "+10000000000, 'complete', 'h', 'k',"
+	"  'faultline record -o t.db -p 100', '', '0.1.0', 0, 0, 1000, 4096, 2,"
+	"  107, 6, 2, 0, 12, 0);"
+	"INSERT INTO thread VALUES (1, 101, 100, 'old-rx', " T0 "-100000000000, " T0 "-90000000000),"
+	" (2, 101, 100, 'init', " T0 ", " T0 "+1000000000),"
+	" (2, 101, 100, 'rx', " T0 "+1000000000, " T0 "+8000000000),"
+	" (2, 102, 100, 'worker', " T0 ", " T0 "+2300000000);"
+	"INSERT INTO fault (session_id, ts, dur, tid, pid, cpu, exit_cpu, kind, addr, ip,"
+	" stack_id) VALUES"
+	" (1, " T0 "-95000000000, 100000000, 101, 100, 0, 0, 'major', 4096, 8192, NULL),"
+	" (2, " T0 "+2000000000, 150000000, 101, 100, 0, 1, 'major', 4096, 8192, 1),"
+	" (2, " T0 "+2500000000, 2000, 101, 100, 0, 0, 'minor', 8192, 8192, NULL),"
+	" (2, " T0 "+5000000000, 3000000, 101, 100, 0, 0, 'minor', 8192, 8192, NULL),"
+	" (2, " T0 "+1700000000, 300000000, 102, 100, 1, 1, 'major', 4096, 8192, NULL),"
+	" (2, " T0 "+2100000000, 5000000, 102, 100, 1, 1, 'minor', 4096, 8192, NULL);"
+	"INSERT INTO thread_state (session_id, tid, pid, ts, dur, state, cpu, waker_tid,"
+	" waker_cpu, preempted, uncertain, stack_id) VALUES"
+	" (2, 101, 100, " T0 "+1900000000, 100500000, 'running', 0, NULL, NULL, 0, 0, NULL),"
+	" (2, 101, 100, " T0 "+2000500000, 149000000, 'blocked', 0, NULL, NULL, 0, 0, 2),"
+	" (2, 101, 100, " T0 "+2149500000, 500000, 'runnable', 0, 102, 1, 0, 0, NULL),"
+	" (2, 101, 100, " T0 "+2150000000, 50000000, 'running', 0, NULL, NULL, 0, 0, NULL),"
+	" (2, 101, 100, " T0 "+2200000000, 50000000, 'sleeping', 0, 102, 1, 0, 0, NULL),"
+	" (2, 101, 100, " T0 "+2250000000, 5750000000, 'running', 0, NULL, NULL, 0, 0, NULL),"
+	" (2, 102, 100, " T0 "+1500000000, 550000000, 'sleeping', 1, 101, 0, 0, 0, NULL),"
+	" (2, 102, 100, " T0 "+2050000000, 250000000, 'running', 1, NULL, NULL, 0, 0, NULL);"
+	"INSERT INTO fault_histogram VALUES (2, 101, 'minor', 1024, 2048, 90),"
+	" (2, 101, 'minor', 2048, 4096, 9), (2, 101, 'minor', 2097152, 4194304, 1),"
+	" (2, 101, 'major', 134217728, 268435456, 1);"
+	"INSERT INTO lost VALUES (2, " T0 "+3000000000, 0, 'records', 5),"
+	" (2, " T0 "+4000000000, 0, 'records', 7),"
+	" (2, " T0 "+3500000000, 1, 'throttled', 1);"
+	"INSERT INTO stack VALUES (2, 1, 100, 4, 'fp', NULL), (2, 2, 100, 2, 'fp', NULL);"
+	"INSERT INTO stack_frame VALUES (2, 1, 0, 10), (2, 1, 1, 11), (2, 1, 2, 12),"
+	" (2, 1, 3, 13), (2, 2, 0, 20), (2, 2, 1, 13);"
+	"INSERT INTO frame VALUES (2, 10, 100, 4096, 0, 0, '/lib/ld.so', 4096, NULL, 'ok'),"
+	" (2, 11, 100, 8192, 0, 1, '/lib/ld.so', 8192, NULL, 'ok'),"
+	" (2, 12, 100, 12288, 0, 1, '/usr/bin/rx', 4660, NULL, 'no-symbol'),"
+	" (2, 13, 100, 16384, 0, 1, '/usr/bin/rx', 8192, NULL, 'ok'),"
+	" (2, 20, -1, -4096, 1, 0, '[kernel.kallsyms]', NULL, NULL, 'ok');"
+	"INSERT INTO symbol VALUES (2, 10, 0, 'do_lookup_x', 0, NULL, NULL, NULL, 1),"
+	" (2, 10, 1, '_dl_fixup', 16, 200, NULL, NULL, 0),"
+	" (2, 11, 0, '_dl_runtime_resolve', 8, 100, NULL, NULL, 0),"
+	" (2, 13, 0, 'main', 32, 300, 'rx.c', 12, 0),"
+	" (2, 20, 0, 'io_schedule', 4, 50, NULL, NULL, 0);"
+	"INSERT INTO metric_series VALUES (1, NULL, 'nak', '{}', NULL, 'naks.csv', 0),"
+	" (2, 2, 'udp_rx_queue_bytes', '{\"port\":9000,\"inode\":77}', 'bytes', 'sampler', 0);"
+	"INSERT INTO metric VALUES (1, " T0 "+2200000000, 12), (1, " T0 "+6000000000, 3),"
+	" (1, " T0 "-94950000000, 1),"
+	" (2, " T0 "+1950000000, 0), (2, " T0 "+2000000000, 1000),"
+	" (2, " T0 "+2050000000, 50000), (2, " T0 "+2100000000, 120000),"
+	" (2, " T0 "+2150000000, 212992), (2, " T0 "+2200000000, 100),"
+	" (2, " T0 "+2250000000, 0);";
+
+static const char *fixture_db(void)
+{
+	static const char *path;
+	struct errmsg e;
+	sqlite3 *db = NULL;
+
+	if (path)
+		return path;
+	path = scratch_path("fixture.db");
+	errmsg_init(&e);
+	if (db_open_write(path, &db, &e) < 0)
+		fail_msg("%s", e.text);
+	if (sqlite3_exec(db, fixture_sql, NULL, NULL, NULL) != SQLITE_OK)
+		fail_msg("fixture: %s", sqlite3_errmsg(db));
+	if (db_build_indexes(db, path, &e) < 0)
+		fail_msg("%s", e.text);
+	db_close(db);
+	return path;
+}
+
+/* The whole of a run's stdout (r.out holds only the first 4 KiB). */
+static char *full_stdout(const struct run *r)
+{
+	static char buf[1 << 16];
+
+	slurp(r->outpath, buf, sizeof(buf));
+	return buf;
+}
+
+/* Runs 'faultline query FIXTURE NAME args... -f csv' and compares. */
+static void assert_csv(const char *want, const char *name, ...)
+{
+	char *argv[32];
+	int n = 0;
+	struct run r;
+	va_list ap;
+
+	argv[n++] = (char *)faultline_bin();
+	argv[n++] = "query";
+	argv[n++] = (char *)fixture_db();
+	argv[n++] = (char *)name;
+	va_start(ap, name);
+	while (n < 28 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	va_end(ap);
+	argv[n++] = "--format";
+	argv[n++] = "csv";
+	argv[n] = NULL;
+	run_argv(&r, argv);
+	if (r.status != 0)
+		fail_msg("query %s exited %d: %s", name, r.status, r.err);
+	assert_string_equal(full_stdout(&r), want);
+}
+
+#define E1 "2023-11-14T22:13:22.200000000Z"
+#define STACK1 "do_lookup_x <- _dl_fixup <- _dl_runtime_resolve <- /usr/bin/rx+0x1234 <- main"
+
+static void stalls_near_lists_what_reached_into_the_window_before_each_event(void **state)
+{
+	(void)state;
+	assert_csv("event_utc,value,tid,comm,stall,start_utc,before_ms,dur_ms,waker_tid,stack\r\n"
+		   E1 ",12.0,102,worker,sleeping,2023-11-14T22:13:21.500000000Z,700.0,550.0,101,\r\n"
+		   E1 ",12.0,101,rx,major fault,2023-11-14T22:13:22.000000000Z,200.0,150.0,,"
+		   STACK1 "\r\n"
+		   E1 ",12.0,101,rx,blocked,2023-11-14T22:13:22.000500000Z,199.5,149.0,,"
+		   "io_schedule <- main\r\n"
+		   E1 ",12.0,102,worker,minor fault,2023-11-14T22:13:22.100000000Z,100.0,5.0,,\r\n",
+		   "stalls-near", "metric=nak", "window=200ms", "min_dur=1ms", NULL);
+}
+
+static void stalls_near_takes_a_thread_a_session_and_ns(void **state)
+{
+	(void)state;
+	assert_csv("event_utc,value,tid,comm,stall,start_utc,before_ms,dur_ms,waker_tid,stack\r\n"
+		   E1 ",12.0,101,rx,major fault,2023-11-14T22:13:22.000000000Z,200.0,150.0,,"
+		   STACK1 "\r\n",
+		   "stalls-near", "metric=nak", "tid=101", "min_dur=149500000", NULL);
+	assert_csv("event_utc,value,tid,comm,stall,start_utc,before_ms,dur_ms,waker_tid,stack\r\n"
+		   "2023-11-14T22:11:45.050000000Z,1.0,101,old-rx,major fault,"
+		   "2023-11-14T22:11:45.000000000Z,50.0,100.0,,\r\n",
+		   "stalls-near", "session=1", "metric=nak", NULL);
+	/* In the 40 ms before each event, thread 102 ran. */
+	assert_csv("event_utc,value,tid,comm,stall,start_utc,before_ms,dur_ms,waker_tid,stack\r\n",
+		   "stalls-near", "metric=nak", "window=40ms", "min_dur=1ms", "tid=102", NULL);
+}
+
+static void socket_depth_around_shows_the_queue_filling_during_the_fault(void **state)
+{
+	(void)state;
+#define F1 "2023-11-14T22:13:22.000000000Z,101,major,150.0,\"{\"\"port\"\":9000,\"\"inode\"\":77}\","
+	assert_csv("fault_utc,tid,kind,dur_ms,labels,sample_utc,offset_ms,during,value\r\n"
+		   F1 "2023-11-14T22:13:21.950000000Z,-50.0,0,0.0\r\n"
+		   F1 "2023-11-14T22:13:22.000000000Z,0.0,1,1000.0\r\n"
+		   F1 "2023-11-14T22:13:22.050000000Z,50.0,1,50000.0\r\n"
+		   F1 "2023-11-14T22:13:22.100000000Z,100.0,1,120000.0\r\n"
+		   F1 "2023-11-14T22:13:22.150000000Z,150.0,1,212992.0\r\n"
+		   F1 "2023-11-14T22:13:22.200000000Z,200.0,0,100.0\r\n",
+		   "socket-depth-around", "tid=101", "min_dur=100ms", NULL);
+#undef F1
+}
+
+static void fault_latency_percentiles_are_bucket_upper_bounds(void **state)
+{
+	(void)state;
+	assert_csv("tid,comm,kind,faults,p50_us,p90_us,p99_us,max_us,histogram\r\n"
+		   "101,rx,major,1,268435.456,268435.456,268435.456,268435.456,134.218ms:1\r\n"
+		   "101,rx,minor,100,2.048,2.048,4.096,4194.304,"
+		   "1.024us:90 2.048us:9 2.09715ms:1\r\n",
+		   "fault-latency", NULL);
+}
+
+static void off_cpu_splits_a_threads_time_by_state_and_waker(void **state)
+{
+	(void)state;
+	assert_csv("tid,comm,state,waker_tid,waker_comm,intervals,total_ms,max_ms,pct_of_thread\r\n"
+		   "101,rx,blocked,,,1,149.0,149.0,2.44\r\n"
+		   "101,rx,sleeping,102,worker,1,50.0,50.0,0.82\r\n"
+		   "101,rx,runnable,102,worker,1,0.5,0.5,0.01\r\n",
+		   "off-cpu", "tid=101", NULL);
+}
+
+static void lost_says_what_and_on_which_cpu(void **state)
+{
+	(void)state;
+	assert_csv("what,cpu,reports,count,first_utc,last_utc\r\n"
+		   "records,0,2,12,2023-11-14T22:13:23.000000000Z,2023-11-14T22:13:24.000000000Z\r\n"
+		   "throttled,1,1,1,2023-11-14T22:13:23.500000000Z,2023-11-14T22:13:23.500000000Z\r\n"
+		   "unfinished faults,,,2,,\r\n",
+		   "lost", NULL);
+	assert_csv("what,cpu,reports,count,first_utc,last_utc\r\n", "lost", "session=1", NULL);
+}
+
+static void longest_stalls_come_with_their_states_and_stacks(void **state)
+{
+	(void)state;
+	assert_csv("start_utc,dur_ms,tid,comm,stall,states,stack\r\n"
+		   "2023-11-14T22:13:21.500000000Z,550.0,102,worker,sleeping,woken by 101,\r\n"
+		   "2023-11-14T22:13:21.700000000Z,300.0,102,worker,major fault,sleeping 300.0ms,\r\n"
+		   "2023-11-14T22:13:22.000000000Z,150.0,101,rx,major fault,"
+		   "\"blocked 149.0ms, runnable 0.5ms\","
+		   STACK1 "\r\n",
+		   "longest-stalls", "limit=3", NULL);
+}
+
+static void sessions_metrics_and_longest_faults_answer_too(void **state)
+{
+	(void)state;
+	assert_csv("session,status,start_utc,seconds,command_line,threshold_ms,faults,stored,lost\r\n"
+		   "2,complete,2023-11-14T22:13:20.000000000Z,10.0,faultline record -o t.db -p 100,"
+		   "0.001,107,6,12\r\n", "sessions", "session=2", NULL);
+	assert_csv("name,labels,unit,imported,points,first_utc,last_utc\r\n"
+		   "nak,{},,1,2," E1 ",2023-11-14T22:13:26.000000000Z\r\n"
+		   "udp_rx_queue_bytes,\"{\"\"port\"\":9000,\"\"inode\"\":77}\",bytes,0,7,"
+		   "2023-11-14T22:13:21.950000000Z,2023-11-14T22:13:22.250000000Z\r\n",
+		   "metrics", NULL);
+	assert_csv("time_utc,dur_ms,kind,tid,comm,addr,file\r\n"
+		   "2023-11-14T22:11:45.000000000Z,100.0,major,101,old-rx,0x1000,\r\n",
+		   "longest-faults", "session_id=1", "limit=1", NULL);
+}
+
+static void json_and_table_output_keep_types_and_align(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "query", fixture_db(), "off-cpu", "tid=101",
+				       "-f", "json", NULL), 0);
+	assert_string_equal(r.out,
+		"[\n{\"tid\": 101, \"comm\": \"rx\", \"state\": \"blocked\", \"waker_tid\": null, "
+		"\"waker_comm\": null, \"intervals\": 1, \"total_ms\": 149.0, \"max_ms\": 149.0, "
+		"\"pct_of_thread\": 2.44},\n"
+		"{\"tid\": 101, \"comm\": \"rx\", \"state\": \"sleeping\", \"waker_tid\": 102, "
+		"\"waker_comm\": \"worker\", \"intervals\": 1, \"total_ms\": 50.0, \"max_ms\": 50.0, "
+		"\"pct_of_thread\": 0.82},\n"
+		"{\"tid\": 101, \"comm\": \"rx\", \"state\": \"runnable\", \"waker_tid\": 102, "
+		"\"waker_comm\": \"worker\", \"intervals\": 1, \"total_ms\": 0.5, \"max_ms\": 0.5, "
+		"\"pct_of_thread\": 0.01}\n]\n");
+	assert_int_equal(run_faultline(&r, "query", "--format", "table", fixture_db(),
+				       "lost", NULL), 0);
+	assert_string_equal(r.out,
+		"what               cpu  reports  count  first_utc                       last_utc\n"
+		"-----------------  ---  -------  -----  ------------------------------  ------------------------------\n"
+		"records              0        2     12  2023-11-14T22:13:23.000000000Z  2023-11-14T22:13:24.000000000Z\n"
+		"throttled            1        1      1  2023-11-14T22:13:23.500000000Z  2023-11-14T22:13:23.500000000Z\n"
+		"unfinished faults                    2\n");
+}
+
+static void a_sql_file_runs_with_its_header_parameters(void **state)
+{
+	const char *path = scratch_path("mine.sql");
+	FILE *f = fopen(path, "w");
+	struct run r;
+
+	(void)state;
+	assert_non_null(f);
+	fputs("-- Faults of one thread longer than a duration.\n--\n"
+	      "-- Parameters:\n--   :tid  INTEGER  the thread\n"
+	      "--   :over DURATION = 1ms  shortest\n"
+	      "SELECT count(*) AS n FROM fault WHERE tid = :tid AND dur > :over;\n", f);
+	fclose(f);
+	assert_int_equal(run_faultline(&r, "query", fixture_db(), path, "tid=101",
+				       "-f", "csv", NULL), 0);
+	assert_string_equal(r.out, "n\r\n3\r\n");
+	assert_int_equal(run_faultline(&r, "query", fixture_db(), path, "tid=101",
+				       "over=0.5s", "-f", "csv", NULL), 2);
+	assert_non_null(strstr(r.err, "invalid over '0.5s'"));
+}
+
+/* One line on stderr, "faultline CMD: ...want...". */
+static void assert_one_message(const struct run *r, const char *cmd, const char *want)
+{
+	const char *nl = strchr(r->err, '\n');
+	char prefix[32];
+
+	snprintf(prefix, sizeof(prefix), "faultline %s: ", cmd);
+	if (!strstr(r->err, want) || strncmp(r->err, prefix, strlen(prefix)) ||
+	    !nl || nl[1] != '\0')
+		fail_msg("expected one line containing '%s', got: %s", want, r->err);
+}
+
+static void query_mistakes_are_usage_errors_that_say_what_to_do(void **state)
+{
+	struct run r;
+	const char *db = fixture_db();
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "query", db, "stall-near", NULL), 2);
+	assert_one_message(&r, "query", "no query named 'stall-near'; 'faultline query --list'");
+	assert_int_equal(run_faultline(&r, "query", db, "stalls-near", NULL), 2);
+	assert_one_message(&r, "query", "query 'stalls-near' needs metric=TEXT");
+	assert_int_equal(run_faultline(&r, "query", db, "stalls-near", "metric=nak",
+				       "windw=1s", NULL), 2);
+	assert_one_message(&r, "query", "query 'stalls-near' has no parameter 'windw'");
+	assert_int_equal(run_faultline(&r, "query", db, "stalls-near", "metric=nak",
+				       "window=soon", NULL), 2);
+	assert_one_message(&r, "query", "invalid window 'soon': expected a number with a unit");
+	assert_int_equal(run_faultline(&r, "query", db, "off-cpu", "tid=12ab", NULL), 2);
+	assert_one_message(&r, "query", "invalid tid '12ab': expected an integer");
+	assert_int_equal(run_faultline(&r, "query", db, "off-cpu", "tid", NULL), 2);
+	assert_one_message(&r, "query", "invalid argument 'tid': expected NAME=VALUE");
+	assert_int_equal(run_faultline(&r, "query", db, "lost", "session=7", NULL), 2);
+	assert_one_message(&r, "query", "no session 7 in");
+	assert_int_equal(run_faultline(&r, "query", db, "lost", "-f", "xml", NULL), 2);
+	assert_one_message(&r, "query", "invalid --format 'xml': expected table, csv or json");
+}
+
+static void a_database_that_is_not_faultlines_is_refused(void **state)
+{
+	const char *other = scratch_path("other.db");
+	const char *text = scratch_path("notes.txt");
+	sqlite3 *db = NULL;
+	FILE *f = fopen(text, "w");
+	struct run r;
+
+	(void)state;
+	assert_non_null(f);
+	fputs("not a database\n", f);
+	fclose(f);
+	assert_int_equal(sqlite3_open(other, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE customers (id INTEGER)", NULL,
+				      NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(run_faultline(&r, "query", other, "lost", NULL), 1);
+	assert_one_message(&r, "query", "it is a SQLite database, but not faultline's");
+	assert_int_equal(run_faultline(&r, "query", text, "lost", NULL), 1);
+	assert_one_message(&r, "query", "not a SQLite database");
+	assert_int_equal(run_faultline(&r, "report", other, NULL), 1);
+	assert_one_message(&r, "report", "it is a SQLite database, but not faultline's");
+	assert_int_equal(run_faultline(&r, "query", scratch_path("none.db"), "lost", NULL), 1);
+	assert_one_message(&r, "query", "no such file");
+}
+
+static void a_sql_file_that_writes_or_holds_two_statements_is_refused(void **state)
+{
+	const char *two = scratch_path("two.sql"), *writes = scratch_path("writes.sql");
+	FILE *f = fopen(two, "w");
+	struct run r;
+
+	(void)state;
+	assert_non_null(f);
+	fputs("-- Two.\nSELECT 1; SELECT 2;\n", f);
+	fclose(f);
+	f = fopen(writes, "w");
+	assert_non_null(f);
+	fputs("-- Writes.\nDELETE FROM fault;\n", f);
+	fclose(f);
+	assert_int_equal(run_faultline(&r, "query", fixture_db(), two, NULL), 1);
+	assert_one_message(&r, "query", "holds more than one statement");
+	assert_int_equal(run_faultline(&r, "query", fixture_db(), writes, NULL), 1);
+	assert_one_message(&r, "query", "would change the database");
+	assert_int_equal(db_int(fixture_db(), "SELECT count(*) FROM fault"), 6);
+}
+
+static void report_summarises_the_latest_session(void **state)
+{
+	struct run r;
+	char *out;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "report", fixture_db(), NULL), 0);
+	out = full_stdout(&r);
+	assert_non_null(strstr(out, "faultline report: session 2 of "));
+	assert_non_null(strstr(out, "faultline record -o t.db -p 100"));
+	/* fault-latency's minor row, the longest stall with its stack, the
+	 * stalls before the NAK, and the lost records. */
+	assert_non_null(strstr(out, "1.024us:90 2.048us:9 2.09715ms:1"));
+	assert_non_null(strstr(out, "blocked 149.0ms, runnable 0.5ms  " STACK1 "\n"));
+	assert_non_null(strstr(out, "== Stalls of 1 ms or more in the 200 ms before each 'nak' event"));
+	assert_non_null(strstr(out, E1 "   12.0  101  rx      major fault"));
+	assert_non_null(strstr(out, "records              0        2     12"));
+	assert_string_equal(r.err, "");
+	assert_int_equal(run_faultline(&r, "report", "--session", "1", fixture_db(), NULL), 0);
+	out = full_stdout(&r);
+	assert_non_null(strstr(out, "faultline report: session 1 of "));
+	assert_non_null(strstr(out, "(nothing was lost)"));
+	assert_int_equal(run_faultline(&r, "report", fixture_db(), "--session", "3", NULL), 2);
+	assert_one_message(&r, "report", "no session 3 in");
+}
+
+static void every_canned_query_returns_the_columns_its_header_declares(void **state)
+{
+	sqlite3 *db = NULL;
+	struct errmsg e;
+
+	(void)state;
+	errmsg_init(&e);
+	assert_int_equal(db_open_read(fixture_db(), &db, &e), 0);
+	assert_true(n_embedded_queries >= 8);
+	for (size_t i = 0; i < n_embedded_queries; i++) {
+		struct query_def q;
+		sqlite3_stmt *st = NULL;
+
+		query_def_init(&q);
+		if (query_def_parse(embedded_queries[i].name, embedded_queries[i].sql,
+				    &q, &e) < 0)
+			fail_msg("%s", e.text);
+		if (sqlite3_prepare_v2(db, q.sql, -1, &st, NULL) != SQLITE_OK)
+			fail_msg("%s: %s", q.name, sqlite3_errmsg(db));
+		if ((size_t)sqlite3_column_count(st) != q.ncolumns)
+			fail_msg("%s: %d columns, header declares %zu", q.name,
+				 sqlite3_column_count(st), q.ncolumns);
+		for (size_t c = 0; c < q.ncolumns; c++)
+			if (strcmp(sqlite3_column_name(st, (int)c), q.columns[c].name))
+				fail_msg("%s: column %zu is %s, header says %s", q.name,
+					 c, sqlite3_column_name(st, (int)c), q.columns[c].name);
+		/* Each declared parameter is used, each used one declared. */
+		if ((size_t)sqlite3_bind_parameter_count(st) != q.nparams)
+			fail_msg("%s: uses %d parameters, header declares %zu", q.name,
+				 sqlite3_bind_parameter_count(st), q.nparams);
+		for (size_t p = 0; p < q.nparams; p++) {
+			char name[64];
+
+			snprintf(name, sizeof(name), ":%s", q.params[p].name);
+			if (!sqlite3_bind_parameter_index(st, name))
+				fail_msg("%s: declares %s but does not use it", q.name, name);
+		}
+		sqlite3_finalize(st);
+		query_def_release(&q);
+	}
+	db_close(db);
+}
+
+static int remove_one(const char *path, const struct stat *sb, int flag,
+		      struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* The scratch directory and everything the tests wrote there. */
+static int remove_scratch(void **state)
+{
+	(void)state;
+	return nftw(scratch_dir(), remove_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(stalls_near_lists_what_reached_into_the_window_before_each_event),
+		cmocka_unit_test(stalls_near_takes_a_thread_a_session_and_ns),
+		cmocka_unit_test(socket_depth_around_shows_the_queue_filling_during_the_fault),
+		cmocka_unit_test(fault_latency_percentiles_are_bucket_upper_bounds),
+		cmocka_unit_test(off_cpu_splits_a_threads_time_by_state_and_waker),
+		cmocka_unit_test(lost_says_what_and_on_which_cpu),
+		cmocka_unit_test(longest_stalls_come_with_their_states_and_stacks),
+		cmocka_unit_test(sessions_metrics_and_longest_faults_answer_too),
+		cmocka_unit_test(json_and_table_output_keep_types_and_align),
+		cmocka_unit_test(a_sql_file_runs_with_its_header_parameters),
+		cmocka_unit_test(query_mistakes_are_usage_errors_that_say_what_to_do),
+		cmocka_unit_test(a_database_that_is_not_faultlines_is_refused),
+		cmocka_unit_test(a_sql_file_that_writes_or_holds_two_statements_is_refused),
+		cmocka_unit_test(report_summarises_the_latest_session),
+		cmocka_unit_test(every_canned_query_returns_the_columns_its_header_declares),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, remove_scratch);
+}
