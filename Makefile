@@ -216,6 +216,8 @@ install: all
 	install -D -m 755 $(FAULTLINE) $(DESTDIR)$(PREFIX)/bin/faultline
 	install -D -m 644 man/faultline.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline.1
 	install -D -m 644 man/faultline-record.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-record.1
+	install -D -m 644 man/faultline-query.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-query.1
+	install -D -m 644 man/faultline-report.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-report.1
 	install -D -m 644 man/faultline-schema.5 $(DESTDIR)$(PREFIX)/share/man/man5/faultline-schema.5
 
 clean:
