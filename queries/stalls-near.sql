@@ -22,68 +22,56 @@
 --   stack      TEXT     innermost function first ('c <- b <- main'); NULL
 --                       when none was recorded
 --
--- Each thread's faults follow one another, and so do its thread_state
--- intervals: only a thread's last fault (interval) that began before the
--- window can reach into it, so each lookup is a range of the
--- (session_id, tid, ts) indexes starting there.  CROSS JOIN fixes that
--- order of the loops (events, threads, rows) and the unary + keeps the
--- planner off fault_by_dur: without statistics it would scan every long
--- fault for every event.
+-- A stall of at least min_dur is rare next to the faults and intervals
+-- below it, so the query starts from those stalls (fault_by_dur,
+-- thread_state_off_cpu_by_dur) and looks up, for each, the events from
+-- its start to window after its end (metric_by_series): its cost follows
+-- the long stalls, not the events or the rows in each window.  CROSS JOIN
+-- holds the planner to that order, which it cannot tell without
+-- statistics.
 WITH sess AS (
   SELECT session_id AS id, start_ts, coalesce(end_ts, 1 << 62) AS end_ts
     FROM session
    WHERE session_id = coalesce(:session, (SELECT max(session_id) FROM session))
 ),
-ev AS (
-  SELECT m.ts, m.value
-    FROM sess, metric_series ms, metric m
+stall AS (
+  SELECT f.tid, f.kind || ' fault' AS stall, f.ts, f.dur, NULL AS waker_tid,
+         f.stack_id
+    FROM sess, fault f
+   WHERE f.session_id = sess.id AND f.dur >= :min_dur
+     AND (:tid IS NULL OR f.tid = :tid)
+  UNION ALL
+  SELECT x.tid, x.state, x.ts, x.dur, x.waker_tid, x.stack_id
+    FROM sess, thread_state x
+   WHERE x.session_id = sess.id AND x.state != 'running' AND x.dur >= :min_dur
+     AND (:tid IS NULL OR x.tid = :tid)
+),
+hit AS (
+  SELECT m.ts AS event_ts, m.value, s.*
+    FROM sess CROSS JOIN stall s CROSS JOIN metric_series ms CROSS JOIN metric m
    WHERE ms.name = :metric AND (ms.session_id IS NULL OR ms.session_id = sess.id)
      AND m.series_id = ms.series_id
+     AND m.ts > s.ts AND m.ts < s.ts + s.dur + :window
      AND m.ts >= sess.start_ts AND m.ts <= sess.end_ts + :window
-),
-thr AS (
-  SELECT DISTINCT t.tid FROM sess, thread t
-   WHERE t.session_id = sess.id AND (:tid IS NULL OR t.tid = :tid)
-),
-stall AS (
-  SELECT e.ts AS event_ts, e.value, f.tid, f.kind || ' fault' AS stall,
-         f.ts, f.dur, NULL AS waker_tid, f.stack_id
-    FROM sess CROSS JOIN ev e CROSS JOIN thr CROSS JOIN fault f
-   WHERE f.session_id = sess.id AND f.tid = thr.tid
-     AND f.ts >= coalesce((SELECT p.ts FROM fault p
-                            WHERE p.session_id = sess.id AND p.tid = thr.tid
-                              AND p.ts < e.ts - :window
-                            ORDER BY p.ts DESC LIMIT 1), e.ts - :window)
-     AND f.ts < e.ts AND f.ts + f.dur > e.ts - :window AND +f.dur >= :min_dur
-  UNION ALL
-  SELECT e.ts, e.value, x.tid, x.state, x.ts, x.dur, x.waker_tid, x.stack_id
-    FROM sess CROSS JOIN ev e CROSS JOIN thr CROSS JOIN thread_state x
-   WHERE x.session_id = sess.id AND x.tid = thr.tid
-     AND x.ts >= coalesce((SELECT p.ts FROM thread_state p
-                            WHERE p.session_id = sess.id AND p.tid = thr.tid
-                              AND p.ts < e.ts - :window
-                            ORDER BY p.ts DESC LIMIT 1), e.ts - :window)
-     AND x.ts < e.ts AND x.ts + x.dur > e.ts - :window AND +x.dur >= :min_dur
-     AND x.state != 'running'
 )
-SELECT strftime('%Y-%m-%dT%H:%M:%S', s.event_ts / 1000000000, 'unixepoch')
-         || printf('.%09dZ', s.event_ts % 1000000000) AS event_utc,
-       s.value, s.tid,
+SELECT strftime('%Y-%m-%dT%H:%M:%S', h.event_ts / 1000000000, 'unixepoch')
+         || printf('.%09dZ', h.event_ts % 1000000000) AS event_utc,
+       h.value, h.tid,
        (SELECT t.comm FROM thread t
-         WHERE t.session_id = sess.id AND t.tid = s.tid AND t.first_ts <= s.ts
+         WHERE t.session_id = sess.id AND t.tid = h.tid AND t.first_ts <= h.ts
          ORDER BY t.first_ts DESC LIMIT 1) AS comm,
-       s.stall,
-       strftime('%Y-%m-%dT%H:%M:%S', s.ts / 1000000000, 'unixepoch')
-         || printf('.%09dZ', s.ts % 1000000000) AS start_utc,
-       round((s.event_ts - s.ts) / 1e6, 3) AS before_ms,
-       round(s.dur / 1e6, 3) AS dur_ms, s.waker_tid,
+       h.stall,
+       strftime('%Y-%m-%dT%H:%M:%S', h.ts / 1000000000, 'unixepoch')
+         || printf('.%09dZ', h.ts % 1000000000) AS start_utc,
+       round((h.event_ts - h.ts) / 1e6, 3) AS before_ms,
+       round(h.dur / 1e6, 3) AS dur_ms, h.waker_tid,
        (SELECT group_concat(name, ' <- ') FROM (
           SELECT coalesce(y.function, fr.dso || printf('+0x%x', fr.dso_offset),
                           printf('0x%x', fr.addr)) AS name
             FROM stack_frame sf
             JOIN frame fr ON fr.session_id = sf.session_id AND fr.frame_id = sf.frame_id
             LEFT JOIN symbol y ON y.session_id = fr.session_id AND y.frame_id = fr.frame_id
-           WHERE sf.session_id = sess.id AND sf.stack_id = s.stack_id
+           WHERE sf.session_id = sess.id AND sf.stack_id = h.stack_id
            ORDER BY sf.depth, y.idx)) AS stack
-  FROM sess, stall s
- ORDER BY s.event_ts, s.dur DESC, s.tid;
+  FROM sess, hit h
+ ORDER BY h.event_ts, h.dur DESC, h.tid, h.stall;

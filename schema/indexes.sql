@@ -12,3 +12,6 @@ CREATE INDEX IF NOT EXISTS fault_by_stack ON fault (session_id, stack_id) WHERE 
 CREATE INDEX IF NOT EXISTS frame_by_addr ON frame (session_id, pid, addr);
 CREATE INDEX IF NOT EXISTS metric_by_series ON metric (series_id, ts);
 CREATE INDEX IF NOT EXISTS metric_series_by_name ON metric_series (name);
+-- Off-CPU intervals by length: the long ones, which stalls-near and
+-- longest-stalls start from, without reading every interval.
+CREATE INDEX IF NOT EXISTS thread_state_off_cpu_by_dur ON thread_state (session_id, dur) WHERE state != 'running';
