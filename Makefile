@@ -44,7 +44,8 @@ COLLECTOR_SRC = collector/ring.c collector/procfs.c collector/targets.c collecto
 SCHEMA_SRC = schema/db.c schema/loader.c schema/symbol_store.c schema/query_def.c
 CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
 	  cli/record.c cli/record_pipeline.c cli/record_summary.c cli/record_udp.c \
-	  cli/query.c cli/query_run.c cli/table_out.c cli/report.c
+	  cli/query.c cli/query_run.c cli/table_out.c cli/report.c \
+	  cli/session_pick.c cli/symbolize.c cli/stacks.c
 
 GEN_SRC = $(BUILD)/gen/schema_sql.c $(BUILD)/gen/indexes_sql.c $(BUILD)/gen/queries_sql.c
 QUERIES = $(sort $(wildcard queries/*.sql))
@@ -126,7 +127,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/records.h $(LIB_OBJ)
 SYMFIX = $(BUILD)/tests/symfix
 SYMFIX_FILES = $(SYMFIX)/libsymfix.so $(SYMFIX)/libsymfix_stripped.so \
 	       $(SYMFIX)/libsymfix_bid.so $(SYMFIX)/linked/libsymfix_link.so
-$(BUILD)/tests/test_symbolize: $(SYMFIX_FILES)
+$(BUILD)/tests/test_symbolize: $(SYMFIX_FILES) tests/integration/run.h
 
 $(SYMFIX)/libsymfix.so: tests/fixtures/symbolize/symfix.c
 	@mkdir -p $(dir $@)
@@ -219,6 +220,8 @@ install: all
 	install -D -m 644 man/faultline-record.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-record.1
 	install -D -m 644 man/faultline-query.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-query.1
 	install -D -m 644 man/faultline-report.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-report.1
+	install -D -m 644 man/faultline-symbolize.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-symbolize.1
+	install -D -m 644 man/faultline-stacks.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-stacks.1
 	install -D -m 644 man/faultline-schema.5 $(DESTDIR)$(PREFIX)/share/man/man5/faultline-schema.5
 
 clean:

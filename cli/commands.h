@@ -7,5 +7,7 @@ int cmd_record(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_symbolize(int argc, char **argv);
+int cmd_stacks(int argc, char **argv);
 
 #endif

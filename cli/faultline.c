@@ -19,6 +19,8 @@ static const struct command {
 	{ "record", cmd_record, "record page faults of chosen threads into SQLite" },
 	{ "query", cmd_query, "run a canned query, or any .sql file, on a database" },
 	{ "report", cmd_report, "summarise a session: latency, longest stalls, losses" },
+	{ "stacks", cmd_stacks, "print the stacks of long faults and blocks" },
+	{ "symbolize", cmd_symbolize, "name the recorded stack frames" },
 	{ "version", cmd_version, "print faultline's version" },
 };
 

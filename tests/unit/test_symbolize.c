@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../integration/run.h"
 #include "../../decoder/kallsyms.h"
 #include "../../decoder/perf_map.h"
 #include "../../schema/db.h"
@@ -140,6 +141,16 @@ static void add_mappings(sqlite3 *db, int pid, const char *match,
 	}
 	fclose(f);
 	assert_true(rows > 0);
+}
+
+/* Runs sql on a database file of its own (created if missing). */
+static void exec_sql_file(const char *path, const char *sql)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	exec_sql(db, "%s", sql);
+	sqlite3_close(db);
 }
 
 static void add_frame(sqlite3 *db, int frame_id, int pid, uint64_t addr,
@@ -585,6 +596,156 @@ static void perf_map_lines_with_spaces_and_overlaps(void **state)
 	addr_syms_release(&t);
 }
 
+
+/* ---- the commands ---------------------------------------------------- */
+
+/* A database file with the fixture frames in stack 7 (innermost the
+ * inlined call, then fix_plain's call), taken by two major faults of
+ * tid 11 and one blocked interval of tid 12; closed, its path returned. */
+static const char *stacks_db(const char *name, const char *as_path)
+{
+	static char path[128];
+	sqlite3 *db = new_db(name, this_kernel());
+
+	snprintf(path, sizeof(path), "%s/%s", scratch, name);
+	add_mappings(db, getpid(), "/libsymfix.so", as_path, NULL);
+	add_fixture_frames(db, getpid());
+	exec_sql(db, "INSERT INTO stack VALUES (%d, 7, %d, 2, 'dwarf', NULL)",
+		 SESSION, getpid());
+	exec_sql(db, "INSERT INTO stack_frame VALUES (%d, 7, 0, 2), (%d, 7, 1, 1)",
+		 SESSION, SESSION);
+	exec_sql(db, "INSERT INTO fault (session_id, ts, dur, tid, pid, cpu, kind,"
+		 " addr, ip, stack_id) VALUES (%d, 1, 2000000, 11, 11, 0, 'major',"
+		 " 0, 0, 7), (%d, 2, 5000000, 11, 11, 0, 'major', 0, 0, 7),"
+		 " (%d, 3, 10, 11, 11, 0, 'minor', 0, 0, NULL)",
+		 SESSION, SESSION, SESSION);
+	exec_sql(db, "INSERT INTO thread_state (session_id, tid, pid, ts, dur,"
+		 " state, preempted, uncertain, stack_id) VALUES"
+		 " (%d, 12, 11, 5, 3000000, 'blocked', 0, 0, 7)", SESSION);
+	db_close(db);
+	return path;
+}
+
+static void assert_has(const char *text, const char *want)
+{
+	if (!strstr(text, want))
+		fail_msg("expected '%s' in:\n%s", want, text);
+}
+
+/* One line on stderr, "faultline <cmd>: ...", containing want. */
+static void assert_one_error(const struct run *r, const char *cmd,
+			     const char *want)
+{
+	char prefix[64];
+	const char *nl = strchr(r->err, '\n');
+
+	snprintf(prefix, sizeof(prefix), "faultline %s: ", cmd);
+	if (strncmp(r->err, prefix, strlen(prefix)) || !strstr(r->err, want) ||
+	    !nl || nl[1])
+		fail_msg("expected one line '%s...%s', got: %s", prefix, want, r->err);
+}
+
+static void symbolize_then_stacks_prints_named_frames_most_frequent_first(void **state)
+{
+	const char *db = stacks_db("cli.db", NULL);
+	char want[256];
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "stacks", db, NULL), 0);
+	assert_has(r.out, "?? (not symbolized: run faultline symbolize)");
+	assert_int_equal(run_faultline(&r, "symbolize", db, NULL), 0);
+	assert_has(r.out, "session 1 in '");
+	assert_has(r.out, "3 frames symbolized, 3 named");
+	assert_int_equal(run_faultline(&r, "stacks", db, "--kind", "all", NULL), 0);
+	assert_has(r.out, "1 distinct stacks over 3 events (--kind all)");
+	assert_has(r.out, "stack 7: 3 events, total 10.0 ms, longest 5.0 ms "
+		   "(tid 11, major fault), dwarf");
+	snprintf(want, sizeof(want), "fix_inner (inlined)");
+	assert_has(r.out, want);
+	snprintf(want, sizeof(want), "[libsymfix.so]  symfix.c:%d",
+		 marked_line("inner_call"));
+	assert_has(r.out, want);
+	snprintf(want, sizeof(want), "%16llx  fix_plain+0x%llx/0x",
+		 (unsigned long long)(uintptr_t)fix_plain(),
+		 (unsigned long long)((char *)fix_plain() - (char *)(uintptr_t)fix_plain));
+	assert_has(r.out, want);
+	/* The inlined call's line comes before its holder's, frame 0 first. */
+	assert_true(strstr(r.out, "fix_inner") < strstr(r.out, "fix_outer+"));
+	assert_true(strstr(r.out, "fix_outer+") < strstr(r.out, "fix_plain+"));
+	/* Filters: the blocked interval alone; nothing of 4 ms but one fault. */
+	assert_int_equal(run_faultline(&r, "stacks", "--kind", "blocked", db, NULL), 0);
+	assert_has(r.out, "stack 7: 1 events, total 3.0 ms, longest 3.0 ms (tid 12, blocked)");
+	assert_int_equal(run_faultline(&r, "stacks", db, "--min-duration", "4ms",
+				       "--tid", "11", NULL), 0);
+	assert_has(r.out, "stack 7: 1 events");
+	assert_int_equal(run_faultline(&r, "stacks", db, "--tid", "99", NULL), 0);
+	assert_has(r.out, "no events (--kind all) with a stack of at least 0 ns for this thread");
+	/* Done once: a second run has nothing to do. */
+	assert_int_equal(run_faultline(&r, "symbolize", db, NULL), 0);
+	assert_has(r.out, "every frame is symbolized already; --redo");
+}
+
+static void symbolize_explains_frames_left_without_names(void **state)
+{
+	const char *db = stacks_db("cli_nofile.db", "/nonexistent/libgone.so");
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "symbolize", db, NULL), 0);
+	assert_has(r.out, "3 frames symbolized, 0 named");
+	assert_has(r.out, "no-file");
+	assert_has(r.out, "files not found at their recorded paths");
+	assert_has(r.out, "       3  /nonexistent/libgone.so");
+	assert_int_equal(run_faultline(&r, "stacks", db, NULL), 0);
+	assert_has(r.out, "?? (no-file)");
+	assert_has(r.out, "[libgone.so]");
+}
+
+static void symbolize_and_stacks_name_what_is_wrong_with_their_input(void **state)
+{
+	const char *db = stacks_db("cli_err.db", NULL);
+	char notdb[128], other[128];
+	struct run r;
+	FILE *f;
+
+	(void)state;
+	snprintf(notdb, sizeof(notdb), "%s/notdb.txt", scratch);
+	f = fopen(notdb, "w");
+	fputs("this is not a database, but long enough to look like a file\n", f);
+	fclose(f);
+	snprintf(other, sizeof(other), "%s/other.db", scratch);
+	exec_sql_file(other, "CREATE TABLE t (x)");
+
+	assert_int_equal(run_faultline(&r, "symbolize", "/nonexistent/x.db", NULL), 1);
+	assert_one_error(&r, "symbolize", "cannot open '/nonexistent/x.db': no such file");
+	assert_int_equal(access("/nonexistent/x.db", F_OK), -1);
+	assert_int_equal(run_faultline(&r, "stacks", notdb, NULL), 1);
+	assert_one_error(&r, "stacks", "not a SQLite database");
+	assert_int_equal(run_faultline(&r, "symbolize", other, NULL), 1);
+	assert_one_error(&r, "symbolize", "not faultline's");
+	assert_int_equal(run_faultline(&r, "symbolize", db, "--session", "9", NULL), 1);
+	assert_one_error(&r, "symbolize", "no session 9 in");
+	assert_int_equal(run_faultline(&r, "stacks", db, "--session", "9", NULL), 1);
+	assert_one_error(&r, "stacks", "it holds sessions 1 to 1");
+	assert_int_equal(run_faultline(&r, "symbolize", db, "--debug-dir",
+				       "/nonexistent", NULL), 1);
+	assert_one_error(&r, "symbolize", "debug directory '/nonexistent' is not a directory");
+	/* Nothing was written by the failed runs. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM frame WHERE status IS NOT NULL"), 0);
+
+	assert_int_equal(run_faultline(&r, "stacks", NULL), 2);
+	assert_one_error(&r, "stacks", "no database given");
+	assert_int_equal(run_faultline(&r, "symbolize", db, db, NULL), 2);
+	assert_one_error(&r, "symbolize", "one database at a time");
+	assert_int_equal(run_faultline(&r, "stacks", db, "--kind", "huge", NULL), 2);
+	assert_one_error(&r, "stacks", "invalid --kind 'huge': expected major, minor");
+	assert_int_equal(run_faultline(&r, "stacks", db, "--limit", "0", NULL), 2);
+	assert_one_error(&r, "stacks", "invalid --limit '0'");
+	assert_int_equal(run_faultline(&r, "symbolize", db, "--session", "0", NULL), 2);
+	assert_one_error(&r, "symbolize", "sessions are numbered from 1");
+}
+
 static int load_fixture(void **state)
 {
 	const char *build = getenv("BUILD");
@@ -611,10 +772,11 @@ static int load_fixture(void **state)
 
 static int remove_scratch(void **state)
 {
-	char cmd[128];
+	char cmd[256];
 
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
+	/* Ours, and run.h's for the commands' output. */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", scratch, scratch_dir());
 	return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -636,6 +798,12 @@ int main(void)
 		cmocka_unit_test(kallsyms_text_parses_modules_and_sizes),
 		cmocka_unit_test(hidden_kallsyms_addresses_are_noticed),
 		cmocka_unit_test(perf_map_lines_with_spaces_and_overlaps),
+		cmocka_unit_test_teardown(symbolize_then_stacks_prints_named_frames_most_frequent_first,
+					  kill_leftovers),
+		cmocka_unit_test_teardown(symbolize_explains_frames_left_without_names,
+					  kill_leftovers),
+		cmocka_unit_test_teardown(symbolize_and_stacks_name_what_is_wrong_with_their_input,
+					  kill_leftovers),
 	};
 
 	return cmocka_run_group_tests(tests, load_fixture, remove_scratch);
