@@ -28,22 +28,23 @@ struct section {
 	const char *query;
 	const char *arg;	/* a NAME=VALUE beside session=N, or NULL */
 	const char *empty;	/* said when there are no rows */
+	enum out_format format;
 };
 
 static const struct section sections[] = {
-	{ "Session", "sessions", NULL, "no such session" },
+	{ "Session", "sessions", NULL, "no such session", OUT_VERTICAL },
 	{ "Fault latency per thread (log2 buckets of fault_histogram: each "
 	  "percentile is its bucket's upper bound)", "fault-latency", NULL,
 	  "no histogram: the session did not end normally, or took no fault" },
-	{ "Longest stalls: faults and time off the CPU", "longest-stalls",
-	  "limit=10", "no fault and no time off the CPU" },
+	{ "Longest stalls: the longest faults and times off the CPU",
+	  "longest-stalls", "limit=10", "no fault and no time off the CPU" },
 	{ "Metrics beside the session", "metrics", NULL, "none" },
 	{ "Lost", "lost", NULL, "nothing was lost" },
 };
 
 /* Runs one canned query with args and prints it under title. */
-static int section(sqlite3 *db, const char *path, const char *title,
-		   const char *name, char **args, int nargs, const char *empty)
+static int section(sqlite3 *db, const char *path, const struct section *s,
+		   char **args, int nargs)
 {
 	struct query_def q;
 	sqlite3_stmt *st = NULL;
@@ -53,17 +54,17 @@ static int section(sqlite3 *db, const char *path, const char *title,
 
 	query_def_init(&q);
 	errmsg_init(&e);
-	printf("\n== %s\n\n", title);
-	err = query_def_find(name, &q, &e);
+	printf("\n== %s\n\n", s->title);
+	err = query_def_find(s->query, &q, &e);
 	if (err == 0)
 		err = query_prepare(db, &q, args, nargs, &st, &e);
 	if (err == 0)
-		err = table_out(st, OUT_TABLE, REPORT_ROWS, stdout, &nrows, name, &e);
+		err = table_out(st, s->format, REPORT_ROWS, stdout, &nrows, s->query, &e);
 	if (err == 0 && nrows == 0)
-		printf("(%s)\n", empty);
+		printf("(%s)\n", s->empty);
 	else if (err == 0 && nrows > REPORT_ROWS)
 		printf("... %zu more: faultline query %s %s%s%s %s\n",
-		       nrows - REPORT_ROWS, path, name, nargs > 1 ? " " : "",
+		       nrows - REPORT_ROWS, path, s->query, nargs > 1 ? " " : "",
 		       nargs > 1 ? args[1] : "", args[0]);
 	sqlite3_finalize(st);
 	query_def_release(&q);
@@ -86,12 +87,13 @@ static int metric_sections(sqlite3 *db, const char *path, char *session_arg)
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		char title[256], metric[160];
 		char *args[2] = { session_arg, metric };
+		const struct section s = { title, "stalls-near", NULL,
+			"none: no thread stalled before its events", OUT_TABLE };
 
 		snprintf(title, sizeof(title), "Stalls of 1 ms or more in the 200 ms "
 			 "before each '%s' event", name);
 		snprintf(metric, sizeof(metric), "metric=%s", name);
-		err = section(db, path, title, "stalls-near", args, 2,
-			      "none: no thread stalled before its events");
+		err = section(db, path, &s, args, 2);
 		rc = SQLITE_OK;
 	}
 	if (err == 0 && rc != SQLITE_DONE && rc != SQLITE_OK)
@@ -151,8 +153,7 @@ static int report(sqlite3 *db, const char *path, int64_t id)
 		const struct section *s = &sections[i];
 
 		args[1] = (char *)s->arg;
-		err = section(db, path, s->title, s->query, args, s->arg ? 2 : 1,
-			      s->empty);
+		err = section(db, path, s, args, s->arg ? 2 : 1);
 		/* The events the stalls line up with, after the stalls. */
 		if (err == 0 && !strcmp(s->query, "longest-stalls"))
 			err = metric_sections(db, path, session_arg);

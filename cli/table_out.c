@@ -230,6 +230,8 @@ static void stream_header(sqlite3_stmt *st, enum out_format f, FILE *out)
 {
 	int n = sqlite3_column_count(st);
 
+	if (f == OUT_VERTICAL)
+		return;
 	if (f == OUT_JSON) {
 		fputc('[', out);
 		return;
@@ -242,10 +244,36 @@ static void stream_header(sqlite3_stmt *st, enum out_format f, FILE *out)
 	fputs("\r\n", out);
 }
 
+/* A row as "name  value" lines, names padded to the longest. */
+static void vertical_row(sqlite3_stmt *st, size_t row, FILE *out)
+{
+	int n = sqlite3_column_count(st);
+	size_t w = 0;
+
+	for (int i = 0; i < n; i++)
+		if (width(sqlite3_column_name(st, i)) > w)
+			w = width(sqlite3_column_name(st, i));
+	if (row)
+		fputc('\n', out);
+	for (int i = 0; i < n; i++) {
+		const char *name = sqlite3_column_name(st, i);
+		const char *v = (const char *)sqlite3_column_text(st, i);
+
+		if (v && *v)
+			fprintf(out, "%s%*s  %s\n", name, (int)(w - width(name)), "", v);
+		else
+			fprintf(out, "%s\n", name);
+	}
+}
+
 static void stream_row(sqlite3_stmt *st, enum out_format f, size_t row, FILE *out)
 {
 	int n = sqlite3_column_count(st);
 
+	if (f == OUT_VERTICAL) {
+		vertical_row(st, row, out);
+		return;
+	}
 	if (f == OUT_CSV) {
 		for (int i = 0; i < n; i++) {
 			if (i)

@@ -11,7 +11,9 @@
 
 #include "../common/errmsg.h"
 
-enum out_format { OUT_TABLE, OUT_CSV, OUT_JSON };
+/* OUT_VERTICAL: a "column  value" line each, a blank line between rows;
+ * for one wide row (report's session), not offered by --format. */
+enum out_format { OUT_TABLE, OUT_CSV, OUT_JSON, OUT_VERTICAL };
 
 /* "table", "csv", "json" into *f; -1 for anything else. */
 int out_format_parse(const char *s, enum out_format *f);

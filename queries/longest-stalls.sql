@@ -1,9 +1,9 @@
--- The longest stalls of a session, longest first: faults, and intervals
--- off the CPU, with what the thread's state was meanwhile and the stack
--- where one was recorded.
+-- The longest stalls of a session, longest first: the longest faults and
+-- the longest intervals off the CPU, with what the thread's state was
+-- meanwhile and the stack where one was recorded.
 --
 -- Parameters:
---   :limit    INTEGER = 10    how many stalls
+--   :limit    INTEGER = 10    how many faults, and how many intervals
 --   :tid      INTEGER = NULL  one thread; all when NULL
 --   :session  INTEGER = NULL  the session; the latest when NULL
 -- Columns:
@@ -14,7 +14,8 @@
 --   stall      TEXT     'major fault', 'minor fault', or the off-CPU state
 --   states     TEXT     for a fault, the thread's time off the CPU during
 --                       it by state ('blocked 4.812ms'), 'on cpu' when none;
---                       for an interval, who woke the thread
+--                       for an interval, 'preempted', or who woke the
+--                       thread ('woken by 4242')
 --   stack      TEXT     innermost function first ('c <- b <- main'); NULL
 --                       when none was recorded
 WITH sess AS (
@@ -23,14 +24,14 @@ WITH sess AS (
 stall AS (
   SELECT * FROM (
     SELECT f.ts, f.dur, f.tid, f.kind || ' fault' AS stall, NULL AS waker_tid,
-           f.stack_id, 1 AS is_fault
+           0 AS preempted, f.stack_id, 1 AS is_fault
       FROM sess, fault f
      WHERE f.session_id = sess.id AND f.dur IS NOT NULL
        AND (:tid IS NULL OR f.tid = :tid)
      ORDER BY f.dur DESC LIMIT :limit)
   UNION ALL
   SELECT * FROM (
-    SELECT x.ts, x.dur, x.tid, x.state, x.waker_tid, x.stack_id, 0
+    SELECT x.ts, x.dur, x.tid, x.state, x.waker_tid, x.preempted, x.stack_id, 0
       FROM sess, thread_state x
      WHERE x.session_id = sess.id AND x.state != 'running'
        AND (:tid IS NULL OR x.tid = :tid)
@@ -52,6 +53,7 @@ SELECT strftime('%Y-%m-%dT%H:%M:%S', s.ts / 1000000000, 'unixepoch')
                     AND x.state != 'running'
                     AND x.ts < s.ts + s.dur AND x.ts + x.dur > s.ts
                   GROUP BY x.state ORDER BY ns DESC)), 'on cpu')
+       WHEN s.preempted THEN 'preempted'
        WHEN s.waker_tid IS NOT NULL THEN 'woken by ' || s.waker_tid
        END AS states,
        (SELECT group_concat(name, ' <- ') FROM (
@@ -63,5 +65,4 @@ SELECT strftime('%Y-%m-%dT%H:%M:%S', s.ts / 1000000000, 'unixepoch')
            WHERE sf.session_id = sess.id AND sf.stack_id = s.stack_id
            ORDER BY sf.depth, y.idx)) AS stack
   FROM sess, stall s
- ORDER BY s.dur DESC, s.ts, s.tid
- LIMIT :limit;
+ ORDER BY s.dur DESC, s.ts, s.tid;

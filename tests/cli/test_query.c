@@ -228,12 +228,16 @@ static void lost_says_what_and_on_which_cpu(void **state)
 static void longest_stalls_come_with_their_states_and_stacks(void **state)
 {
 	(void)state;
+	/* The 3 longest faults and the 3 longest intervals off the CPU. */
 	assert_csv("start_utc,dur_ms,tid,comm,stall,states,stack\r\n"
 		   "2023-11-14T22:13:21.500000000Z,550.0,102,worker,sleeping,woken by 101,\r\n"
 		   "2023-11-14T22:13:21.700000000Z,300.0,102,worker,major fault,sleeping 300.0ms,\r\n"
 		   "2023-11-14T22:13:22.000000000Z,150.0,101,rx,major fault,"
 		   "\"blocked 149.0ms, runnable 0.5ms\","
-		   STACK1 "\r\n",
+		   STACK1 "\r\n"
+		   "2023-11-14T22:13:22.000500000Z,149.0,101,rx,blocked,,io_schedule <- main\r\n"
+		   "2023-11-14T22:13:22.200000000Z,50.0,101,rx,sleeping,woken by 102,\r\n"
+		   "2023-11-14T22:13:22.100000000Z,5.0,102,worker,minor fault,on cpu,\r\n",
 		   "longest-stalls", "limit=3", NULL);
 }
 
