@@ -36,16 +36,19 @@ DECODER_SRC = decoder/perf_record.c decoder/event.c decoder/idmap.c decoder/time
 	      decoder/order.c decoder/hist.c decoder/fault_pair.c \
 	      decoder/thread_table.c decoder/fault_stream.c decoder/tracepoint.c \
 	      decoder/text_fields.c decoder/addr_syms.c decoder/kallsyms.c \
-	      decoder/perf_map.c decoder/addr_space.c decoder/symbolize.c
+	      decoder/perf_map.c decoder/addr_space.c decoder/symbolize.c \
+	      decoder/metric_parse.c decoder/metric_parse_field.c
 COLLECTOR_SRC = collector/ring.c collector/procfs.c collector/targets.c collector/tracepoints.c \
 		collector/event_resolve.c collector/perf_open.c \
 		collector/fault_events.c collector/recorder.c collector/symbol_sources.c \
 		collector/udp_sampler.c
-SCHEMA_SRC = schema/db.c schema/loader.c schema/symbol_store.c schema/query_def.c
+SCHEMA_SRC = schema/db.c schema/loader.c schema/symbol_store.c schema/query_def.c \
+	     schema/metric_store.c
 CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
 	  cli/record.c cli/record_pipeline.c cli/record_summary.c cli/record_udp.c \
 	  cli/query.c cli/query_run.c cli/table_out.c cli/report.c \
-	  cli/session_pick.c cli/symbolize.c cli/stacks.c
+	  cli/session_pick.c cli/symbolize.c cli/stacks.c \
+	  cli/import.c
 
 GEN_SRC = $(BUILD)/gen/schema_sql.c $(BUILD)/gen/indexes_sql.c $(BUILD)/gen/queries_sql.c
 QUERIES = $(sort $(wildcard queries/*.sql))
@@ -99,16 +102,17 @@ $(FAULTLINE): $(MAIN_OBJ) $(LIB_OBJ)
 # ---- tests ---------------------------------------------------------------
 
 UNIT_TESTS = test_perf_record test_order test_fault_pair test_fault_stream test_timeline \
-	     test_ring test_opt test_hist test_symbolize
+	     test_ring test_opt test_hist test_symbolize test_metric_parse
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
 		  $(BUILD)/tests/test_tracepoints $(BUILD)/tests/test_udp_sampler
 WORKLOAD_BIN = $(BUILD)/tests/fault_workload $(BUILD)/tests/sched_workload \
 	       $(BUILD)/tests/udp_workload
-FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream
+FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream fuzz_import
 FUZZ_REPLAY_BIN = $(addprefix $(BUILD)/tests/replay_,$(FUZZ_TARGETS))
 TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
 	   $(BUILD)/tests/test_query \
+	   $(BUILD)/tests/test_import \
 	   $(FUZZ_REPLAY_BIN) tests/man_vs_help.sh
 
 # A cmocka test: its source (the first prerequisite) and the library.
@@ -153,6 +157,9 @@ $(BUILD)/tests/test_messages: tests/cli/test_messages.c tests/integration/run.h 
 	$(link_test)
 
 $(BUILD)/tests/test_query: tests/cli/test_query.c tests/integration/run.h $(LIB_OBJ)
+	$(link_test)
+
+$(BUILD)/tests/test_import: tests/cli/test_import.c tests/integration/run.h $(LIB_OBJ)
 	$(link_test)
 
 $(BUILD)/tests/%_workload: tests/integration/%_workload.c
@@ -201,6 +208,7 @@ bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_r
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop bench/collector/record_overhead.sh
 	FAULTLINE=$(FAULTLINE) PINGPONG=$(BUILD)/bench/pingpong bench/collector/switch_overhead.sh
 	FAULTLINE=$(FAULTLINE) BUILD=$(BUILD) bench/queries/stalls_near.sh
+	FAULTLINE=$(FAULTLINE) bench/schema/import_rate.sh
 
 $(BUILD)/bench/pingpong: bench/collector/pingpong.c
 	@mkdir -p $(dir $@)
@@ -222,6 +230,7 @@ install: all
 	install -D -m 644 man/faultline-report.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-report.1
 	install -D -m 644 man/faultline-symbolize.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-symbolize.1
 	install -D -m 644 man/faultline-stacks.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-stacks.1
+	install -D -m 644 man/faultline-import.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-import.1
 	install -D -m 644 man/faultline-schema.5 $(DESTDIR)$(PREFIX)/share/man/man5/faultline-schema.5
 
 clean:

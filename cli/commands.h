@@ -3,6 +3,7 @@
 #ifndef FL_COMMANDS_H
 #define FL_COMMANDS_H
 
+int cmd_import(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_report(int argc, char **argv);

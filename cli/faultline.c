@@ -21,6 +21,7 @@ static const struct command {
 	{ "report", cmd_report, "summarise a session: latency, longest stalls, losses" },
 	{ "stacks", cmd_stacks, "print the stacks of long faults and blocks" },
 	{ "symbolize", cmd_symbolize, "name the recorded stack frames" },
+	{ "import", cmd_import, "import an application's metrics (CSV, TSV, JSON lines)" },
 	{ "version", cmd_version, "print faultline's version" },
 };
 

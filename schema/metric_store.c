@@ -1,0 +1,210 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/clock.h"
+#include "db.h"
+#include "metric_store.h"
+
+static int fail(struct metric_store *s, int rc, struct errmsg *e)
+{
+	return db_fail(s->db, rc, s->path, "cannot write", e);
+}
+
+int metric_store_begin(struct metric_store *s, sqlite3 *db, const char *path,
+		       const char *source, const char *unit, struct errmsg *e)
+{
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->db = db;
+	s->path = path;
+	s->source = source;
+	s->unit = unit;
+	s->imported_ts = (int64_t)realtime_ns();
+	s->min_ts = INT64_MAX;
+	s->max_ts = INT64_MIN;
+	s->nslots = 64;
+	s->slots = calloc(s->nslots, sizeof(*s->slots));
+	if (!s->slots)
+		return errmsg_set(e, ENOMEM, "out of memory");
+	/* IMMEDIATE: a locked database fails here, before any parsing. */
+	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return fail(s, rc, e);
+	s->in_txn = 1;
+	rc = sqlite3_prepare_v3(db, "INSERT INTO metric_series (session_id, name, "
+				"labels, unit, source, imported_ts) "
+				"VALUES (NULL, ?, ?, ?, ?, ?)", -1,
+				SQLITE_PREPARE_PERSISTENT, &s->series, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v3(db, "INSERT INTO metric (series_id, ts, value) "
+					"VALUES (?, ?, ?)", -1,
+					SQLITE_PREPARE_PERSISTENT, &s->metric, NULL);
+	return rc == SQLITE_OK ? 0 : fail(s, rc, e);
+}
+
+static uint64_t hash_key(const char *name, size_t name_len, const char *labels,
+			 size_t labels_len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	for (size_t i = 0; i < name_len; i++)
+		h = (h ^ (unsigned char)name[i]) * 0x100000001b3ull;
+	h = (h ^ 0) * 0x100000001b3ull;
+	for (size_t i = 0; i < labels_len; i++)
+		h = (h ^ (unsigned char)labels[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static int slot_is(const struct series_slot *sl, const struct metric_row *r)
+{
+	return sl->key_len == r->name_len + 1 + r->labels_len &&
+	       !memcmp(sl->key, r->name, r->name_len) && sl->key[r->name_len] == '\0' &&
+	       !memcmp(sl->key + r->name_len + 1, r->labels, r->labels_len);
+}
+
+/* The slot of r's series, or the free slot where it goes. */
+static struct series_slot *find_slot(struct metric_store *s, uint64_t h,
+				     const struct metric_row *r)
+{
+	size_t i = h & (s->nslots - 1);
+
+	while (s->slots[i].key && !(s->slots[i].hash == h && slot_is(&s->slots[i], r)))
+		i = (i + 1) & (s->nslots - 1);
+	return &s->slots[i];
+}
+
+/* Doubles the table (kept at most half full). */
+static int rehash(struct metric_store *s)
+{
+	struct series_slot *old = s->slots;
+	size_t n = s->nslots;
+
+	s->slots = calloc(n * 2, sizeof(*s->slots));
+	if (!s->slots) {
+		s->slots = old;
+		return -ENOMEM;
+	}
+	s->nslots = n * 2;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = old[i].hash & (s->nslots - 1);
+
+		if (!old[i].key)
+			continue;
+		while (s->slots[k].key)
+			k = (k + 1) & (s->nslots - 1);
+		s->slots[k] = old[i];
+	}
+	free(old);
+	s->last = NULL;
+	return 0;
+}
+
+/* Writes the metric_series row of r's series into sl (free). */
+static int new_series(struct metric_store *s, struct series_slot *sl, uint64_t h,
+		      const struct metric_row *r, struct errmsg *e)
+{
+	size_t len = r->name_len + 1 + r->labels_len;
+	sqlite3_stmt *st = s->series;
+	int rc;
+
+	sl->key = malloc(len);
+	if (!sl->key)
+		return errmsg_set(e, ENOMEM, "out of memory");
+	memcpy(sl->key, r->name, r->name_len);
+	sl->key[r->name_len] = '\0';
+	memcpy(sl->key + r->name_len + 1, r->labels, r->labels_len);
+	sl->key_len = len;
+	sl->hash = h;
+	sqlite3_bind_text(st, 1, r->name, (int)r->name_len, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, r->labels, (int)r->labels_len, SQLITE_STATIC);
+	if (s->unit)
+		sqlite3_bind_text(st, 3, s->unit, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 3);
+	sqlite3_bind_text(st, 4, s->source, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, s->imported_ts);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return fail(s, rc, e);
+	sl->series_id = sqlite3_last_insert_rowid(s->db);
+	s->nseries++;
+	return 0;
+}
+
+/* r's series, from the last row's, the table, or a new row. */
+static int series_of(struct metric_store *s, const struct metric_row *r,
+		     int64_t *id, struct errmsg *e)
+{
+	struct series_slot *sl;
+	uint64_t h;
+	int err;
+
+	if (s->last && slot_is(s->last, r)) {
+		*id = s->last->series_id;
+		return 0;
+	}
+	if (r->name_len > INT32_MAX / 2 || r->labels_len > INT32_MAX / 2)
+		return errmsg_set(e, E2BIG, "a metric name or its labels are "
+				  "longer than SQLite takes");
+	if ((s->nseries + 1) * 2 > s->nslots && rehash(s) < 0)
+		return errmsg_set(e, ENOMEM, "out of memory");
+	h = hash_key(r->name, r->name_len, r->labels, r->labels_len);
+	sl = find_slot(s, h, r);
+	if (!sl->key) {
+		err = new_series(s, sl, h, r, e);
+		if (err < 0)
+			return err;
+	}
+	s->last = sl;
+	*id = sl->series_id;
+	return 0;
+}
+
+int metric_store_add(struct metric_store *s, const struct metric_row *r,
+		     struct errmsg *e)
+{
+	sqlite3_stmt *st = s->metric;
+	int64_t id = 0;
+	int rc, err = series_of(s, r, &id, e);
+
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, r->ts);
+	sqlite3_bind_double(st, 3, r->value);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return fail(s, rc, e);
+	s->rows++;
+	if (r->ts < s->min_ts)
+		s->min_ts = r->ts;
+	if (r->ts > s->max_ts)
+		s->max_ts = r->ts;
+	return 0;
+}
+
+int metric_store_commit(struct metric_store *s, struct errmsg *e)
+{
+	int rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+
+	if (rc != SQLITE_OK)
+		return fail(s, rc, e);	/* release rolls back */
+	s->in_txn = 0;
+	return 0;
+}
+
+void metric_store_release(struct metric_store *s)
+{
+	sqlite3_finalize(s->series);
+	sqlite3_finalize(s->metric);
+	if (s->in_txn)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	for (size_t i = 0; s->slots && i < s->nslots; i++)
+		free(s->slots[i].key);
+	free(s->slots);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,61 @@
+/*
+ * metric_store: writes imported metric rows.  One store is one file's
+ * import and one transaction: metric_store_begin opens it (BEGIN
+ * IMMEDIATE), metric_store_commit ends it, and metric_store_release of a
+ * store not committed rolls it back, so nothing of a file that failed is
+ * kept.  Each distinct (name, labels) of the file gets one metric_series
+ * row, written when first seen.
+ */
+#ifndef FL_METRIC_STORE_H
+#define FL_METRIC_STORE_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "../common/errmsg.h"
+#include "../decoder/metric_parse.h"
+
+struct series_slot {
+	uint64_t hash;
+	char *key;		/* owned: name, '\0', labels JSON; NULL if free */
+	size_t key_len;
+	int64_t series_id;
+};
+
+struct metric_store {
+	sqlite3 *db;		/* borrowed: opened and closed by the caller */
+	const char *path;	/* borrowed: the database, for messages */
+	const char *source;	/* borrowed: metric_series.source */
+	const char *unit;	/* borrowed: metric_series.unit, or NULL */
+	int64_t imported_ts;	/* CLOCK_REALTIME ns at begin */
+	sqlite3_stmt *series, *metric;	/* owned */
+	struct series_slot *slots;	/* owned; open addressing */
+	size_t nslots;		/* a power of two */
+	size_t nseries;
+	/* The last row's series: a file's rows mostly repeat it. */
+	struct series_slot *last;	/* borrowed from slots, or NULL */
+	uint64_t rows;
+	int64_t min_ts, max_ts;	/* ns, of the rows so far */
+	int in_txn;
+};
+
+/*
+ * Starts the import of one file into db (opened with db_open_write):
+ * takes the write lock and prepares the statements.  path, source and
+ * unit are borrowed until metric_store_release.  0 or -errno with e set;
+ * s needs metric_store_release either way.
+ */
+int metric_store_begin(struct metric_store *s, sqlite3 *db, const char *path,
+		       const char *source, const char *unit, struct errmsg *e);
+
+/* One row; its series is written first when new.  0 or -errno with e. */
+int metric_store_add(struct metric_store *s, const struct metric_row *r,
+		     struct errmsg *e);
+
+/* Commits the file's rows.  0 or -errno with e (then nothing is kept). */
+int metric_store_commit(struct metric_store *s, struct errmsg *e);
+
+/* Rolls back what was not committed and frees what s holds. */
+void metric_store_release(struct metric_store *s);
+
+#endif
