@@ -875,7 +875,8 @@ static enum metric_format sniff(const char *s, size_t len)
 {
 	size_t i = skip_ws(s, len, 0);
 
-	if (i < len && s[i] == '{')
+	/* '[': not JSON lines, but a message about JSON helps most. */
+	if (i < len && (s[i] == '{' || s[i] == '['))
 		return METRIC_FMT_JSONL;
 	if (memchr(s, '\t', len))
 		return METRIC_FMT_TSV;
