@@ -44,6 +44,9 @@ COLLECTOR_SRC = collector/ring.c collector/procfs.c collector/targets.c collecto
 		collector/udp_sampler.c
 SCHEMA_SRC = schema/db.c schema/loader.c schema/symbol_store.c schema/query_def.c \
 	     schema/metric_store.c
+# record --stacks
+DECODER_SRC += decoder/stack_table.c decoder/callchain.c decoder/unwind.c
+COLLECTOR_SRC += collector/stack_events.c
 CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
 	  cli/record.c cli/record_pipeline.c cli/record_summary.c cli/record_udp.c \
 	  cli/query.c cli/query_run.c cli/table_out.c cli/report.c \
@@ -109,6 +112,9 @@ INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
 WORKLOAD_BIN = $(BUILD)/tests/fault_workload $(BUILD)/tests/sched_workload \
 	       $(BUILD)/tests/udp_workload
 FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream fuzz_import
+# record --stacks
+WORKLOAD_BIN += $(STACK_WORKLOAD_BIN)
+STACK_WORKLOAD_BIN = $(BUILD)/tests/stack_workload_fp $(BUILD)/tests/stack_workload_nofp
 FUZZ_REPLAY_BIN = $(addprefix $(BUILD)/tests/replay_,$(FUZZ_TARGETS))
 TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
 	   $(BUILD)/tests/test_query \
@@ -165,6 +171,21 @@ $(BUILD)/tests/test_import: tests/cli/test_import.c tests/integration/run.h $(LI
 $(BUILD)/tests/%_workload: tests/integration/%_workload.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) -pthread
+
+# The stack workloads are built with fixed flags (no sanitizer, build
+# paths mapped away), so both builds produce the binary that
+# tests/unit/fixtures/unwind_*.txt were recorded from.
+STACK_WL_FLAGS = -g -Wall -ffile-prefix-map=$(CURDIR)=. \
+		 -L$(BUILD)/tests -lstacklazy -Wl,-z,lazy -Wl,-rpath,'$$ORIGIN'
+$(BUILD)/tests/libstacklazy.so: tests/integration/stack_lazy_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fPIC -shared -ffile-prefix-map=$(CURDIR)=. -o $@ $<
+$(BUILD)/tests/stack_workload_fp: tests/integration/stack_workload.c \
+		$(BUILD)/tests/libstacklazy.so
+	$(CC) -O1 -fno-omit-frame-pointer -o $@ $< $(STACK_WL_FLAGS)
+$(BUILD)/tests/stack_workload_nofp: tests/integration/stack_workload.c \
+		$(BUILD)/tests/libstacklazy.so
+	$(CC) -O2 -fomit-frame-pointer -o $@ $< $(STACK_WL_FLAGS)
 
 $(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(DECODER_OBJ)
 	@mkdir -p $(dir $@)

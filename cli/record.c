@@ -41,6 +41,9 @@ struct record_args {
 	int quiet;
 	struct udp_sampler udp;		/* --udp-port, --socket */
 	uint64_t sample_interval_ns;	/* 0: --sample-interval not given */
+	struct stack_config stacks;
+	uint64_t stack_size;
+	int no_symbolize;
 };
 
 /* 1 ms: under 2% of a core on the 2-core VM of
@@ -142,6 +145,59 @@ static int add_tracepoint(void *value, const char *arg, const char *opt,
 	return 0;
 }
 
+static int set_stacks(void *value, const char *arg, const char *opt,
+		      struct errmsg *e)
+{
+	struct stack_config *c = value;
+
+	if (!strcmp(arg, "none"))
+		c->mode = STACKS_NONE;
+	else if (!strcmp(arg, "fp"))
+		c->mode = STACKS_FP;
+	else if (!strcmp(arg, "dwarf"))
+		c->mode = STACKS_DWARF;
+	else
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected fp, dwarf "
+				  "or none", opt, arg);
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} stacks_on_names[] = {
+	{ "major", STACKS_ON_MAJOR }, { "blocked", STACKS_ON_BLOCKED },
+	{ "faults", STACKS_ON_FAULTS }, { "switches", STACKS_ON_SWITCHES },
+};
+
+/* A comma-separated list of stacks_on_names. */
+static int set_stacks_on(void *value, const char *arg, const char *opt,
+			 struct errmsg *e)
+{
+	struct stack_config *c = value;
+	const char *p = arg;
+
+	c->on = 0;
+	while (*p) {
+		size_t len = strcspn(p, ","), i;
+
+		for (i = 0; i < sizeof(stacks_on_names) / sizeof(stacks_on_names[0]); i++)
+			if (strlen(stacks_on_names[i].name) == len &&
+			    !strncmp(p, stacks_on_names[i].name, len))
+				break;
+		if (i == sizeof(stacks_on_names) / sizeof(stacks_on_names[0]))
+			return errmsg_set(e, EINVAL, "invalid %s '%s': expected a "
+					  "comma-separated list of major, blocked, "
+					  "faults and switches", opt, arg);
+		c->on |= stacks_on_names[i].bit;
+		p += len + (p[len] == ',');
+	}
+	if (!c->on)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': name at least one "
+				  "of major, blocked, faults and switches", opt, arg);
+	return 0;
+}
+
 static void free_tracepoints(struct record_args *a)
 {
 	for (size_t i = 0; i < a->ntracepoints; i++) {
@@ -157,7 +213,9 @@ static const char record_usage[] =
 	"                        [-a] [-e SUBSYS:NAME[/FILTER/]] [--min-fault-duration DUR]\n"
 	"                        [--udp-port PORT[,PORT]] [--socket INODE]\n"
 	"                        [--sample-interval DUR]\n"
-	"                        [--duration DUR] [--buffer-size SIZE] [-q]\n"
+	"                        [--duration DUR] [--buffer-size SIZE]\n"
+	"                        [--stacks fp|dwarf|none] [--stack-size BYTES]\n"
+	"                        [--stacks-on EVENTS] [--no-symbolize] [-q]\n"
 	"                        [-- COMMAND [ARGS...]]";
 
 static const char record_examples[] =
@@ -165,7 +223,8 @@ static const char record_examples[] =
 	"  faultline record -o run.db -p 4242 --duration 60s\n"
 	"  faultline record -o run.db --comm lbm-rx --min-fault-duration 1ms\n"
 	"  faultline record -o run.db -e skb:kfree_skb -e sock:sock_rcvqueue_full -- ./rx\n"
-	"  faultline record -o run.db --udp-port 9000 -e skb:kfree_skb -p 4242\n";
+	"  faultline record -o run.db --udp-port 9000 -e skb:kfree_skb -p 4242\n"
+	"  faultline record -o run.db --stacks=dwarf -p 4242 --duration 60s\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -200,6 +259,13 @@ static int check_args(struct record_args *a, char **rest)
 				   "--socket too", "--sample-interval");
 	if (!a->sample_interval_ns)
 		a->sample_interval_ns = DEFAULT_SAMPLE_INTERVAL_NS;
+	if (a->stack_size < 8 || a->stack_size > STACK_SIZE_MAX || a->stack_size % 8) {
+		error("record", "invalid --stack-size %llu: it must be a multiple "
+		      "of 8 from 8 to %d bytes (the kernel's limit), e.g. 8192",
+		      (unsigned long long)a->stack_size, STACK_SIZE_MAX);
+		return EXIT_USAGE;
+	}
+	a->stacks.stack_size = (uint32_t)a->stack_size;
 	return 0;
 }
 
@@ -236,6 +302,17 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		  &a->duration_ns, NULL },
 		{ 'm', "buffer-size", "SIZE", "ring buffer per CPU, a power of two "
 		  "(default 4M)", OPT_SIZE, &a->buffer_bytes, NULL },
+		{ 0, "stacks", "MODE", "record stacks: fp (frame pointers), dwarf "
+		  "(stack copies unwound with CFI) or none (default)", OPT_CALLBACK,
+		  &a->stacks, set_stacks },
+		{ 0, "stack-size", "BYTES", "user stack bytes copied per sample with "
+		  "--stacks=dwarf (default 8192, at most 65528)", OPT_SIZE,
+		  &a->stack_size, NULL },
+		{ 0, "stacks-on", "EVENTS", "which events carry a stack: major, "
+		  "blocked, faults, switches (default major,blocked)", OPT_CALLBACK,
+		  &a->stacks, set_stacks_on },
+		{ 0, "no-symbolize", NULL, "leave stacks unsymbolized (run faultline "
+		  "symbolize later)", OPT_FLAG, &a->no_symbolize, NULL },
 		{ 'q', "quiet", NULL, "no live status line and no summary",
 		  OPT_FLAG, &a->quiet, NULL },
 		{ 0 },
@@ -322,6 +399,11 @@ static char *options_json(const struct record_args *a)
 		(unsigned long long)a->min_fault_dur_ns,
 		(unsigned long long)a->duration_ns,
 		(unsigned long long)a->buffer_bytes, a->all ? "true" : "false");
+	fprintf(f, ",\"stacks\":\"%s\",\"stack_size\":%u,\"stacks_on\":%u,"
+		"\"symbolize\":%s", a->stacks.mode == STACKS_FP ? "fp" :
+		a->stacks.mode == STACKS_DWARF ? "dwarf" : "none",
+		a->stacks.stack_size, a->stacks.on,
+		a->no_symbolize ? "false" : "true");
 	json_ids(f, "pids", t->pids, t->npids);
 	json_ids(f, "tids", t->tids, t->ntids);
 	fputs(",\"comms\":[", f);
@@ -448,7 +530,7 @@ static int run_record(struct record_run *run, int argc, char **argv)
 	struct recorder_config cfg = {
 		&a->targets, (size_t)a->buffer_bytes, a->duration_ns,
 		a->tracepoints, a->ntracepoints,
-		udp_sampler_wanted(&a->udp) ? a->sample_interval_ns : 0,
+		udp_sampler_wanted(&a->udp) ? a->sample_interval_ns : 0, a->stacks,
 	};
 	struct errmsg *e = &run->err;
 	int err;
@@ -493,7 +575,9 @@ static void free_args(struct record_args *a)
 int cmd_record(int argc, char **argv)
 {
 	struct record_args a = { .output = "faultline.db",
-				 .buffer_bytes = DEFAULT_RING_BYTES };
+				 .buffer_bytes = DEFAULT_RING_BYTES,
+				 .stack_size = STACK_SIZE_DEFAULT,
+				 .stacks.on = STACKS_ON_MAJOR | STACKS_ON_BLOCKED };
 	struct record_run run;
 	int status, err;
 

@@ -6,13 +6,57 @@
 #include "../common/clock.h"
 #include "../collector/procfs.h"
 #include "../collector/tracepoints.h"
+#include "../decoder/callchain.h"
 #include "record_pipeline.h"
+
+/* A stack's rows, and its frames' rows, the first time a row refers to
+ * it: a stack sampled at a switch that ends up not kept costs no row. */
+static int store_stack(struct record_pipeline *p, uint32_t stack_id)
+{
+	struct st_stack *s = stack_table_stack(&p->stack_tab, stack_id);
+	int err = 0;
+
+	if (!s || s->written)
+		return 0;
+	for (uint32_t d = 0; d < s->depth && err == 0; d++) {
+		struct st_frame *f = stack_table_frame(&p->stack_tab, s->frames[d]);
+
+		if (!f->written)
+			err = loader_frame(p->loader, s->frames[d], f, &p->err);
+		f->written = 1;
+	}
+	if (err == 0)
+		err = loader_stack(p->loader, stack_id, s, &p->err);
+	s->written = 1;
+	return err;
+}
+
+/* Does --stacks-on keep the stack of the switch out that began iv?  By
+ * default only when the thread blocked (or waited, when sched_switch
+ * cannot tell blocked from sleeping). */
+static int switch_stack_kept(const struct record_pipeline *p,
+			     const struct state_interval *iv)
+{
+	if (p->stacks.on & STACKS_ON_SWITCHES)
+		return 1;
+	return (p->stacks.on & STACKS_ON_BLOCKED) &&
+	       (iv->state == TS_BLOCKED || iv->state == TS_WAITING);
+}
 
 static int store_state(void *ctx, const struct state_interval *iv)
 {
 	struct record_pipeline *p = ctx;
+	struct state_interval kept;
+	int err = 0;
 
-	return loader_state(p->loader, iv, &p->err);
+	if (iv->stack_id && !switch_stack_kept(p, iv)) {
+		kept = *iv;
+		kept.stack_id = 0;
+		iv = &kept;
+	}
+	if (iv->stack_id)
+		err = store_stack(p, iv->stack_id);
+	return err ? err : loader_state(p->loader, iv, &p->err);
 }
 
 static void thread_resolve(void *ctx, struct thread *t)
@@ -37,8 +81,9 @@ static int thread_wanted(void *ctx, const struct thread *t)
 static int store_fault(void *ctx, const struct fault *f)
 {
 	struct record_pipeline *p = ctx;
+	int err = f->stack_id ? store_stack(p, f->stack_id) : 0;
 
-	return loader_fault(p->loader, f, &p->err);
+	return err ? err : loader_fault(p->loader, f, &p->err);
 }
 
 static int store_thread(void *ctx, const struct thread *t)
@@ -70,6 +115,10 @@ void record_pipeline_init(struct record_pipeline *p, const struct recorder *r,
 
 	memset(p, 0, sizeof(*p));
 	p->fmt = &r->fmt;
+	p->stack_fmt = &r->stack_fmt;
+	p->stacks = r->cfg.stacks;
+	stack_table_init(&p->stack_tab);
+	unwinder_init(&p->unwinder);
 	p->tp_fmt = r->fmt;
 	p->tp_fmt.sample_type = TP_SAMPLE_TYPE;
 	p->rec = r;
@@ -93,6 +142,8 @@ void record_pipeline_release(struct record_pipeline *p)
 {
 	order_queue_release(&p->order);
 	fault_stream_release(&p->faults);
+	stack_table_release(&p->stack_tab);
+	unwinder_release(&p->unwinder);
 }
 
 static int on_lost(struct record_pipeline *p, int cpu, const struct perf_rec *r)
@@ -181,6 +232,76 @@ static int on_tracepoint(struct record_pipeline *p, int cpu, const void *bytes,
 	return 0;
 }
 
+static int unwinder_add(void *ctx, const struct rec_mmap *m)
+{
+	struct record_pipeline *p = ctx;
+
+	return unwinder_map(&p->unwinder, m->pid, m->start, m->len, m->pgoff,
+			    m->prot, m->filename);
+}
+
+/* The user frames of a dwarf sample.  A process the unwinder has no
+ * mapping of (a child forked after recording began inherits its parent's
+ * mappings without MMAP2 records) is read from /proc while it lives. */
+static int unwind_user(struct record_pipeline *p, const struct sample *s,
+		       struct stack_frame_in *fr, size_t *n, char *why,
+		       size_t whylen)
+{
+	struct unwind_sample us = {
+		s->sid.pid, s->sid.tid, p->stack_fmt->regs_user_mask,
+		s->regs_user, s->stack_user, s->stack_user_size,
+		s->stack_user_dyn_size,
+	};
+	int err = 0;
+
+	if (!unwinder_knows(&p->unwinder, s->sid.pid))
+		err = proc_maps_each((pid_t)s->sid.pid, unwinder_add, p);
+	if (err == -ENOMEM)
+		return err;
+	return unwinder_unwind(&p->unwinder, &us, fr, n, STACK_MAX_FRAMES,
+			       why, whylen);
+}
+
+/* The stack a sample carries, deduplicated into *stack_id: kernel frames
+ * from its callchain, user frames from the callchain (fp) or unwound from
+ * its stack copy (dwarf).  Unwinding happens here, as the sample is read
+ * from the ring, not in the faulting thread. */
+static int sample_stack(struct record_pipeline *p, const struct sample *s,
+			uint32_t *stack_id)
+{
+	struct stack_frame_in fr[STACK_MAX_FRAMES];
+	char why[128] = "";
+	size_t n = 0;
+	int dwarf = p->stacks.mode == STACKS_DWARF, err = 0;
+
+	callchain_frames(s->callchain, s->callchain_nr, !dwarf, fr, &n,
+			 STACK_MAX_FRAMES);
+	if (dwarf)
+		err = unwind_user(p, s, fr, &n, why, sizeof(why));
+	if (err < 0)
+		return errmsg_set(&p->err, -err, "out of memory unwinding stacks");
+	p->n.stacks++;
+	p->n.stacks_truncated += why[0] != '\0';
+	err = stack_table_intern(&p->stack_tab, s->sid.pid,
+				 dwarf ? STACK_DWARF : STACK_FP,
+				 why[0] ? why : NULL, fr, n, stack_id);
+	if (err < 0)
+		return errmsg_set(&p->err, -err, "out of memory keeping stacks");
+	return 0;
+}
+
+static int on_mapping(struct record_pipeline *p, const struct perf_rec *r)
+{
+	int err = 0;
+
+	p->n.mappings++;
+	if (p->stacks.mode == STACKS_DWARF)
+		err = unwinder_add(p, &r->u.mmap);
+	if (err < 0)
+		return errmsg_set(&p->err, -err, "out of memory keeping mappings");
+	return loader_mapping(p->loader, r->sid.time, &r->u.mmap, "mmap", &p->err);
+}
+
 static int on_record(void *ctx, int cpu, int monotonic, const void *bytes,
 		     size_t len)
 {
@@ -190,6 +311,7 @@ static int on_record(void *ctx, int cpu, int monotonic, const void *bytes,
 	uint64_t id;
 	uint16_t arg;
 	enum ev_role role = ROLE_NONE;
+	uint16_t stacked = 0;
 	int err;
 
 	p->n.records++;
@@ -198,8 +320,9 @@ static int on_record(void *ctx, int cpu, int monotonic, const void *bytes,
 		role = idmap_lookup(p->ids, id, &arg);
 		if (role >= ROLE_TP_SCHED_SWITCH)
 			return on_tracepoint(p, cpu, bytes, len, role, arg);
+		stacked = arg;
 	}
-	err = perf_rec_decode(p->fmt, bytes, len, &r);
+	err = perf_rec_decode(stacked ? p->stack_fmt : p->fmt, bytes, len, &r);
 	if (monotonic)
 		to_realtime(p, &r);
 	if (err == -ENOMSG) {
@@ -218,9 +341,7 @@ static int on_record(void *ctx, int cpu, int monotonic, const void *bytes,
 	switch (r.type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		p->n.mappings++;
-		return loader_mapping(p->loader, r.sid.time, &r.u.mmap, "mmap",
-				      &p->err);
+		return on_mapping(p, &r);
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_LOST_SAMPLES:
 	case PERF_RECORD_THROTTLE:
@@ -228,10 +349,15 @@ static int on_record(void *ctx, int cpu, int monotonic, const void *bytes,
 	case PERF_RECORD_UNTHROTTLE:
 		return 0;
 	}
+	if (r.type == PERF_RECORD_COMM && r.u.comm.exec)
+		unwinder_forget(&p->unwinder, r.u.comm.pid);
 	if (!ev_from_rec(role, &r, &e)) {
 		p->n.unknown++;
 		return 0;
 	}
+	if (stacked && r.type == PERF_RECORD_SAMPLE &&
+	    (err = sample_stack(p, &r.u.sample, &e.u.fault.stack_id)) < 0)
+		return err;
 	e.cpu = (uint32_t)cpu;	/* the ring's CPU: samples do not carry it */
 	if (order_queue_push(&p->order, &e) < 0)
 		return errmsg_set(&p->err, ENOMEM, "out of memory queueing events");
@@ -314,6 +440,10 @@ static int synth_mapping(void *ctx, const struct rec_mmap *m)
 	struct synth_ctx *s = ctx;
 
 	s->p->n.mappings++;
+	if (s->p->stacks.mode == STACKS_DWARF &&
+	    unwinder_add(s->p, m) < 0)
+		return errmsg_set(&s->p->err, ENOMEM, "out of memory keeping "
+				  "mappings");
 	return loader_mapping(s->p->loader, s->ts, m, "proc", &s->p->err);
 }
 

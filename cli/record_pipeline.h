@@ -17,7 +17,9 @@
 #include "../collector/targets.h"
 #include "../decoder/fault_stream.h"
 #include "../decoder/order.h"
+#include "../decoder/stack_table.h"
 #include "../decoder/tracepoint.h"
+#include "../decoder/unwind.h"
 #include "../schema/loader.h"
 #include "record_udp.h"
 
@@ -30,6 +32,8 @@ struct pipeline_counts {
 	uint64_t unknown;		/* record types not handled */
 	uint64_t mappings;		/* mapping rows */
 	uint64_t tracepoints;		/* tracepoint_event rows */
+	uint64_t stacks;		/* samples that carried a stack */
+	uint64_t stacks_truncated;	/* of those, ended before the outermost frame */
 };
 
 struct record_pipeline {
@@ -44,6 +48,11 @@ struct record_pipeline {
 	 * threads only; but mappings are kept for every process, since a
 	 * process may gain a matching thread after it mapped its files. */
 	int system_wide;
+	/* --stacks: samples whose id has idmap arg 1 decode with this. */
+	const struct sample_fmt *stack_fmt;	/* borrowed: the recorder's */
+	struct stack_config stacks;
+	struct stack_table stack_tab;	/* owned: stacks deduplicated */
+	struct unwinder unwinder;	/* owned: --stacks=dwarf */
 	struct order_queue order;	/* owned */
 	struct fault_stream faults;	/* owned */
 	struct loader *loader;		/* borrowed: begun by the command */

@@ -48,9 +48,50 @@ void fault_sample_fmt(struct sample_fmt *f)
 	f->sample_id_all = 1;
 }
 
-int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
-		      struct errmsg *e)
+/* Which fault events carry a stack: the completions, chosen by --stacks-on
+ * (the stack at completion is the faulting one: the event fires in the
+ * faulting thread, on the way back to user space). */
+static int fault_event_stacked(enum ev_role role, const struct stack_config *sc)
 {
+	if (sc->mode == STACKS_NONE)
+		return 0;
+	if (role == ROLE_FAULT_MAJOR)
+		return !!(sc->on & (STACKS_ON_MAJOR | STACKS_ON_FAULTS));
+	if (role == ROLE_FAULT_MINOR)
+		return !!(sc->on & STACKS_ON_FAULTS);
+	return 0;
+}
+
+/*
+ * The switch-out of a target thread, with its stack: a per-thread
+ * context-switches software event (period 1) is sampled in the target's
+ * own switch-out path, so its user stack and callchain are the blocking
+ * thread's.  PERF_RECORD_SWITCH is no sample and carries no stack; the
+ * sched_switch tracepoint would need CPU-wide events in another clock and
+ * samples every thread on the CPU.  Its sample precedes the thread's
+ * SWITCH out record (perf_event_task_sched_out samples, then writes the
+ * record), which is how the pipeline pairs them.
+ */
+static void switch_attr(struct fault_attrs *fa, size_t ring_bytes,
+			const struct stack_config *sc)
+{
+	int i = fa->n++;
+
+	perf_attr_sampling(&fa->attr[i], PERF_TYPE_SOFTWARE,
+			   PERF_COUNT_SW_CONTEXT_SWITCHES, FAULT_SAMPLE_TYPE,
+			   CLOCK_REALTIME, ring_bytes);
+	fa->attr[i].exclude_hv = 1;
+	stack_attr_apply(&fa->attr[i], sc);
+	fa->name[i] = "context-switches";
+	fa->role[i] = ROLE_SWITCH_SAMPLE;
+	fa->stacked[i] = 1;
+}
+
+int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
+		      const struct stack_config *sc, struct errmsg *e)
+{
+	memset(fa, 0, sizeof(*fa));
+	fa->n = FAULT_EVENTS;
 	for (int i = 0; i < FAULT_EVENTS; i++) {
 		struct perf_event_attr *a = &fa->attr[i];
 		struct event_code code;
@@ -79,8 +120,34 @@ int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
 		}
 		fa->name[i] = fault_events[i].name;
 		fa->role[i] = fault_events[i].role;
+		fa->stacked[i] = (uint16_t)fault_event_stacked(fa->role[i], sc);
+		if (fa->stacked[i])
+			stack_attr_apply(a, sc);
 	}
+	if (stack_config_switches(sc))
+		switch_attr(fa, ring_bytes, sc);
 	return 0;
+}
+
+/* perf_open, leaving kernel frames out of a stack the kernel refuses
+ * them in (perf_event_paranoid above 1 without CAP_PERFMON). */
+static int open_stacked(struct fault_attrs *fa, struct perf_event_attr *a,
+			pid_t pid, int cpu)
+{
+	int fd = perf_open(a, pid, cpu);
+
+	if ((fd == -EACCES || fd == -EPERM) &&
+	    (a->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	    !a->exclude_callchain_kernel) {
+		a->exclude_callchain_kernel = 1;
+		fd = perf_open(a, pid, cpu);
+		if (fd >= 0) {
+			for (int k = 0; k < fa->n; k++)
+				fa->attr[k].exclude_callchain_kernel = 1;
+			fa->kernel_refused = 1;
+		}
+	}
+	return fd;
 }
 
 /*
@@ -135,20 +202,20 @@ static int attach_to_ring(struct recorder *r, int idx, int fd,
 	return 0;
 }
 
-int fault_events_open(struct recorder *r, const struct fault_attrs *fa,
+int fault_events_open(struct recorder *r, struct fault_attrs *fa,
 		      pid_t pid, int inherit, int on_exec, int *gone,
 		      struct errmsg *e)
 {
 	*gone = 0;
 	for (int c = 0; c < r->ncpus; c++) {
-		for (int i = 0; i < FAULT_EVENTS; i++) {
+		for (int i = 0; i < fa->n; i++) {
 			struct perf_event_attr a = fa->attr[i];
 			uint64_t id;
 			int fd, err;
 
 			a.inherit = (unsigned)inherit;
 			a.enable_on_exec = (unsigned)on_exec;
-			fd = perf_open(&a, pid, r->cpus[c]);
+			fd = open_stacked(fa, &a, pid, r->cpus[c]);
 			if (fd == -ESRCH && pid > 0) {
 				*gone = 1;	/* exited since it was listed */
 				return 0;
@@ -162,7 +229,8 @@ int fault_events_open(struct recorder *r, const struct fault_attrs *fa,
 				return errmsg_set(e, errno, "cannot read the id of "
 						  "'%s': %s", fa->name[i],
 						  strerror(errno));
-			err = idmap_put(&r->ids, id, fa->role[i]);
+			err = idmap_put_arg(&r->ids, id, fa->role[i],
+					    fa->stacked[i]);
 			if (err == 0)
 				err = attach_to_ring(r, c, fd, e);
 			if (err < 0)

@@ -10,20 +10,26 @@
 #include "recorder.h"
 
 #define FAULT_EVENTS 3
+/* With --stacks on switch-outs, a fourth: context-switches. */
+#define FAULT_EVENTS_MAX 4
 
 struct fault_attrs {
-	struct perf_event_attr attr[FAULT_EVENTS];
-	const char *name[FAULT_EVENTS];		/* static strings */
-	enum ev_role role[FAULT_EVENTS];
+	struct perf_event_attr attr[FAULT_EVENTS_MAX];
+	const char *name[FAULT_EVENTS_MAX];	/* static strings */
+	enum ev_role role[FAULT_EVENTS_MAX];
+	uint16_t stacked[FAULT_EVENTS_MAX];	/* idmap arg: samples carry a stack */
+	int n;
+	int kernel_refused;	/* kernel frames were refused and left out */
 };
 
 /* The format every fault event samples with. */
 void fault_sample_fmt(struct sample_fmt *f);
 
 /* Resolves the three event names (libpfm4) and fills the attrs, disabled,
- * with wakeups at a quarter of ring_bytes.  0 or -errno with e. */
+ * with wakeups at a quarter of ring_bytes, and the stack bits of sc on the
+ * events that carry a stack.  0 or -errno with e. */
 int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
-		      struct errmsg *e);
+		      const struct stack_config *sc, struct errmsg *e);
 
 /* One ring per CPU of r, owned by a dummy event on faultline's own
  * thread.  Before fault_events_open.  0 or -errno with e. */
@@ -35,9 +41,11 @@ int ring_owners_open(struct recorder *r, const struct fault_attrs *fa,
  * CPU of r, keeps the fds in r, their ids in r->ids, and points each at
  * its CPU's ring.  inherit: threads pid creates later are traced too;
  * on_exec: enabled by the kernel at pid's next exec.  A thread that exits
- * before its events are opened sets *gone and is not an error.
+ * before its events are opened sets *gone and is not an error.  When the
+ * kernel refuses kernel frames in a stack, they are left out of fa's
+ * attrs from then on and fa->kernel_refused is set.
  */
-int fault_events_open(struct recorder *r, const struct fault_attrs *fa,
+int fault_events_open(struct recorder *r, struct fault_attrs *fa,
 		      pid_t pid, int inherit, int on_exec, int *gone,
 		      struct errmsg *e);
 

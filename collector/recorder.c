@@ -14,6 +14,7 @@
 
 #include "../common/clock.h"
 #include "fault_events.h"
+#include "perf_open.h"
 #include "procfs.h"
 #include "recorder.h"
 
@@ -92,7 +93,7 @@ static int signals_to_fd(struct recorder *r, struct errmsg *e)
 }
 
 /* Every thread of process pid, each with inherited events. */
-static int open_process(struct recorder *r, const struct fault_attrs *fa,
+static int open_process(struct recorder *r, struct fault_attrs *fa,
 			pid_t pid, struct errmsg *e)
 {
 	pid_t *tids = NULL;
@@ -182,7 +183,7 @@ static int open_tracepoints(struct recorder *r, struct errmsg *e)
 	return err;
 }
 
-static int open_targets(struct recorder *r, const struct fault_attrs *fa,
+static int open_targets(struct recorder *r, struct fault_attrs *fa,
 			struct errmsg *e)
 {
 	struct target_set *t = r->cfg.targets;
@@ -206,6 +207,10 @@ static int open_targets(struct recorder *r, const struct fault_attrs *fa,
 	r->nfds_to_enable = r->nfds;
 	if (err == 0 && t->child && !target_system_wide(t))
 		err = fault_events_open(r, fa, t->child, 1, 1, &gone, e);
+	if (err == 0 && fa->kernel_refused && !r->warning.text[0])
+		errmsg_set(&r->warning, EACCES, "stacks leave out kernel frames: "
+			   "the kernel refused them (perf_event_paranoid=%d); "
+			   "run as root or grant CAP_PERFMON", perf_paranoid());
 	return err;
 }
 
@@ -237,6 +242,7 @@ int recorder_open(struct recorder *r, const struct recorder_config *cfg,
 
 	r->cfg = *cfg;
 	fault_sample_fmt(&r->fmt);
+	stack_sample_fmt(&r->stack_fmt, &r->fmt, &cfg->stacks);
 	err = proc_online_cpus(&r->cpus, &r->ncpus);
 	if (err < 0)
 		return errmsg_set(e, -err, "cannot list online CPUs from "
@@ -247,7 +253,7 @@ int recorder_open(struct recorder *r, const struct recorder_config *cfg,
 	if (!r->rings || !r->tp_rings)
 		return -ENOMEM;
 	raise_fd_limit();
-	err = fault_attrs_build(&fa, cfg->ring_bytes, e);
+	err = fault_attrs_build(&fa, cfg->ring_bytes, &cfg->stacks, e);
 	if (err == 0)
 		err = signals_to_fd(r, e);
 	if (err == 0 && cfg->targets->command)

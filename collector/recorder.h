@@ -22,6 +22,7 @@
 #include "../decoder/idmap.h"
 #include "../decoder/perf_record.h"
 #include "ring.h"
+#include "stack_events.h"
 #include "targets.h"
 #include "tracepoints.h"
 
@@ -43,6 +44,7 @@ struct recorder_config {
 	size_t ntracepoints;
 	/* The sink's sample() runs this often; 0: never. */
 	uint64_t sample_interval_ns;
+	struct stack_config stacks;	/* --stacks, --stack-size, --stacks-on */
 };
 
 struct recorder_sink {
@@ -85,6 +87,8 @@ struct recorder {
 	size_t nfds_to_enable;		/* fds[0..this) are enabled by ioctl */
 	struct idmap ids;		/* owned: event id -> role */
 	struct sample_fmt fmt;		/* what every event samples */
+	/* What the events whose idmap arg is 1 sample: fmt plus the stack. */
+	struct sample_fmt stack_fmt;
 	int sigfd;			/* owned: SIGINT/SIGTERM/SIGHUP */
 	int child_pidfd;		/* owned: the command, or -1 */
 	int timerfd;			/* owned: cfg.sample_interval_ns, or -1 */

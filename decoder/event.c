@@ -14,6 +14,9 @@ static int fault_ev(enum ev_role role, const struct sample *s, struct ev *out)
 	case ROLE_FAULT_MAJOR:
 		out->kind = EV_FAULT_MAJOR;
 		break;
+	case ROLE_SWITCH_SAMPLE:
+		out->kind = EV_SWITCH_STACK;
+		break;
 	default:
 		return 0;
 	}

@@ -24,6 +24,8 @@ enum ev_kind {
 	EV_PREV_STATE,		/* sched_switch: tid leaves in u.sched.prev_state */
 	EV_WAKING,		/* sched_waking: tid is woken by u.sched.waker_tid
 				 * running on cpu */
+	EV_SWITCH_STACK,	/* context-switches sample: tid is leaving the
+				 * CPU with the stack u.fault.stack_id */
 };
 
 #define COMM_LEN 16		/* TASK_COMM_LEN, including the NUL */
@@ -40,6 +42,7 @@ struct ev {
 		struct {
 			uint64_t addr;	/* faulting address */
 			uint64_t ip;	/* instruction that faulted */
+			uint32_t stack_id;	/* stack_table id, 0: none */
 		} fault;
 		struct {
 			char comm[COMM_LEN];

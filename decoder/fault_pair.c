@@ -47,6 +47,7 @@ int fault_pair_complete(struct fault_pending *p, const struct ev *e,
 	done->kind = e->kind == EV_FAULT_MAJOR ? FAULT_MAJOR : FAULT_MINOR;
 	done->addr = e->u.fault.addr;
 	done->ip = e->u.fault.ip;
+	done->stack_id = e->u.fault.stack_id;
 	if (p->active && p->addr == e->u.fault.addr && p->ts <= e->ts) {
 		done->ts = p->ts;
 		done->dur_ns = e->ts - p->ts;

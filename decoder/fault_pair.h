@@ -42,6 +42,7 @@ struct fault {
 	uint32_t exit_cpu;	/* CPU of the completion; UINT32_MAX if none */
 	enum fault_kind kind;
 	uint64_t addr, ip;
+	uint32_t stack_id;	/* the completion's stack (stack_table), 0: none */
 };
 
 struct fault_pending {

@@ -262,6 +262,10 @@ int fault_stream_event(void *stream, const struct ev *e)
 	case EV_PREV_STATE:
 	case EV_WAKING:
 		return on_sched(s, t, e);
+	case EV_SWITCH_STACK:
+		if (t->wanted)
+			timeline_switch_stack(&t->tl, e->ts, e->u.fault.stack_id);
+		return 0;
 	}
 	return 0;
 }

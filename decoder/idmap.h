@@ -15,6 +15,8 @@ enum ev_role {
 	ROLE_FAULT_ENTRY,
 	ROLE_FAULT_MINOR,
 	ROLE_FAULT_MAJOR,
+	ROLE_SWITCH_SAMPLE,	/* context-switches: a target's switch-out,
+				 * sampled for its stack (record --stacks) */
 	ROLE_RING_OWNER,	/* faultline's own dummy event: records nothing
 				 * of the targets (see recorder_flush_lost) */
 	ROLE_TP_SCHED_SWITCH,	/* sched:sched_switch, for prev_state */
@@ -25,7 +27,9 @@ enum ev_role {
 struct idmap_slot {
 	uint64_t id;		/* 0: empty (the kernel never hands out id 0) */
 	uint8_t role;
-	uint16_t arg;		/* role-specific, e.g. the -e event's index */
+	uint16_t arg;		/* role-specific, e.g. the -e event's index;
+				 * for fault and switch events 1 when their
+				 * samples carry a stack (recorder.stack_fmt) */
 };
 
 struct idmap {

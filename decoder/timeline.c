@@ -58,6 +58,7 @@ static int close_open(struct timeline *tl, uint32_t tid, uint32_t pid,
 	iv.waker_cpu = waker_cpu;
 	iv.uncertain = tl->uncertain;
 	iv.preempted = tl->preempted;
+	iv.stack_id = tl->stack_id;
 	if (as == TS_RUNNING)
 		tl->running_ns += iv.dur_ns;
 	tl->state = TS_NONE;
@@ -72,6 +73,7 @@ static void open_interval(struct timeline *tl, enum thread_state_kind s,
 	tl->cpu = cpu;
 	tl->uncertain = 0;
 	tl->preempted = preempted;
+	tl->stack_id = 0;
 }
 
 int timeline_switch_in(struct timeline *tl, uint32_t tid, uint32_t pid,
@@ -106,6 +108,11 @@ int timeline_switch_out(struct timeline *tl, uint32_t tid, uint32_t pid,
 		next = state_from_prev_state(tl->tp_state);
 	tl->tp_valid = 0;
 	open_interval(tl, next, ts, -1, preempt != 0);
+	/* Sampled in the same switch, stamped microseconds before it. */
+	if (tl->switch_stack && tl->switch_stack_ts <= ts &&
+	    ts - tl->switch_stack_ts <= PREV_STATE_WINDOW_NS)
+		tl->stack_id = tl->switch_stack;
+	tl->switch_stack = 0;
 	return err;
 }
 
@@ -133,6 +140,12 @@ void timeline_prev_state(struct timeline *tl, uint64_t ts, uint32_t prev_state)
 	tl->tp_ts = ts;
 	tl->tp_state = prev_state;
 	tl->tp_valid = 1;
+}
+
+void timeline_switch_stack(struct timeline *tl, uint64_t ts, uint32_t stack_id)
+{
+	tl->switch_stack = stack_id;
+	tl->switch_stack_ts = ts;
 }
 
 int timeline_waking(struct timeline *tl, uint32_t tid, uint32_t pid,

@@ -48,6 +48,8 @@ struct state_interval {
 	int32_t waker_cpu;
 	int uncertain;		/* a LOST record fell inside it */
 	int preempted;		/* the switch out that began it was involuntary */
+	uint32_t stack_id;	/* the stack at the switch out that began it
+				 * (stack_table id), 0: none */
 };
 
 struct timeline {
@@ -62,6 +64,9 @@ struct timeline {
 	uint64_t switches_out;		/* every switch out seen */
 	uint64_t preempted_out;		/* those with the PREEMPT flag */
 	uint64_t running_ns;		/* time in running intervals */
+	uint32_t stack_id;		/* of the open interval, 0: none */
+	uint32_t switch_stack;		/* the latest switch-out sample's stack */
+	uint64_t switch_stack_ts;
 };
 
 /* What the timeline calls to store a finished interval: 0 or -errno. */
@@ -81,6 +86,10 @@ void timeline_seen_running(struct timeline *tl, uint64_t ts, uint32_t cpu);
 /* A new thread exists from ts and waits for its first switch in. */
 void timeline_created(struct timeline *tl, uint64_t ts);
 void timeline_prev_state(struct timeline *tl, uint64_t ts, uint32_t prev_state);
+/* The thread's stack as it leaves the CPU at ts (a context-switches
+ * sample, just before its switch out): the next switch out's interval
+ * takes it. */
+void timeline_switch_stack(struct timeline *tl, uint64_t ts, uint32_t stack_id);
 int timeline_waking(struct timeline *tl, uint32_t tid, uint32_t pid,
 		    uint64_t ts, uint32_t waker_tid, uint32_t waker_cpu,
 		    interval_fn fn, void *ctx);

@@ -120,8 +120,8 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 	/* Statements first: a database they cannot be prepared on gets no
 	 * session row that would stay 'recording' forever. */
 	err = prepare(l, &l->fault, "INSERT INTO fault (session_id, ts, dur,"
-			      " tid, pid, cpu, exit_cpu, kind, addr, ip)"
-			      " VALUES (?,?,?,?,?,?,?,?,?,?)", e);
+			      " tid, pid, cpu, exit_cpu, kind, addr, ip, stack_id)"
+			      " VALUES (?,?,?,?,?,?,?,?,?,?,?)", e);
 	if (err == 0)
 		err = prepare(l, &l->thread, "INSERT OR REPLACE INTO thread"
 			      " (session_id, tid, pid, comm, first_ts, last_ts)"
@@ -137,7 +137,8 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 	if (err == 0)
 		err = prepare(l, &l->state, "INSERT INTO thread_state (session_id,"
 			      " tid, pid, ts, dur, state, cpu, waker_tid, waker_cpu,"
-			      " preempted, uncertain) VALUES (?,?,?,?,?,?,?,?,?,?,?)", e);
+			      " preempted, uncertain, stack_id)"
+			      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", e);
 	if (err == 0)
 		err = prepare(l, &l->tp, "INSERT INTO tracepoint_event (session_id,"
 			      " ts, tid, pid, cpu, name, fields) VALUES (?,?,?,?,?,?,?)", e);
@@ -153,10 +154,28 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 		err = prepare(l, &l->metric, "INSERT INTO metric (series_id, ts,"
 			      " value) VALUES (?,?,?)", e);
 	if (err == 0)
+		err = prepare(l, &l->stack, "INSERT INTO stack (session_id, stack_id,"
+			      " pid, depth, method, truncated) VALUES (?,?,?,?,?,?)", e);
+	if (err == 0)
+		err = prepare(l, &l->stack_frame, "INSERT INTO stack_frame (session_id,"
+			      " stack_id, depth, frame_id) VALUES (?,?,?,?)", e);
+	if (err == 0)
+		err = prepare(l, &l->frame, "INSERT INTO frame (session_id, frame_id,"
+			      " pid, addr, kernel, return_addr) VALUES (?,?,?,?,?,?)", e);
+	if (err == 0)
 		err = insert_session(l, si, e);
 	if (err < 0)
 		loader_release(l);
 	return err;
+}
+
+/* NULL for the -1 that marks an absent value. */
+static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
 }
 
 int loader_fault(struct loader *l, const struct fault *f, struct errmsg *e)
@@ -182,6 +201,7 @@ int loader_fault(struct loader *l, const struct fault *f, struct errmsg *e)
 	sqlite3_bind_text(st, 8, fault_kind_name(f->kind), -1, SQLITE_STATIC);
 	bind_u64(st, 9, f->addr);
 	bind_u64(st, 10, f->ip);
+	bind_opt(st, 11, f->stack_id ? (int64_t)f->stack_id : -1);
 	return row_written(l, st, e);
 }
 
@@ -199,15 +219,6 @@ int loader_thread(struct loader *l, const struct thread *t, struct errmsg *e)
 	bind_u64(st, 5, t->first_ts);
 	bind_u64(st, 6, t->last_ts);
 	return row_written(l, st, e);
-}
-
-/* NULL for the -1 that marks an absent value. */
-static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
-{
-	if (v < 0)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, v);
 }
 
 int loader_state(struct loader *l, const struct state_interval *iv,
@@ -229,6 +240,53 @@ int loader_state(struct loader *l, const struct state_interval *iv,
 	bind_opt(st, 9, iv->waker_cpu);
 	sqlite3_bind_int(st, 10, iv->preempted);
 	sqlite3_bind_int(st, 11, iv->uncertain);
+	bind_opt(st, 12, iv->stack_id ? (int64_t)iv->stack_id : -1);
+	return row_written(l, st, e);
+}
+
+int loader_stack(struct loader *l, uint32_t stack_id, const struct st_stack *s,
+		 struct errmsg *e)
+{
+	sqlite3_stmt *st = l->stack;
+	int err = begin_if_needed(l, e);
+
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	sqlite3_bind_int64(st, 2, stack_id);
+	sqlite3_bind_int64(st, 3, s->pid);
+	sqlite3_bind_int64(st, 4, s->depth);
+	sqlite3_bind_text(st, 5, stack_method_name(s->method), -1, SQLITE_STATIC);
+	if (s->truncated)
+		sqlite3_bind_text(st, 6, s->truncated, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 6);
+	err = row_written(l, st, e);
+	st = l->stack_frame;
+	for (uint32_t d = 0; d < s->depth && err == 0; d++) {
+		sqlite3_bind_int64(st, 1, l->session_id);
+		sqlite3_bind_int64(st, 2, stack_id);
+		sqlite3_bind_int64(st, 3, d);
+		sqlite3_bind_int64(st, 4, s->frames[d]);
+		err = row_written(l, st, e);
+	}
+	return err;
+}
+
+int loader_frame(struct loader *l, uint32_t frame_id, const struct st_frame *f,
+		 struct errmsg *e)
+{
+	sqlite3_stmt *st = l->frame;
+	int err = begin_if_needed(l, e);
+
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	sqlite3_bind_int64(st, 2, frame_id);
+	sqlite3_bind_int64(st, 3, f->pid);
+	bind_u64(st, 4, f->addr);
+	sqlite3_bind_int(st, 5, f->kernel);
+	sqlite3_bind_int(st, 6, f->return_addr);
 	return row_written(l, st, e);
 }
 
@@ -446,6 +504,10 @@ void loader_release(struct loader *l)
 	sqlite3_finalize(l->series);
 	sqlite3_finalize(l->metric);
 	l->series = l->metric = NULL;
+	sqlite3_finalize(l->stack);
+	sqlite3_finalize(l->stack_frame);
+	sqlite3_finalize(l->frame);
+	l->stack = l->stack_frame = l->frame = NULL;
 	l->fault = l->thread = l->mapping = l->lost = l->hist = l->state = NULL;
 	l->tp = NULL;
 }

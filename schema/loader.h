@@ -14,6 +14,7 @@
 #include "../common/errmsg.h"
 #include "../decoder/fault_pair.h"
 #include "../decoder/perf_record.h"
+#include "../decoder/stack_table.h"
 #include "../decoder/thread_table.h"
 #include "../decoder/timeline.h"
 
@@ -44,6 +45,7 @@ struct loader {
 	int64_t session_id;
 	sqlite3_stmt *fault, *thread, *mapping, *lost, *hist, *state, *tp;	/* owned */
 	sqlite3_stmt *series, *metric;	/* owned */
+	sqlite3_stmt *stack, *stack_frame, *frame;	/* owned */
 	uint64_t batch_rows;	/* rows in the open transaction */
 	int in_txn;
 	uint64_t rows;		/* rows written by this loader */
@@ -64,6 +66,12 @@ int loader_tracepoint(struct loader *l, uint64_t ts, uint32_t tid,
 		      const char *fields, struct errmsg *e);
 int loader_mapping(struct loader *l, uint64_t ts, const struct rec_mmap *m,
 		   const char *source, struct errmsg *e);
+/* A stack row and its stack_frame rows; a frame row (symbol columns
+ * NULL, for symbolization to fill).  Both borrowed for the call. */
+int loader_stack(struct loader *l, uint32_t stack_id, const struct st_stack *s,
+		 struct errmsg *e);
+int loader_frame(struct loader *l, uint32_t frame_id, const struct st_frame *f,
+		 struct errmsg *e);
 /* kind: "records", "samples", "throttled" or "malformed"; ts 0 / cpu < 0
  * when unknown. */
 int loader_lost(struct loader *l, uint64_t ts, int cpu, const char *kind,
