@@ -108,7 +108,8 @@ UNIT_TESTS = test_perf_record test_order test_fault_pair test_fault_stream test_
 	     test_ring test_opt test_hist test_symbolize test_metric_parse
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
-		  $(BUILD)/tests/test_tracepoints $(BUILD)/tests/test_udp_sampler
+		  $(BUILD)/tests/test_tracepoints $(BUILD)/tests/test_udp_sampler \
+		  $(BUILD)/tests/test_stacks
 WORKLOAD_BIN = $(BUILD)/tests/fault_workload $(BUILD)/tests/sched_workload \
 	       $(BUILD)/tests/udp_workload
 FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream fuzz_import
@@ -156,7 +157,7 @@ $(SYMFIX)/linked/libsymfix_link.so: $(SYMFIX)/libsymfix_bid.so
 	objcopy --add-gnu-debuglink=$(SYMFIX)/linked/libsymfix_link.debug $< $@
 
 $(INTEGRATION_BIN): $(BUILD)/tests/test_%: tests/integration/test_%.c \
-		tests/integration/run.h $(LIB_OBJ)
+		tests/integration/run.h tests/integration/elf_syms.h $(LIB_OBJ)
 	$(link_test)
 
 $(BUILD)/tests/test_messages: tests/cli/test_messages.c tests/integration/run.h $(LIB_OBJ)

@@ -1,0 +1,319 @@
+/*
+ * record --stacks against the real kernel: stack_workload takes a major
+ * fault in main -> chain_a -> chain_b -> chain_c (and, with --lazy, in the
+ * dynamic linker resolving a lazily bound call), and the stored stack
+ * must name those frames in order.  Frames are checked by address against
+ * the program's symbol table, with the runtime addresses the workload
+ * reports.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "elf_syms.h"
+#include "run.h"
+
+static const char *workload(int fp)
+{
+	static char path[2][512];
+	const char *build = getenv("BUILD");
+
+	snprintf(path[fp], sizeof(path[fp]), "%s/tests/stack_workload_%s",
+		 build ? build : "build/release", fp ? "fp" : "nofp");
+	return path[fp];
+}
+
+/* Records the workload with the options given (NULL-terminated, at most
+ * 8), its arguments after "--" being wl_args; asserts faultline exits 0. */
+static void record_workload(const char *db, int fp, char *const fl_args[],
+			    char *const wl_args[])
+{
+	char *argv[32];
+	struct run r;
+	int n = 0;
+
+	unlink(db);
+	argv[n++] = (char *)faultline_bin();
+	argv[n++] = "record";
+	argv[n++] = "-q";
+	argv[n++] = "-o";
+	argv[n++] = (char *)db;
+	for (int i = 0; fl_args[i]; i++)
+		argv[n++] = fl_args[i];
+	argv[n++] = "--";
+	argv[n++] = (char *)workload(fp);
+	for (int i = 0; wl_args[i]; i++)
+		argv[n++] = wl_args[i];
+	argv[n] = NULL;
+	run_argv(&r, argv);
+	if (r.status != 0)
+		fprintf(stderr, "faultline: %s\n", r.err);
+	assert_int_equal(r.status, 0);
+}
+
+/* The runtime [start, end) of fn in the workload, from the address the
+ * workload reported for it and its size in the symbol table. */
+static void fn_range(int fp, const char *info, const char *fn, uint64_t *lo,
+		     uint64_t *hi)
+{
+	uint64_t value = 0, size = 0;
+
+	assert_int_equal(elf_symbol(workload(fp), fn, &value, &size), 0);
+	assert_true(size > 0);
+	*lo = (uint64_t)info_get(info, fn);
+	*hi = *lo + size;
+}
+
+/* The user frame at position k (0: innermost) of stack_id, as the
+ * address of the instruction it stands for (a return address less 1). */
+static int64_t user_frame(const char *db, int64_t stack_id, int k)
+{
+	return db_int(db, "SELECT f.addr - f.return_addr FROM stack_frame sf "
+		      "JOIN frame f USING (session_id, frame_id) WHERE "
+		      "sf.stack_id = %lld AND f.kernel = 0 ORDER BY sf.depth "
+		      "LIMIT 1 OFFSET %d", (long long)stack_id, k);
+}
+
+static int64_t major_stack(const char *db, const char *info)
+{
+	return db_int(db, "SELECT stack_id FROM fault WHERE kind = 'major' AND "
+		      "addr = %lld", info_get(info, "major"));
+}
+
+/* chain_c, chain_b, chain_a, main: the innermost four user frames. */
+static void assert_chain(const char *db, const char *info, int fp,
+			 int64_t stack_id, int first)
+{
+	static const char *const chain[] = { "chain_c", "chain_b", "chain_a", "main" };
+
+	for (int k = 0; k < 4; k++) {
+		uint64_t lo, hi;
+		int64_t at = user_frame(db, stack_id, first + k);
+
+		fn_range(fp, info, chain[k], &lo, &hi);
+		if (at < (int64_t)lo || at >= (int64_t)hi)
+			fail_msg("user frame %d of stack %lld is %llx, not in %s "
+				 "[%llx, %llx)", first + k, (long long)stack_id,
+				 (unsigned long long)at, chain[k],
+				 (unsigned long long)lo, (unsigned long long)hi);
+	}
+}
+
+static void check_major_fault_stack(int fp, const char *mode, const char *name)
+{
+	const char *db = scratch_path(name);
+	char info[256], file[256];
+	char stacks[32];
+	char *fl_args[] = { stacks, NULL };
+	char *wl_args[] = { "--major-file", file, "--info", info, NULL };
+	int64_t stack_id;
+
+	snprintf(info, sizeof(info), "%s", scratch_path("stack.info"));
+	snprintf(file, sizeof(file), "%s", scratch_path("stack.dat"));
+	snprintf(stacks, sizeof(stacks), "--stacks=%s", mode);
+	record_workload(db, fp, fl_args, wl_args);
+	assert_int_equal(info_get(info, "major_was_resident"), 0);
+	stack_id = major_stack(db, info);
+	assert_true(stack_id > 0);
+	assert_int_equal(db_int(db, "SELECT method = '%s' AND pid = %lld AND "
+				"depth = (SELECT count(*) FROM stack_frame sf WHERE "
+				"sf.stack_id = s.stack_id) FROM stack s WHERE "
+				"stack_id = %lld", mode, info_get(info, "pid"),
+				(long long)stack_id), 1);
+	/* The completion event is sampled with the faulting instruction's
+	 * user registers: its stack is all user frames, the first of them
+	 * the faulting instruction itself, the others return addresses. */
+	assert_chain(db, info, fp, stack_id, 0);
+assert_int_equal(db_int(db, "SELECT count(*) FROM stack_frame sf JOIN "
+				"frame f USING (session_id, frame_id) WHERE "
+				"sf.stack_id = %lld AND (f.kernel = 1 OR "
+				"f.return_addr != (sf.depth > 0))",
+				(long long)stack_id), 0);
+}
+
+static void dwarf_names_main_a_b_c_in_a_program_without_frame_pointers(void **state)
+{
+	(void)state;
+	check_major_fault_stack(0, "dwarf", "dwarf.db");
+	/* Unwound to the outermost frame (_start): nothing cut short. */
+	assert_int_equal(db_int(scratch_path("dwarf.db"), "SELECT truncated IS "
+				"NULL FROM stack WHERE stack_id = %lld",
+				major_stack(scratch_path("dwarf.db"),
+					    scratch_path("stack.info"))), 1);
+}
+
+static void fp_names_main_a_b_c_in_a_program_with_frame_pointers(void **state)
+{
+	(void)state;
+	check_major_fault_stack(1, "fp", "fp.db");
+}
+
+static void the_blocked_interval_of_a_major_fault_carries_the_faulting_stack(void **state)
+{
+	const char *db = scratch_path("dwarf.db");
+	const char *info = scratch_path("stack.info");
+	uint64_t lo, hi;
+	int64_t stack_id;
+
+	(void)state;
+	/* The interval the thread spent blocked inside the major fault. */
+	stack_id = db_int(db, "SELECT s.stack_id FROM thread_state s JOIN fault f "
+			  "USING (session_id, tid) WHERE f.kind = 'major' AND "
+			  "f.addr = %lld AND s.state = 'blocked' AND s.ts >= f.ts "
+			  "AND s.ts < f.ts + f.dur ORDER BY s.dur DESC LIMIT 1",
+			  info_get(info, "major"));
+	assert_true(stack_id > 0);
+	fn_range(0, info, "chain_c", &lo, &hi);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM stack_frame sf JOIN frame "
+				"f USING (session_id, frame_id) WHERE sf.stack_id = "
+				"%lld AND f.kernel = 0 AND f.addr >= %llu AND f.addr "
+				"< %llu", (long long)stack_id, (unsigned long long)lo,
+				(unsigned long long)hi), 1);
+	/* Sampled in the kernel's switch-out path: kernel frames (pid -1)
+	 * first, then the user frames; the first of each part is no
+	 * return address. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM stack_frame sf JOIN "
+				"frame f USING (session_id, frame_id) WHERE "
+				"sf.stack_id = %lld AND f.kernel = 1 AND (f.pid != -1 "
+				"OR sf.depth > (SELECT min(sf2.depth) FROM stack_frame "
+				"sf2 JOIN frame f2 USING (session_id, frame_id) WHERE "
+				"sf2.stack_id = %lld AND f2.kernel = 0))",
+				(long long)stack_id, (long long)stack_id), 0);
+	assert_true(db_int(db, "SELECT count(*) FROM stack_frame sf JOIN frame f "
+			   "USING (session_id, frame_id) WHERE sf.stack_id = %lld "
+			   "AND f.kernel = 1", (long long)stack_id) > 0);
+	assert_int_equal(db_int(db, "SELECT sum(f.return_addr = 0) FROM "
+				"stack_frame sf JOIN frame f USING (session_id, "
+				"frame_id) WHERE sf.stack_id = %lld",
+				(long long)stack_id), 2);
+	/* Only blocked intervals keep theirs by default. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state WHERE "
+				"stack_id IS NOT NULL AND state NOT IN ('blocked', "
+				"'waiting')"), 0);
+}
+
+static void a_stack_is_stored_once_however_many_rows_name_it(void **state)
+{
+	const char *db = scratch_path("dwarf.db");
+
+	(void)state;
+	assert_int_equal(db_int(db, "SELECT count(*) FROM (SELECT pid, method, "
+				"group_concat(frame_id) AS frames FROM (SELECT * FROM "
+				"stack JOIN stack_frame USING (session_id, stack_id) "
+				"ORDER BY stack_id, depth) GROUP BY stack_id) GROUP BY "
+				"pid, method, frames HAVING count(*) > 1"), INT64_MIN);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM (SELECT pid, addr, "
+				"return_addr FROM frame GROUP BY 1, 2, 3 HAVING "
+				"count(*) > 1)"), 0);
+	/* Every stack a row names is there, and no stack is unnamed. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM (SELECT stack_id FROM "
+				"fault UNION SELECT stack_id FROM thread_state) r "
+				"WHERE r.stack_id IS NOT NULL AND r.stack_id NOT IN "
+				"(SELECT stack_id FROM stack)"), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM stack WHERE stack_id "
+				"NOT IN (SELECT stack_id FROM fault WHERE stack_id IS "
+				"NOT NULL UNION SELECT stack_id FROM thread_state WHERE "
+				"stack_id IS NOT NULL)"), 0);
+}
+
+/*
+ * The late first call of a lazily bound function, with the library's
+ * pages evicted: the dynamic linker faults reading its symbol tables,
+ * and the stack shows the resolver's frames above lazy_caller.
+ */
+static void a_fault_in_the_dynamic_linker_shows_its_frames_above_the_caller(void **state)
+{
+	const char *db = scratch_path("lazy.db");
+	const char *info = scratch_path("lazy.info");
+	char *fl_args[] = { "--stacks=dwarf", NULL };
+	char *wl_args[] = { "--lazy", "--info", (char *)info, NULL };
+	char ldso[] = "(SELECT 1 FROM mapping m WHERE m.pid = %lld AND m.path "
+		      "LIKE '%%/ld-linux-x86-64.so.2' AND m.prot & 4 AND "
+		      "f.addr >= m.start_addr AND f.addr < m.end_addr)";
+	char sql[2048];
+	uint64_t lo, hi;
+	int64_t stack_id;
+
+	(void)state;
+	record_workload(db, 0, fl_args, wl_args);
+	fn_range(0, info, "lazy_caller", &lo, &hi);
+	/* A major fault whose innermost user frame is in ld.so and whose
+	 * stack holds lazy_caller. */
+	snprintf(sql, sizeof(sql), "SELECT flt.stack_id FROM fault flt JOIN "
+		 "stack_frame sf USING (session_id, stack_id) JOIN frame f USING "
+		 "(session_id, frame_id) WHERE flt.kind = 'major' AND f.kernel = 0 "
+		 "AND f.return_addr = 0 AND EXISTS %s AND EXISTS (SELECT 1 FROM "
+		 "stack_frame sf3 JOIN frame f3 USING (session_id, frame_id) WHERE "
+		 "sf3.stack_id = flt.stack_id AND f3.addr > %llu AND f3.addr <= "
+		 "%llu)", ldso, (unsigned long long)lo, (unsigned long long)hi);
+	stack_id = db_int(db, sql, info_get(info, "pid"));
+	assert_true(stack_id > 0);
+	/* The resolver's frames (at least _dl_runtime_resolve and _dl_fixup)
+	 * all lie between the fault and lazy_caller. */
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM stack_frame sf JOIN frame "
+		 "f USING (session_id, frame_id) WHERE sf.stack_id = %%lld AND "
+		 "f.kernel = 0 AND EXISTS %s AND sf.depth < (SELECT sf2.depth FROM "
+		 "stack_frame sf2 JOIN frame f2 USING (session_id, frame_id) WHERE "
+		 "sf2.stack_id = %%lld AND f2.addr > %llu AND f2.addr <= %llu)",
+		 ldso, (unsigned long long)lo, (unsigned long long)hi);
+	assert_true(db_int(db, sql, (long long)stack_id, info_get(info, "pid"),
+			   (long long)stack_id) >= 2);
+}
+
+static void stacks_none_stores_no_stack(void **state)
+{
+	const char *db = scratch_path("none.db");
+	const char *info = scratch_path("none.info");
+	char *fl_args[] = { NULL };
+	char *wl_args[] = { "--major-file", scratch_path("none.dat"), "--info",
+			    (char *)info, NULL };
+
+	(void)state;
+	record_workload(db, 0, fl_args, wl_args);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM fault WHERE kind = "
+				"'major'"), 1);
+	assert_int_equal(db_int(db, "SELECT (SELECT count(*) FROM stack) + "
+				"(SELECT count(*) FROM frame) + (SELECT count(*) "
+				"FROM fault WHERE stack_id IS NOT NULL) + (SELECT "
+				"count(*) FROM thread_state WHERE stack_id IS NOT "
+				"NULL)"), 0);
+}
+
+static void bad_stack_options_are_usage_errors_that_say_what_is_allowed(void **state)
+{
+	static const struct {
+		const char *arg, *says;
+	} cases[] = {
+		{ "--stacks=lbr", "expected fp, dwarf or none" },
+		{ "--stack-size=100", "multiple of 8" },
+		{ "--stack-size=65536", "65528" },
+		{ "--stacks-on=major,minor", "major, blocked, faults and switches" },
+	};
+	struct run r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		run_faultline(&r, "record", "-o", scratch_path("bad.db"),
+			      cases[i].arg, "--", "/bin/true", NULL);
+		assert_int_equal(r.status, 2);
+		if (!strstr(r.err, cases[i].says))
+			fail_msg("%s: '%s' not in: %s", cases[i].arg, cases[i].says,
+				 r.err);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(dwarf_names_main_a_b_c_in_a_program_without_frame_pointers, kill_leftovers),
+		cmocka_unit_test_teardown(the_blocked_interval_of_a_major_fault_carries_the_faulting_stack, kill_leftovers),
+		cmocka_unit_test_teardown(a_stack_is_stored_once_however_many_rows_name_it, kill_leftovers),
+		cmocka_unit_test_teardown(fp_names_main_a_b_c_in_a_program_with_frame_pointers, kill_leftovers),
+		cmocka_unit_test_teardown(a_fault_in_the_dynamic_linker_shows_its_frames_above_the_caller, kill_leftovers),
+		cmocka_unit_test_teardown(stacks_none_stores_no_stack, kill_leftovers),
+		cmocka_unit_test_teardown(bad_stack_options_are_usage_errors_that_say_what_is_allowed, kill_leftovers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
