@@ -1,9 +1,9 @@
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "query_run.h"
+#include "session_pick.h"
 #include "usage.h"
 
 /* opt_parse stops at each positional argument (its table starts with
@@ -191,31 +191,15 @@ int query_check_session(sqlite3 *db, const char *path, const struct query_def *q
 			char *const *args, int nargs, struct errmsg *e)
 {
 	static const char *const names[] = { "session", "session_id" };
-	sqlite3_stmt *st = NULL;
 	const char *value = NULL;
 	int64_t id;
-	int rc;
 
 	for (int i = 0; i < 2 && !value; i++)
 		if (query_def_param(q, names[i]))
 			value = arg_value(args, nargs, names[i]);
-	if (!value || parse_int(value, &id) < 0)
-		return 0;	/* none given; a bad one is bind_value's to report */
-	rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM session WHERE session_id = ?",
-				-1, &st, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_int64(st, 1, id);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		rc = errmsg_set(e, EIO, "cannot read '%s': %s", path, sqlite3_errmsg(db));
-	} else if (sqlite3_column_int(st, 0) == 0) {
-		rc = errmsg_set(e, EINVAL, "no session %" PRId64 " in '%s'; "
-				"'faultline query %s sessions' lists them", id, path,
-				path);
-	} else {
-		rc = 0;
-	}
-	sqlite3_finalize(st);
-	return rc;
+	/* None given, or not a number (bind_value says so), or not a
+	 * session id: nothing to look up. */
+	if (!value || parse_int(value, &id) < 0 || id <= 0)
+		return 0;
+	return session_pick(db, path, &id, e);
 }

@@ -43,7 +43,7 @@ int query_prepare(sqlite3 *db, const struct query_def *q, char *const *args,
 
 /*
  * When q has a parameter "session" (or "session_id") given in args, checks
- * that db (at path) holds that session.  0, -EINVAL with e set when it
+ * that db (at path) holds that session.  0, -ENOENT with e set when it
  * does not, or another negative errno.
  */
 int query_check_session(sqlite3 *db, const char *path, const struct query_def *q,

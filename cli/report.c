@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../schema/db.h"
@@ -16,6 +15,7 @@
 #include "commands.h"
 #include "opt.h"
 #include "query_run.h"
+#include "session_pick.h"
 #include "table_out.h"
 #include "usage.h"
 
@@ -102,39 +102,6 @@ static int metric_sections(sqlite3 *db, const char *path, char *session_arg)
 	return err;
 }
 
-/*
- * The session to report into *id: the one asked for (given, id in *id)
- * or the latest.  With a message: -EINVAL when the one asked for is not
- * there, -1 when there is none or the database cannot be read.
- */
-static int find_session(sqlite3 *db, const char *path, int given, int64_t *id)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(db, "SELECT max(session_id) FROM session "
-				    "WHERE ?1 IS NULL OR session_id = ?1", -1,
-				    &st, NULL);
-
-	if (rc == SQLITE_OK && given)
-		rc = sqlite3_bind_int64(st, 1, *id);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		*id = sqlite3_column_int64(st, 0);
-		rc = 0;
-	} else if (rc == SQLITE_ROW && given) {
-		error("report", "no session %" PRId64 " in '%s'; 'faultline "
-		      "query %s sessions' lists them", *id, path, path);
-		rc = -EINVAL;
-	} else if (rc == SQLITE_ROW) {
-		rc = error("report", "'%s' holds no session; record one with "
-			   "'faultline record -o %s'", path, path);
-	} else {
-		rc = error("report", "cannot read '%s': %s", path, sqlite3_errmsg(db));
-	}
-	sqlite3_finalize(st);
-	return rc;
-}
-
 static const char report_usage[] = "faultline report DB [--session N]";
 
 static const char report_examples[] =
@@ -163,10 +130,10 @@ static int report(sqlite3 *db, const char *path, int64_t id)
 
 int cmd_report(int argc, char **argv)
 {
-	const char *session = NULL;
+	int64_t id = 0;		/* 0: the latest */
 	const struct opt opts[] = {
 		{ 's', "session", "N", "the session to summarise (default: the latest)",
-		  OPT_STRING, &session, NULL },
+		  OPT_CALLBACK, &id, session_pick_parse },
 		{ 0 },
 	};
 	const struct cmd_usage u = {
@@ -175,34 +142,22 @@ int cmd_report(int argc, char **argv)
 		"and what they line up with, what was lost.",
 		report_examples, opts,
 	};
+	const char *path = NULL;
 	sqlite3 *db = NULL;
 	struct errmsg e;
-	uint64_t id64 = 0;
-	int64_t id = 0;
-	char *pos[ARGS_MAX];
-	int npos, err, status = 1;
+	int err = parse_db_args(&u, argc, argv, &path);
 
-	err = opt_parse_mixed(&u, argc, argv, pos, &npos);
-	if (err == OPT_HELP)
-		return 0;
 	if (err < 0)
-		return EXIT_USAGE;
-	if (npos != 1)
-		return error("report", "give one database, e.g. 'faultline report "
-			     "run.db'"), EXIT_USAGE;
+		return err == OPT_HELP ? 0 : EXIT_USAGE;
 	errmsg_init(&e);
-	if (session && (opt_parse_u64(session, "--session", &id64, &e) < 0 ||
-			id64 > INT64_MAX))
-		return error("report", "invalid --session '%s': expected a session "
-			     "number", session), EXIT_USAGE;
-	if (db_open_read(pos[0], &db, &e) < 0)
-		return error("report", "%s", e.text), 1;
-	id = (int64_t)id64;
-	err = find_session(db, pos[0], session != NULL, &id);
+	err = db_open_read(path, &db, &e);
 	if (err == 0)
-		status = report(db, pos[0], id) < 0 ? 1 : 0;
-	else if (err == -EINVAL)
-		status = EXIT_USAGE;
+		err = session_pick(db, path, &id, &e);
+	if (err < 0) {
+		db_close(db);
+		return error("report", "%s", e.text), 1;
+	}
+	err = report(db, path, id);
 	db_close(db);
-	return status;
+	return err < 0 ? 1 : 0;
 }
