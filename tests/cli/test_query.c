@@ -370,7 +370,7 @@ static void a_database_that_is_not_faultlines_or_lacks_the_session_is_refused(vo
 	assert_one_message(&r, "query", "no such file");
 }
 
-static void a_sql_file_that_writes_or_holds_two_statements_is_refused(void **state)
+static void a_sql_file_that_writes_or_holds_two_statements_or_a_bad_header_is_refused(void **state)
 {
 	const char *two = scratch_path("two.sql"), *writes = scratch_path("writes.sql");
 	FILE *f = fopen(two, "w");
@@ -388,7 +388,41 @@ static void a_sql_file_that_writes_or_holds_two_statements_is_refused(void **sta
 	assert_one_message(&r, "query", "holds more than one statement");
 	assert_int_equal(run_faultline(&r, "query", fixture_db(), writes, NULL), 1);
 	assert_one_message(&r, "query", "would change the database");
+	f = fopen(two, "w");
+	assert_non_null(f);
+	fputs("-- Bad type.\n--\n-- Parameters:\n--   :x  NUMBER  what\nSELECT :x;\n", f);
+	fclose(f);
+	assert_int_equal(run_faultline(&r, "query", fixture_db(), two, NULL), 1);
+	assert_one_message(&r, "query", "header line 4 is not ':name TYPE [= DEFAULT] what'");
+	f = fopen(two, "w");
+	assert_non_null(f);
+	fputs("-- Undeclared.\nSELECT :x;\n", f);
+	fclose(f);
+	assert_int_equal(run_faultline(&r, "query", fixture_db(), two, NULL), 1);
+	assert_one_message(&r, "query", "uses :x, which its header does not declare");
 	assert_int_equal(db_int(fixture_db(), "SELECT count(*) FROM fault"), 6);
+}
+
+static void list_shows_each_query_with_its_parameters(void **state)
+{
+	struct run r;
+	char *out;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "query", "--list", NULL), 0);
+	out = full_stdout(&r);
+	for (size_t i = 0; i < n_embedded_queries; i++) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "\n%s\n  ", embedded_queries[i].name);
+		if (!strstr(out, line) && strncmp(out, line + 1, strlen(line) - 1))
+			fail_msg("--list does not show %s:\n%s", embedded_queries[i].name, out);
+	}
+	assert_non_null(strstr(out, "\nstalls-near\n  For each event of a metric"));
+	assert_non_null(strstr(out, "    metric=TEXT            the metric's name, e.g. nak (required)\n"
+				    "    window=DURATION        how far before each event to look (default 200ms)\n"));
+	assert_int_equal(run_faultline(&r, "query", "--list", "x.db", NULL), 2);
+	assert_one_message(&r, "query", "--list takes no other arguments");
 }
 
 static void report_summarises_the_latest_session(void **state)
@@ -491,7 +525,8 @@ int main(void)
 		cmocka_unit_test(a_sql_file_runs_with_its_header_parameters),
 		cmocka_unit_test(query_mistakes_are_usage_errors_that_say_what_to_do),
 		cmocka_unit_test(a_database_that_is_not_faultlines_or_lacks_the_session_is_refused),
-		cmocka_unit_test(a_sql_file_that_writes_or_holds_two_statements_is_refused),
+		cmocka_unit_test(a_sql_file_that_writes_or_holds_two_statements_or_a_bad_header_is_refused),
+		cmocka_unit_test(list_shows_each_query_with_its_parameters),
 		cmocka_unit_test(report_summarises_the_latest_session),
 		cmocka_unit_test(every_canned_query_returns_the_columns_its_header_declares),
 	};
