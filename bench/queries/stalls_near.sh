@@ -118,3 +118,4 @@ echo
 echo "faultline query DB ${args[*]}: $((rows - 1)) rows for $events events;" \
 	"best of $ROUNDS: $(calc "$best / 1e6" 1) ms, $(calc "$best / 1e3 / $events" 2) us per event"
 echo "(no perf equivalent: perf has neither fault durations nor wall-clock metrics)"
+rm -f "$db" "$db-wal" "$db-shm"	# about 1 GB; made again by each run
