@@ -82,6 +82,7 @@ static int list_queries(void)
 			else
 				printf(" (default %s)\n", p->def ? p->def : "NULL");
 		}
+		query_def_release(&q);
 	}
 	return 0;
 }
