@@ -240,6 +240,10 @@ $(BUILD)/bench/fault_loop: bench/collector/fault_loop.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -o $@ $<
 
+$(BUILD)/bench/symbolize_rate: bench/schema/symbolize_rate.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS)
+
 $(BUILD)/bench/loader_rate: bench/schema/loader_rate.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS)

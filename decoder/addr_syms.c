@@ -28,7 +28,7 @@ int addr_syms_add(struct addr_syms *t, uint64_t start, uint64_t size,
 		t->v = v;
 		t->cap = cap;
 	}
-	t->v[t->n++] = (struct addr_sym){ start, size, name, module };
+	t->v[t->n++] = (struct addr_sym){ start, size, name, module, 0 };
 	return 0;
 }
 

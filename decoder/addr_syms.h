@@ -15,12 +15,14 @@ struct addr_sym {
 	uint64_t size;		/* 0: unknown, the range holds no address */
 	const char *name;	/* borrowed from the table's text */
 	const char *module;	/* borrowed; kallsyms "[mod]" name, or NULL */
+	int guessed;		/* size is the gap to the next range, not given */
 };
 
 struct addr_syms {
 	struct addr_sym *v;	/* owned; sorted by start once parsed */
 	size_t n, cap;
-	char *text;		/* owned copy of the parsed text; names point in */
+	char *text;		/* owned copy of the parsed text; names point in
+				 * (NULL when names are borrowed from elsewhere) */
 	uint64_t max_size;	/* the longest range, set by addr_syms_sort */
 	size_t lines_bad;	/* lines that did not parse, skipped */
 };

@@ -69,6 +69,7 @@ int kallsyms_parse(struct addr_syms *t, const char *text, size_t len,
 			j++;
 		gap = j < t->n ? t->v[j].start - t->v[i].start : 0;
 		t->v[i].size = gap > KALLSYMS_MAX_SIZE || *hidden ? 0 : gap;
+		t->v[i].guessed = 1;
 	}
 	addr_syms_sort(t);
 	return 0;

@@ -26,7 +26,23 @@ struct sym_file {
 	char build_id[2 * 64 + 1];	/* hex; "" when the file has none */
 	struct sym_load *loads;	/* owned */
 	size_t nloads;
+	/* The module's function symbols by address, built on first use:
+	 * libdwfl's own lookup (dwfl_module_addrinfo) scans every symbol
+	 * each time, which a session's 100k frames cannot afford
+	 * (bench/schema/symbolize_rate.c).  Names borrowed from libdwfl. */
+	struct addr_syms syms;
+	int syms_built;
+	/* Per symbol (same index): the DWARF offset of the subprogram that
+	 * holds it, so a frame in a known function walks only that
+	 * function's DIEs, not the whole CU as dwarf_getscopes does.
+	 * SUB_UNKNOWN: not looked up yet; SUB_NONE: no DWARF for it. */
+	Dwarf_Off *sub_off;	/* owned; syms.n entries */
+	Dwarf *dw;		/* borrowed from the module; NULL: none */
+	Dwarf_Addr dwbias;
 };
+
+#define SUB_UNKNOWN ((Dwarf_Off)0)
+#define SUB_NONE ((Dwarf_Off)-1)
 
 struct symbolizer {
 	Dwfl_Callbacks file_cb;	/* files opened by path */
@@ -41,6 +57,8 @@ struct symbolizer {
 	size_t nslots;		/* a power of two, or 0 */
 	struct sym_func *funcs;	/* owned scratch for the last result */
 	size_t funcs_cap;
+	Dwarf_Die *chain;	/* owned scratch: scopes at a pc */
+	size_t chain_cap;
 	char dso_buf[80];	/* "[module]" of the last kernel result */
 };
 
@@ -109,10 +127,13 @@ void symbolizer_free(struct symbolizer *s)
 		dwfl_end(s->files[i].dwfl);
 		free(s->files[i].path);
 		free(s->files[i].loads);
+		addr_syms_release(&s->files[i].syms);
+		free(s->files[i].sub_off);
 	}
 	free(s->files);
 	free(s->slots);
 	free(s->funcs);
+	free(s->chain);
 	free(s->vdso);
 	free(s->debuginfo_path);
 	free(s);
@@ -315,6 +336,67 @@ static int offset_to_vaddr(const struct sym_file *f, uint64_t off,
 
 /* ---- names ----------------------------------------------------------- */
 
+/* No function is near this long: a sizeless symbol (assembly) reaches to
+ * the next symbol, but not across a larger gap. */
+#define SIZELESS_MAX (64u << 10)
+
+static int is_code_symbol(const GElf_Sym *sym, GElf_Word shndx)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	return shndx != SHN_UNDEF && sym->st_value != 0 &&
+	       (type == STT_FUNC || type == STT_GNU_IFUNC ||
+		(type == STT_NOTYPE && GELF_ST_BIND(sym->st_info) != STB_LOCAL));
+}
+
+/*
+ * f->syms from the module's symbol table (.symtab of the file or its
+ * debug file, else .dynsym: libdwfl chooses).  Where symbols share an
+ * address a global one wins (it is added last, and the latest start
+ * wins in addr_syms_find), as in libdwfl's own lookup.
+ */
+static int build_syms(struct sym_file *f)
+{
+	int n = dwfl_module_getsymtab(f->mod), err = 0;
+
+	f->syms_built = 1;
+	for (int pass = 0; pass < 2 && err == 0; pass++)
+		for (int i = 1; i < n && err == 0; i++) {
+			GElf_Sym sym;
+			GElf_Addr addr;
+			GElf_Word shndx;
+			const char *name = dwfl_module_getsym_info(f->mod, i, &sym,
+						&addr, &shndx, NULL, NULL);
+
+			if (!name || !*name || !is_code_symbol(&sym, shndx) ||
+			    (GELF_ST_BIND(sym.st_info) == STB_GLOBAL) != pass)
+				continue;
+			err = addr_syms_add(&f->syms, addr, sym.st_size, name, NULL);
+		}
+	if (err < 0)
+		return err;
+	addr_syms_sort(&f->syms);
+	for (size_t i = 0; i < f->syms.n; i++) {
+		struct addr_sym *a = &f->syms.v[i];
+		size_t j = i + 1;
+
+		if (a->size)
+			continue;
+		while (j < f->syms.n && f->syms.v[j].start == a->start)
+			j++;
+		if (j < f->syms.n && f->syms.v[j].start - a->start <= SIZELESS_MAX) {
+			a->size = f->syms.v[j].start - a->start;
+			a->guessed = 1;
+		}
+	}
+	addr_syms_sort(&f->syms);
+	f->sub_off = calloc(f->syms.n ? f->syms.n : 1, sizeof(*f->sub_off));
+	if (!f->sub_off)
+		return -ENOMEM;
+	f->dw = dwfl_module_getdwarf(f->mod, &f->dwbias);
+	return 0;
+}
+
 static struct sym_func *push_func(struct symbolizer *s, size_t n)
 {
 	if (n == s->funcs_cap) {
@@ -361,81 +443,180 @@ static void call_site(Dwarf_Die *inl, Dwarf_Die *cu, const char **file,
 		*file = dwarf_filesrc(files, idx, NULL, NULL);
 }
 
+static int push_scope(struct symbolizer *s, size_t n, const Dwarf_Die *die)
+{
+	if (n == s->chain_cap) {
+		size_t cap = s->chain_cap ? 2 * s->chain_cap : 16;
+		Dwarf_Die *v = realloc(s->chain, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->chain = v;
+		s->chain_cap = cap;
+	}
+	s->chain[n] = *die;
+	return 0;
+}
+
+/* The concrete subprogram among parent's children (and inside the
+ * namespaces and classes there) that holds dwpc: 0, or -1 when none. */
+static int subprogram_in(Dwarf_Die *parent, Dwarf_Addr dwpc, Dwarf_Die *sub)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(parent, &child) != 0)
+		return -1;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+			if (dwarf_haspc(&child, dwpc) > 0) {
+				*sub = child;
+				return 0;
+			}
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+		case DW_TAG_module:
+			if (subprogram_in(&child, dwpc, sub) == 0)
+				return 0;
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return -1;
+}
+
+/* The function (concrete DW_TAG_subprogram) holding module address pc.
+ * Not dwarf_getscopes: inside inlined code it leads to the inlined
+ * function's abstract origin, not to the function it was inlined into. */
+static int find_subprogram(struct sym_file *f, Dwarf_Addr pc, Dwarf_Die *sub)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(f->mod, pc, &bias);
+
+	return cu ? subprogram_in(cu, pc - bias, sub) : -1;
+}
+
 /*
- * The functions at pc (link-time address) in f: the inlined chain from
- * DWARF scopes, innermost first, the containing function last (named
- * from the ELF symbol table when it has one).  adj = addr - pc, so that
- * offsets are of the frame's own address.  Sets *n; 0 or -ENOMEM.
+ * s->chain[0..*depth): the subprogram holding pc (module address) and the
+ * inlined subroutines within it that hold pc, outermost first.  sym, the
+ * ELF symbol at pc (or NULL), caches the subprogram.  0 or -ENOMEM.
+ */
+static int scope_chain(struct symbolizer *s, struct sym_file *f,
+		       const struct addr_sym *sym, Dwarf_Addr pc, size_t *depth)
+{
+	Dwarf_Off *cached = sym ? &f->sub_off[sym - f->syms.v] : NULL;
+	Dwarf_Die cur, child;
+	Dwarf_Addr dwpc = pc - f->dwbias;
+	int err;
+
+	*depth = 0;
+	if (!f->dw || (cached && *cached == SUB_NONE))
+		return 0;
+	if (cached && *cached != SUB_UNKNOWN) {
+		if (!dwarf_offdie(f->dw, *cached, &cur))
+			return 0;
+	} else {
+		if (find_subprogram(f, pc, &cur) < 0) {
+			if (cached)
+				*cached = SUB_NONE;
+			return 0;
+		}
+		/* Only a DIE of the module's own Dwarf can be found again by
+		 * its offset (not one of a dwz or split file). */
+		if (cached && dwarf_cu_getdwarf(cur.cu) == f->dw)
+			*cached = dwarf_dieoffset(&cur);
+	}
+	if ((err = push_scope(s, (*depth)++, &cur)) < 0)
+		return err;
+	/* Down through the blocks and inlined calls that hold pc. */
+	while (dwarf_child(&cur, &child) == 0) {
+		int tag, found = 0;
+
+		do {
+			tag = dwarf_tag(&child);
+			found = (tag == DW_TAG_inlined_subroutine ||
+				 tag == DW_TAG_lexical_block ||
+				 tag == DW_TAG_try_block || tag == DW_TAG_catch_block) &&
+				dwarf_haspc(&child, dwpc) > 0;
+		} while (!found && dwarf_siblingof(&child, &child) == 0);
+		if (!found)
+			break;
+		cur = child;
+		if (tag == DW_TAG_inlined_subroutine &&
+		    (err = push_scope(s, (*depth)++, &cur)) < 0)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * The functions at pc (link-time address) in f: the inlined ones from
+ * DWARF, innermost first, then the containing function (named from the
+ * ELF symbol table when it has one).  adj = addr - pc, so that offsets
+ * are of the frame's own address.  Sets *n; 0 or -ENOMEM.
  */
 static int names_at(struct symbolizer *s, struct sym_file *f, uint64_t pc,
 		    uint64_t adj, size_t *n)
 {
-	GElf_Off sym_off = 0;
-	GElf_Sym sym;
-	const char *sym_name, *file = NULL;
-	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu, *scopes = NULL;
+	const struct addr_sym *sym;
+	const char *file = NULL;
 	Dwfl_Line *src;
-	int nscopes = 0, line = 0, err = 0;
+	Dwarf_Die cu;
+	size_t depth;
+	int line = 0, err;
 	struct sym_func *fn;
 
 	*n = 0;
-	sym_name = dwfl_module_addrinfo(f->mod, pc, &sym_off, &sym, NULL, NULL,
-					NULL);
+	if (!f->syms_built && (err = build_syms(f)) < 0)
+		return err;
+	sym = addr_syms_find(&f->syms, pc);
 	src = dwfl_module_getsrc(f->mod, pc);
 	if (src)
 		file = dwfl_lineinfo(src, NULL, &line, NULL, NULL, NULL);
-	cu = dwfl_module_addrdie(f->mod, pc, &bias);
-	if (cu)
-		nscopes = dwarf_getscopes(cu, pc - bias, &scopes);
-	for (int i = 0; i < nscopes; i++) {
-		int tag = dwarf_tag(&scopes[i]);
+	if ((err = scope_chain(s, f, sym, pc, &depth)) < 0)
+		return err;
+	if (depth)
+		dwarf_diecu(&s->chain[0], &cu, NULL, NULL);
+	/* Innermost first: each inlined call's site is the line of the
+	 * level around it. */
+	for (size_t i = depth; i-- > 0;) {
+		Dwarf_Die *d = &s->chain[i];
 
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
-			continue;
-		if (!(fn = push_func(s, *n))) {
-			err = -ENOMEM;
-			goto out;
-		}
-		fn->function = die_name(&scopes[i]);
+		if (!(fn = push_func(s, *n)))
+			return -ENOMEM;
+		fn->function = die_name(d);
 		fn->file = file;
 		fn->line = line;
-		if (tag == DW_TAG_subprogram) {
-			Dwarf_Addr lo, hi;
-
-			if (dwarf_lowpc(&scopes[i], &lo) == 0 &&
-			    dwarf_highpc(&scopes[i], &hi) == 0 && hi >= lo) {
-				fn->has_offset = 1;
-				fn->offset = pc - bias - lo + adj;
-				fn->size = hi - lo;
-			}
-			(*n)++;
-			break;
-		}
-		fn->inlined = 1;
-		/* The next level out is at the inlined call's site. */
-		call_site(&scopes[i], cu, &file, &line);
 		(*n)++;
-	}
-	if (sym_name) {
-		if (*n == 0 || s->funcs[*n - 1].inlined) {
-			if (!(fn = push_func(s, *n))) {
-				err = -ENOMEM;
-				goto out;
-			}
-			fn->file = file;
-			fn->line = line;
-			(*n)++;
+		if (i > 0) {
+			fn->inlined = 1;
+			call_site(d, &cu, &file, &line);
+			continue;
 		}
-		fn = &s->funcs[*n - 1];
-		fn->function = sym_name;
-		fn->has_offset = 1;
-		fn->offset = sym_off + adj;
-		fn->size = sym.st_size;
+		Dwarf_Addr lo, hi;
+
+		if (dwarf_lowpc(d, &lo) == 0 && dwarf_highpc(d, &hi) == 0 && hi >= lo) {
+			fn->has_offset = 1;
+			fn->offset = pc - f->dwbias - lo + adj;
+			fn->size = hi - lo;
+		}
 	}
-out:
-	free(scopes);
-	return err;
+	if (!sym)
+		return 0;
+	if (*n == 0) {
+		if (!(fn = push_func(s, (*n)++)))
+			return -ENOMEM;
+		fn->file = file;
+		fn->line = line;
+	}
+	fn = &s->funcs[*n - 1];
+	fn->function = sym->name;
+	fn->has_offset = 1;
+	fn->offset = pc - sym->start + adj;
+	fn->size = sym->guessed ? 0 : sym->size;
+	return 0;
 }
 
 /* ---- frames ---------------------------------------------------------- */
