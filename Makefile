@@ -112,7 +112,7 @@ INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
 		  $(BUILD)/tests/test_stacks
 WORKLOAD_BIN = $(BUILD)/tests/fault_workload $(BUILD)/tests/sched_workload \
 	       $(BUILD)/tests/udp_workload
-FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream fuzz_import
+FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream fuzz_import fuzz_symbol_maps
 # record --stacks
 WORKLOAD_BIN += $(STACK_WORKLOAD_BIN)
 STACK_WORKLOAD_BIN = $(BUILD)/tests/stack_workload_fp $(BUILD)/tests/stack_workload_nofp
@@ -211,9 +211,9 @@ fuzz: deps-check
 	for t in $(FUZZ_TARGETS); do \
 		mkdir -p build/fuzz/corpus/$$t tests/fuzz/crashes/$$t && \
 		clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
-			$(shell pkg-config --cflags libtraceevent) \
+			$(shell pkg-config --cflags libtraceevent libdw libelf) \
 			-o build/fuzz/$$t tests/fuzz/$$t.c $(COMMON_SRC) $(DECODER_SRC) \
-			$(shell pkg-config --libs libtraceevent) && \
+			$(shell pkg-config --libs libtraceevent libdw libelf) && \
 		build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) \
 			-artifact_prefix=tests/fuzz/crashes/$$t/ \
 			build/fuzz/corpus/$$t tests/fuzz/corpus/$$t || exit 1; \

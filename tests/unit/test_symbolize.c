@@ -496,6 +496,45 @@ static void kernel_frames_are_named_from_kallsyms(void **state)
 	db_close(db);
 }
 
+/* The vDSO's clock_gettime, from the dynamic linker's view of it. */
+static uint64_t vdso_clock_gettime(void)
+{
+	void *h = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+	void *f = h ? dlsym(h, "__vdso_clock_gettime") : NULL;
+
+	if (!f)
+		fail_msg("no __vdso_clock_gettime in this process: %s", dlerror());
+	return (uint64_t)(uintptr_t)f;
+}
+
+static void vdso_frames_are_named_from_this_kernel_s_vdso(void **state)
+{
+	sqlite3 *db = new_db("vdso.db", this_kernel());
+
+	(void)state;
+	add_mappings(db, getpid(), "[vdso]", NULL, NULL);
+	add_frame(db, 1, getpid(), vdso_clock_gettime() + 3, 0, 0);
+	symbolize(db, NULL);
+	assert_text(frame_col(db, 1, "status"), "ok");
+	assert_text(frame_col(db, 1, "dso"), "[vdso]");
+	assert_text(symbol_col(db, 1, 0, "function"), "__vdso_clock_gettime");
+	assert_text(symbol_col(db, 1, 0, "offset"), "3");
+	db_close(db);
+}
+
+static void another_kernel_s_vdso_frames_are_no_file(void **state)
+{
+	sqlite3 *db = new_db("othervdso.db", "0.0.0-not-this-one");
+
+	(void)state;
+	add_mappings(db, getpid(), "[vdso]", NULL, NULL);
+	add_frame(db, 1, getpid(), vdso_clock_gettime(), 0, 0);
+	symbolize(db, NULL);
+	assert_text(frame_col(db, 1, "status"), "no-file");
+	assert_text(frame_col(db, 1, "dso"), "[vdso]");
+	db_close(db);
+}
+
 static void another_kernel_s_frames_are_no_file(void **state)
 {
 	sqlite3 *db = new_db("otherkernel.db", "0.0.0-not-this-one");
@@ -794,6 +833,8 @@ int main(void)
 		cmocka_unit_test(a_perf_map_names_a_jit_region),
 		cmocka_unit_test(kernel_frames_are_named_from_kallsyms),
 		cmocka_unit_test(another_kernel_s_frames_are_no_file),
+		cmocka_unit_test(vdso_frames_are_named_from_this_kernel_s_vdso),
+		cmocka_unit_test(another_kernel_s_vdso_frames_are_no_file),
 		cmocka_unit_test(a_missing_session_is_named),
 		cmocka_unit_test(kallsyms_text_parses_modules_and_sizes),
 		cmocka_unit_test(hidden_kallsyms_addresses_are_noticed),
