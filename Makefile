@@ -44,14 +44,15 @@ COLLECTOR_SRC = collector/ring.c collector/procfs.c collector/targets.c collecto
 		collector/udp_sampler.c
 SCHEMA_SRC = schema/db.c schema/loader.c schema/symbol_store.c schema/query_def.c \
 	     schema/metric_store.c
-# record --stacks
-DECODER_SRC += decoder/stack_table.c decoder/callchain.c decoder/unwind.c
-COLLECTOR_SRC += collector/stack_events.c
 CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
 	  cli/record.c cli/record_pipeline.c cli/record_summary.c cli/record_udp.c \
 	  cli/query.c cli/query_run.c cli/table_out.c cli/report.c \
 	  cli/session_pick.c cli/symbolize.c cli/stacks.c \
 	  cli/import.c
+# record --stacks
+DECODER_SRC += decoder/stack_table.c decoder/callchain.c decoder/unwind.c
+COLLECTOR_SRC += collector/stack_events.c
+CLI_SRC += cli/record_stacks.c
 
 GEN_SRC = $(BUILD)/gen/schema_sql.c $(BUILD)/gen/indexes_sql.c $(BUILD)/gen/queries_sql.c
 QUERIES = $(sort $(wildcard queries/*.sql))

@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "opt.h"
 #include "record_pipeline.h"
+#include "record_stacks.h"
 #include "record_summary.h"
 #include "record_udp.h"
 #include "usage.h"
@@ -448,6 +449,7 @@ struct record_run {
 	struct loader loader;
 	struct record_pipeline pipe;
 	struct record_udp udp;		/* with --udp-port or --socket */
+	struct record_stacks stacks;	/* with --stacks */
 	struct errmsg err;
 	int loader_begun;
 };
@@ -513,6 +515,10 @@ static int record_and_finish(struct record_run *run, struct errmsg *e)
 		if (err < 0)
 			*e = run->pipe.err;
 	}
+	if (err == 0)
+		record_stacks_symbolize(&run->stacks, run->db, run->args->output,
+					run->loader.session_id, &run->pipe,
+					!run->args->no_symbolize);
 	record_pipeline_counts(&run->pipe, &run->rec, &counts);
 	if (err < 0) {
 		struct errmsg ignored;
@@ -606,6 +612,8 @@ int cmd_record(int argc, char **argv)
 					     run.loader.session_id, a.output);
 		if (!a.quiet && err == 0)
 			warn_unseen_sockets(&a);
+		if (!a.quiet && err == 0)
+			record_stacks_print(stderr, &run.stacks, &run.pipe, a.output);
 		record_pipeline_release(&run.pipe);
 		record_udp_release(&run.udp);
 	}

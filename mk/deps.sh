@@ -4,7 +4,9 @@
 # otherwise it prints the exact command and fails.
 #
 #   mk/deps.sh build      compile faultline
-#   mk/deps.sh check      build + run the tests (cmocka, clang for fuzzing)
+#   mk/deps.sh check      build + run the tests (cmocka, clang for fuzzing;
+#                         libc6-dbg: the dynamic linker's local names, which
+#                         the stack tests expect in its resolver's frames)
 #   mk/deps.sh demo       build + the demo (sqlite3 prints the results)
 #   mk/deps.sh bench      check + perf for side-by-side benchmarks
 set -eu
@@ -12,7 +14,7 @@ set -eu
 build="gcc make pkg-config libpfm4-dev libelf-dev libdw-dev libsqlite3-dev libtraceevent-dev libtracefs-dev"
 case "${1:-build}" in
 build) want="$build" ;;
-check) want="$build libcmocka-dev clang sqlite3 binutils" ;;
+check) want="$build libcmocka-dev clang sqlite3 binutils libc6-dbg" ;;
 demo)  want="$build sqlite3" ;;
 bench) want="$build sqlite3 linux-perf time python3-pyside2.qtsql libqt5sql5-sqlite" ;;
 *) echo "mk/deps.sh: unknown set '$1'" >&2; exit 2 ;;

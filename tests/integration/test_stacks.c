@@ -81,12 +81,79 @@ static int64_t major_stack(const char *db, const char *info)
 		      "addr = %lld", info_get(info, "major"));
 }
 
-/* chain_c, chain_b, chain_a, main: the innermost four user frames. */
+/* The first column of the first row of sql, as text ("" if none). */
+static void db_text(const char *db_path, char *out, size_t n, const char *sql, ...)
+{
+	char q[2048];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	va_list ap;
+
+	va_start(ap, sql);
+	vsnprintf(q, sizeof(q), sql, ap);
+	va_end(ap);
+	out[0] = '\0';
+	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/* The line of the workload's source that holds text. */
+static long source_line(const char *text)
+{
+	char line[512];
+	long n = 0, found = -1;
+	FILE *f = fopen("tests/integration/stack_workload.c", "r");
+
+	while (f && fgets(line, sizeof(line), f) && found < 0)
+		if (++n && strstr(line, text))
+			found = n;
+	if (f)
+		fclose(f);
+	assert_true(found > 0);
+	return found;
+}
+
+/* What symbolization named user frame k of stack_id: "function
+ * file:line" of the function the address is in (the highest idx). */
+static void user_frame_name(const char *db, int64_t stack_id, int k,
+			    char *out, size_t n)
+{
+	int64_t frame_id = db_int(db, "SELECT f.frame_id FROM stack_frame sf JOIN "
+				  "frame f USING (session_id, frame_id) WHERE "
+				  "sf.stack_id = %lld AND f.kernel = 0 ORDER BY "
+				  "sf.depth LIMIT 1 OFFSET %d", (long long)stack_id, k);
+
+	db_text(db, out, n, "SELECT function || ' ' || replace(file, rtrim(file, "
+		"replace(file, '/', '')), '') || ':' || line FROM symbol WHERE "
+		"frame_id = %lld ORDER BY idx DESC LIMIT 1", (long long)frame_id);
+}
+
+/* chain_c, chain_b, chain_a, main: the innermost four user frames, by
+ * address in the symbol table and by name, file and line once
+ * symbolized at the end of the recording. */
 static void assert_chain(const char *db, const char *info, int fp,
 			 int64_t stack_id, int first)
 {
 	static const char *const chain[] = { "chain_c", "chain_b", "chain_a", "main" };
+	static const char *const at_line[] = {
+		"/* the major fault */", "int v = chain_c(p);",
+		"int v = chain_b(p);", "v += chain_a(major);",
+	};
 
+	for (int k = 0; k < 4; k++) {
+		char want[128], got[256];
+
+		snprintf(want, sizeof(want), "%s stack_workload.c:%ld", chain[k],
+			 source_line(at_line[k]));
+		user_frame_name(db, stack_id, first + k, got, sizeof(got));
+		if (strcmp(got, want))
+			fail_msg("user frame %d of stack %lld is '%s', not '%s'",
+				 first + k, (long long)stack_id, got, want);
+	}
 	for (int k = 0; k < 4; k++) {
 		uint64_t lo, hi;
 		int64_t at = user_frame(db, stack_id, first + k);
@@ -259,6 +326,39 @@ static void a_fault_in_the_dynamic_linker_shows_its_frames_above_the_caller(void
 		 ldso, (unsigned long long)lo, (unsigned long long)hi);
 	assert_true(db_int(db, sql, (long long)stack_id, info_get(info, "pid"),
 			   (long long)stack_id) >= 2);
+	/* Named, innermost first: the lookup, _dl_fixup, the resolver
+	 * trampoline, then lazy_caller. */
+	assert_int_equal(db_int(db, "SELECT group_concat(fn, ' ') = "
+				"'_dl_fixup _dl_runtime_resolve lazy_caller' FROM "
+				"(SELECT CASE WHEN s.function LIKE "
+				"'_dl_runtime_resolve%%' THEN '_dl_runtime_resolve' "
+				"ELSE s.function END AS fn FROM stack_frame sf JOIN "
+				"symbol s USING (session_id, frame_id) WHERE "
+				"sf.stack_id = %lld AND s.idx = (SELECT max(idx) FROM "
+				"symbol s2 WHERE s2.frame_id = s.frame_id) AND "
+				"s.function IN ('_dl_fixup', 'lazy_caller') OR "
+				"sf.stack_id = %lld AND s.function LIKE "
+				"'_dl_runtime_resolve%%' ORDER BY sf.depth)",
+				(long long)stack_id, (long long)stack_id), 1);
+}
+
+static void no_symbolize_leaves_the_frames_for_faultline_symbolize(void **state)
+{
+	const char *db = scratch_path("nosym.db");
+	const char *info = scratch_path("nosym.info");
+	char *fl_args[] = { "--stacks=dwarf", "--no-symbolize", NULL };
+	char *wl_args[] = { "--major-file", scratch_path("nosym.dat"), "--info",
+			    (char *)info, NULL };
+	struct run r;
+
+	(void)state;
+	record_workload(db, 0, fl_args, wl_args);
+	assert_true(db_int(db, "SELECT count(*) FROM frame") > 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM frame WHERE status IS "
+				"NOT NULL OR dso IS NOT NULL"), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM symbol"), 0);
+	assert_int_equal(run_faultline(&r, "symbolize", db, NULL), 0);
+	assert_chain(db, info, 0, major_stack(db, info), 0);
 }
 
 static void stacks_none_stores_no_stack(void **state)
@@ -311,6 +411,7 @@ int main(void)
 		cmocka_unit_test_teardown(a_stack_is_stored_once_however_many_rows_name_it, kill_leftovers),
 		cmocka_unit_test_teardown(fp_names_main_a_b_c_in_a_program_with_frame_pointers, kill_leftovers),
 		cmocka_unit_test_teardown(a_fault_in_the_dynamic_linker_shows_its_frames_above_the_caller, kill_leftovers),
+		cmocka_unit_test_teardown(no_symbolize_leaves_the_frames_for_faultline_symbolize, kill_leftovers),
 		cmocka_unit_test_teardown(stacks_none_stores_no_stack, kill_leftovers),
 		cmocka_unit_test_teardown(bad_stack_options_are_usage_errors_that_say_what_is_allowed, kill_leftovers),
 	};
