@@ -67,7 +67,7 @@ LIB_OBJ = $(DECODER_OBJ) $(COLLECTOR_OBJ) $(SCHEMA_OBJ) $(CLI_OBJ)
 
 FAULTLINE = $(BUILD)/faultline
 
-.PHONY: all deps deps-check deps-demo deps-bench demo check check-fast \
+.PHONY: all deps deps-check deps-demo deps-bench demo check check-fast unwind-fixture \
 	check-san fuzz bench install clean
 
 all: deps $(FAULTLINE)
@@ -106,7 +106,7 @@ $(FAULTLINE): $(MAIN_OBJ) $(LIB_OBJ)
 # ---- tests ---------------------------------------------------------------
 
 UNIT_TESTS = test_perf_record test_order test_fault_pair test_fault_stream test_timeline \
-	     test_ring test_opt test_hist test_symbolize test_metric_parse
+	     test_ring test_opt test_hist test_symbolize test_unwind test_metric_parse
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
 		  $(BUILD)/tests/test_tracepoints $(BUILD)/tests/test_udp_sampler \
@@ -188,6 +188,17 @@ $(BUILD)/tests/stack_workload_fp: tests/integration/stack_workload.c \
 $(BUILD)/tests/stack_workload_nofp: tests/integration/stack_workload.c \
 		$(BUILD)/tests/libstacklazy.so
 	$(CC) -O2 -fomit-frame-pointer -o $@ $< $(STACK_WL_FLAGS)
+
+# tests/unit/test_unwind replays a sample the workload recorded of its own
+# major fault; after a change to stack_workload.c or its flags, rerun this
+# (the test says so when the binary's build id no longer matches).
+UNWIND_FIXTURE = tests/unit/fixtures/unwind_nofp.txt
+unwind-fixture: $(BUILD)/tests/stack_workload_nofp
+	$(BUILD)/tests/stack_workload_nofp --major-file build/unwind-fixture.dat \
+		--capture $(UNWIND_FIXTURE)
+	readelf -n $< | sed -n 's/.*Build ID: /build_id=/p' >> $(UNWIND_FIXTURE)
+	rm -f build/unwind-fixture.dat
+$(BUILD)/tests/test_unwind: $(BUILD)/tests/stack_workload_nofp $(UNWIND_FIXTURE)
 
 $(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(DECODER_OBJ)
 	@mkdir -p $(dir $@)

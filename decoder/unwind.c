@@ -349,7 +349,7 @@ int unwinder_unwind(struct unwinder *u, const struct unwind_sample *s,
 		ip_only(s, out, n, max);
 	if (c.full)
 		snprintf(why, whylen, "more than %zu frames", max);
-	else if (rc != 0 && sp->read_beyond)
+	else if (sp->read_beyond)	/* libdwfl may call that the end: it is not */
 		snprintf(why, whylen, "stack copy too small (%llu bytes)",
 			 (unsigned long long)s->stack_size);
 	else if (rc != 0)

@@ -361,6 +361,32 @@ static void no_symbolize_leaves_the_frames_for_faultline_symbolize(void **state)
 	assert_chain(db, info, 0, major_stack(db, info), 0);
 }
 
+static void a_stack_deeper_than_its_copy_is_stored_cut_short_with_the_reason(void **state)
+{
+	const char *db = scratch_path("short.db");
+	const char *info = scratch_path("short.info");
+	char *fl_args[] = { "--stacks=dwarf", "--stack-size=64", NULL };
+	char *wl_args[] = { "--major-file", scratch_path("short.dat"), "--info",
+			    (char *)info, NULL };
+	char got[256], want[128];
+	int64_t stack_id;
+
+	(void)state;
+	record_workload(db, 0, fl_args, wl_args);
+	stack_id = major_stack(db, info);
+	assert_true(stack_id > 0);
+	assert_int_equal(db_int(db, "SELECT truncated = 'stack copy too small (64 "
+				"bytes)' FROM stack WHERE stack_id = %lld",
+				(long long)stack_id), 1);
+	/* What the copy held is still there, from the faulting frame. */
+	user_frame_name(db, stack_id, 0, got, sizeof(got));
+	snprintf(want, sizeof(want), "chain_c stack_workload.c:%ld",
+		 source_line("/* the major fault */"));
+	assert_string_equal(got, want);
+	assert_true(db_int(db, "SELECT depth FROM stack WHERE stack_id = %lld",
+			   (long long)stack_id) < 7);
+}
+
 static void stacks_none_stores_no_stack(void **state)
 {
 	const char *db = scratch_path("none.db");
@@ -412,6 +438,7 @@ int main(void)
 		cmocka_unit_test_teardown(fp_names_main_a_b_c_in_a_program_with_frame_pointers, kill_leftovers),
 		cmocka_unit_test_teardown(a_fault_in_the_dynamic_linker_shows_its_frames_above_the_caller, kill_leftovers),
 		cmocka_unit_test_teardown(no_symbolize_leaves_the_frames_for_faultline_symbolize, kill_leftovers),
+		cmocka_unit_test_teardown(a_stack_deeper_than_its_copy_is_stored_cut_short_with_the_reason, kill_leftovers),
 		cmocka_unit_test_teardown(stacks_none_stores_no_stack, kill_leftovers),
 		cmocka_unit_test_teardown(bad_stack_options_are_usage_errors_that_say_what_is_allowed, kill_leftovers),
 	};
