@@ -102,6 +102,28 @@ static int metric_sections(sqlite3 *db, const char *path, char *session_arg)
 	return err;
 }
 
+/* Says so when the session has stack frames symbolization has not named
+ * yet (the stacks show addresses then), and how to name them. */
+static int symbolize_hint(sqlite3 *db, const char *path, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM frame WHERE "
+				    "session_id = ? AND status IS NULL", -1, &st, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 1, id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0)
+		printf("(%lld stack frames are not symbolized yet: 'faultline "
+		       "symbolize %s' names them)\n",
+		       (long long)sqlite3_column_int64(st, 0), path);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return error("report", "cannot read '%s': %s", path, sqlite3_errmsg(db));
+	return 0;
+}
+
 static const char report_usage[] = "faultline report DB [--session N]";
 
 static const char report_examples[] =
@@ -122,6 +144,8 @@ static int report(sqlite3 *db, const char *path, int64_t id)
 		args[1] = (char *)s->arg;
 		err = section(db, path, s, args, s->arg ? 2 : 1);
 		/* The events the stalls line up with, after the stalls. */
+		if (err == 0 && !strcmp(s->query, "longest-stalls"))
+			err = symbolize_hint(db, path, id);
 		if (err == 0 && !strcmp(s->query, "longest-stalls"))
 			err = metric_sections(db, path, session_arg);
 	}

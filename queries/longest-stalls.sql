@@ -57,7 +57,9 @@ SELECT strftime('%Y-%m-%dT%H:%M:%S', s.ts / 1000000000, 'unixepoch')
        WHEN s.waker_tid IS NOT NULL THEN 'woken by ' || s.waker_tid
        END AS states,
        (SELECT group_concat(name, ' <- ') FROM (
-          SELECT coalesce(y.function, fr.dso || printf('+0x%x', fr.dso_offset),
+          SELECT coalesce(y.function,
+                          CASE WHEN fr.dso_offset IS NOT NULL
+                               THEN fr.dso || printf('+0x%x', fr.dso_offset) END,
                           printf('0x%x', fr.addr)) AS name
             FROM stack_frame sf
             JOIN frame fr ON fr.session_id = sf.session_id AND fr.frame_id = sf.frame_id

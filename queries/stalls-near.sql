@@ -66,7 +66,9 @@ SELECT strftime('%Y-%m-%dT%H:%M:%S', h.event_ts / 1000000000, 'unixepoch')
        round((h.event_ts - h.ts) / 1e6, 3) AS before_ms,
        round(h.dur / 1e6, 3) AS dur_ms, h.waker_tid,
        (SELECT group_concat(name, ' <- ') FROM (
-          SELECT coalesce(y.function, fr.dso || printf('+0x%x', fr.dso_offset),
+          SELECT coalesce(y.function,
+                          CASE WHEN fr.dso_offset IS NOT NULL
+                               THEN fr.dso || printf('+0x%x', fr.dso_offset) END,
                           printf('0x%x', fr.addr)) AS name
             FROM stack_frame sf
             JOIN frame fr ON fr.session_id = sf.session_id AND fr.frame_id = sf.frame_id

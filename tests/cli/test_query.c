@@ -25,7 +25,8 @@
  *   101 faults: major 150 ms at +2.0s (stack 1), minor 2 us at +2.5s,
  *       minor 3 ms at +5s
  *   102 faults: major 300 ms at +1.7s (ends at +2.0s), minor 5 ms at +2.1s
- *   101 states: running +1.9s 100.5ms, blocked +2.0005s 149ms (stack 2),
+ *   101 states: running +1.9s 100.5ms, blocked +2.0005s 149ms (stack 2,
+ *       whose middle frame has no name and no file offset),
  *       runnable 0.5ms (woken by 102), running 50ms, sleeping +2.2s 50ms
  *       (woken by 102), running to +8s
  *   102 states: sleeping +1.5s 550ms (woken by 101), running to +2.3s
@@ -71,13 +72,15 @@ static const char fixture_sql[] =
 	"INSERT INTO lost VALUES (2, " T0 "+3000000000, 0, 'records', 5),"
 	" (2, " T0 "+4000000000, 0, 'records', 7),"
 	" (2, " T0 "+3500000000, 1, 'throttled', 1);"
-	"INSERT INTO stack VALUES (2, 1, 100, 4, 'fp', NULL), (2, 2, 100, 2, 'fp', NULL);"
+	"INSERT INTO stack VALUES (2, 1, 100, 4, 'fp', NULL), (2, 2, 100, 3, 'fp', NULL);"
 	"INSERT INTO stack_frame VALUES (2, 1, 0, 10), (2, 1, 1, 11), (2, 1, 2, 12),"
-	" (2, 1, 3, 13), (2, 2, 0, 20), (2, 2, 1, 13);"
+	" (2, 1, 3, 13), (2, 2, 0, 20), (2, 2, 1, 14), (2, 2, 2, 13);"
 	"INSERT INTO frame VALUES (2, 10, 100, 4096, 0, 0, '/lib/ld.so', 4096, NULL, 'ok'),"
 	" (2, 11, 100, 8192, 0, 1, '/lib/ld.so', 8192, NULL, 'ok'),"
 	" (2, 12, 100, 12288, 0, 1, '/usr/bin/rx', 4660, NULL, 'no-symbol'),"
 	" (2, 13, 100, 16384, 0, 1, '/usr/bin/rx', 8192, NULL, 'ok'),"
+	" (2, 14, 100, 2147352576, 0, 1, '[stack]', NULL, NULL, 'no-symbol'),"
+	" (2, 15, 100, 20480, 0, 1, NULL, NULL, NULL, NULL),"
 	" (2, 20, -1, -4096, 1, 0, '[kernel.kallsyms]', NULL, NULL, 'ok');"
 	"INSERT INTO symbol VALUES (2, 10, 0, 'do_lookup_x', 0, NULL, NULL, NULL, 1),"
 	" (2, 10, 1, '_dl_fixup', 16, 200, NULL, NULL, 0),"
@@ -158,7 +161,7 @@ static void stalls_near_lists_what_reached_into_the_window_before_each_event(voi
 		   E1 ",12.0,101,rx,major fault,2023-11-14T22:13:22.000000000Z,200.0,150.0,,"
 		   STACK1 "\r\n"
 		   E1 ",12.0,101,rx,blocked,2023-11-14T22:13:22.000500000Z,199.5,149.0,,"
-		   "io_schedule <- main\r\n"
+		   "io_schedule <- 0x7ffe0000 <- main\r\n"
 		   E1 ",12.0,102,worker,minor fault,2023-11-14T22:13:22.100000000Z,100.0,5.0,,\r\n",
 		   "stalls-near", "metric=nak", "window=200ms", "min_dur=1ms", NULL);
 }
@@ -235,7 +238,7 @@ static void longest_stalls_come_with_their_states_and_stacks(void **state)
 		   "2023-11-14T22:13:22.000000000Z,150.0,101,rx,major fault,"
 		   "\"blocked 149.0ms, runnable 0.5ms\","
 		   STACK1 "\r\n"
-		   "2023-11-14T22:13:22.000500000Z,149.0,101,rx,blocked,,io_schedule <- main\r\n"
+		   "2023-11-14T22:13:22.000500000Z,149.0,101,rx,blocked,,io_schedule <- 0x7ffe0000 <- main\r\n"
 		   "2023-11-14T22:13:22.200000000Z,50.0,101,rx,sleeping,woken by 102,\r\n"
 		   "2023-11-14T22:13:22.100000000Z,5.0,102,worker,minor fault,on cpu,\r\n",
 		   "longest-stalls", "limit=3", NULL);
@@ -439,6 +442,7 @@ static void report_summarises_the_latest_session(void **state)
 	 * stalls before the NAK, and the lost records. */
 	assert_non_null(strstr(out, "1.024us:90 2.048us:9 2.09715ms:1"));
 	assert_non_null(strstr(out, "blocked 149.0ms, runnable 0.5ms  " STACK1 "\n"));
+	assert_non_null(strstr(out, "(1 stack frames are not symbolized yet: 'faultline symbolize "));
 	assert_non_null(strstr(out, "== Stalls of 1 ms or more in the 200 ms before each 'nak' event"));
 	assert_non_null(strstr(out, E1 "   12.0  101  rx      major fault"));
 	assert_non_null(strstr(out, "records              0        2     12"));
@@ -447,6 +451,7 @@ static void report_summarises_the_latest_session(void **state)
 	out = full_stdout(&r);
 	assert_non_null(strstr(out, "faultline report: session 1 of "));
 	assert_non_null(strstr(out, "(nothing was lost)"));
+	assert_null(strstr(out, "not symbolized"));
 	assert_int_equal(run_faultline(&r, "report", fixture_db(), "--session", "3", NULL), 1);
 	assert_one_message(&r, "report", "no session 3 in");
 }
