@@ -178,13 +178,21 @@ static int parse_all(const struct cmd_usage *u, struct import_args *a,
 
 static int check_args(struct import_args *a)
 {
+	struct metric_parser p;
+	struct errmsg e;
+	int err;
+
+	/* What the parser refuses in the spec is a usage error. */
+	errmsg_init(&e);
+	err = metric_parser_init(&p, &a->spec, &e);
+	metric_parser_release(&p);
+	if (err < 0)
+		return usage_error(e.text);
 	if (a->format && metric_format_parse(a->format, &a->spec.format) < 0)
 		return usage_error("invalid --format: expected csv, tsv, jsonl or "
 				   "plain");
 	if (a->ts_unit && metric_ts_unit_parse(a->ts_unit, &a->spec.ts_unit) < 0)
 		return usage_error("invalid --ts-unit: expected s, ms, us or ns");
-	if (a->spec.metric && a->spec.metric_col)
-		return usage_error("give --metric or --metric-column, not both");
 	if (a->npaths < 1)
 		return usage_error("no database: give DB FILE..., e.g. 'faultline "
 				   "import run.db naks.csv --metric naks'");

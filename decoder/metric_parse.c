@@ -80,6 +80,13 @@ int metric_parser_init(struct metric_parser *p, const struct metric_spec *spec,
 				return errmsg_set(e, EINVAL, "label '%s' is given "
 						  "twice; give each --label once",
 						  spec->labels[i].key);
+	/* A label is one key of the labels object: each column once. */
+	for (size_t i = 0; i < spec->nlabel_cols; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(spec->label_cols[i], spec->label_cols[j]))
+				return errmsg_set(e, EINVAL, "label column '%s' is "
+						  "given twice; name each once",
+						  spec->label_cols[i]);
 	return 0;
 }
 

@@ -263,6 +263,9 @@ static void usage_errors_exit_2_and_say_what_to_give(void **state)
 	assert_int_equal(run_faultline(&r, "import", db, "x.csv", "-m", "a",
 				       "--metric-column", "b", NULL), 2);
 	assert_one_message(&r, "give --metric or --metric-column, not both");
+	assert_int_equal(run_faultline(&r, "import", db, "x.csv", "--labels", "a,b",
+				       "--label-column", "a", NULL), 2);
+	assert_one_message(&r, "label column 'a' is given twice");
 	assert_int_equal(run_faultline(&r, "import", db, "x.csv", "-f", "xml", NULL), 2);
 	assert_one_message(&r, "invalid --format");
 	assert_int_equal(run_faultline(&r, "import", db, "x.csv", "--ts-unit", "min",

@@ -433,6 +433,7 @@ static void an_empty_file_or_one_without_rows_is_refused(void **state)
 static void labels_are_sorted_escaped_and_may_be_chosen(void **state)
 {
 	const char *const cols[] = { "topic", "host" };
+	const char *const twice[] = { "host", "topic", "host" };
 	const struct metric_label consts[] = { { "dc", "ams" }, { "z", "q\"\\" } };
 	struct metric_spec sp = { .metric = "m", .labels = consts, .nlabels = 2 };
 	struct result r;
@@ -453,6 +454,10 @@ static void labels_are_sorted_escaped_and_may_be_chosen(void **state)
 	assert_int_equal(r.err, 0);
 	assert_string_equal(r.rows[0].labels, "{\"dc\":\"ams\",\"host\":\"a\","
 			    "\"topic\":\"t\",\"z\":\"q\\\"\\\\\"}");
+	sp.label_cols = twice;
+	sp.nlabel_cols = 3;
+	assert_refused(&sp, "{\"ts\":1,\"value\":1,\"host\":\"a\"}", 0,
+		       "label column 'host' is given twice");
 	sp.label_cols = NULL;
 	sp.nlabel_cols = 0;
 	assert_refused(&sp, "ts,value,topic,host,dc\n1,2,a,b,c\n", 1,
