@@ -125,6 +125,16 @@ static char *full_stdout(const struct run *r)
 	return buf;
 }
 
+/* Writes text to a new file at path. */
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
 /* Runs 'faultline query FIXTURE NAME args... -f csv' and compares. */
 static void assert_csv(const char *want, const char *name, ...)
 {
@@ -290,16 +300,13 @@ static void json_and_table_output_keep_types_and_align(void **state)
 static void a_sql_file_runs_with_its_header_parameters(void **state)
 {
 	const char *path = scratch_path("mine.sql");
-	FILE *f = fopen(path, "w");
 	struct run r;
 
 	(void)state;
-	assert_non_null(f);
-	fputs("-- Faults of one thread longer than a duration.\n--\n"
-	      "-- Parameters:\n--   :tid  INTEGER  the thread\n"
-	      "--   :over DURATION = 1ms  shortest\n"
-	      "SELECT count(*) AS n FROM fault WHERE tid = :tid AND dur > :over;\n", f);
-	fclose(f);
+	write_file(path, "-- Faults of one thread longer than a duration.\n--\n"
+		   "-- Parameters:\n--   :tid  INTEGER  the thread\n"
+		   "--   :over DURATION = 1ms  shortest\n"
+		   "SELECT count(*) AS n FROM fault WHERE tid = :tid AND dur > :over;\n");
 	assert_int_equal(run_faultline(&r, "query", fixture_db(), path, "tid=101",
 				       "-f", "csv", NULL), 0);
 	assert_string_equal(r.out, "n\r\n3\r\n");
@@ -349,13 +356,10 @@ static void a_database_that_is_not_faultlines_or_lacks_the_session_is_refused(vo
 	const char *other = scratch_path("other.db");
 	const char *text = scratch_path("notes.txt");
 	sqlite3 *db = NULL;
-	FILE *f = fopen(text, "w");
 	struct run r;
 
 	(void)state;
-	assert_non_null(f);
-	fputs("not a database\n", f);
-	fclose(f);
+	write_file(text, "not a database\n");
 	assert_int_equal(sqlite3_open(other, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "CREATE TABLE customers (id INTEGER)", NULL,
 				      NULL, NULL), SQLITE_OK);
@@ -375,34 +379,24 @@ static void a_database_that_is_not_faultlines_or_lacks_the_session_is_refused(vo
 
 static void a_sql_file_that_writes_or_holds_two_statements_or_a_bad_header_is_refused(void **state)
 {
-	const char *two = scratch_path("two.sql"), *writes = scratch_path("writes.sql");
-	FILE *f = fopen(two, "w");
+	static const struct {
+		const char *sql, *want;
+	} bad[] = {
+		{ "-- Two.\nSELECT 1; SELECT 2;\n", "holds more than one statement" },
+		{ "-- Writes.\nDELETE FROM fault;\n", "would change the database" },
+		{ "-- Bad type.\n--\n-- Parameters:\n--   :x  NUMBER  what\nSELECT :x;\n",
+		  "header line 4 is not ':name TYPE [= DEFAULT] what'" },
+		{ "-- Undeclared.\nSELECT :x;\n", "uses :x, which its header does not declare" },
+	};
+	const char *path = scratch_path("bad.sql");
 	struct run r;
 
 	(void)state;
-	assert_non_null(f);
-	fputs("-- Two.\nSELECT 1; SELECT 2;\n", f);
-	fclose(f);
-	f = fopen(writes, "w");
-	assert_non_null(f);
-	fputs("-- Writes.\nDELETE FROM fault;\n", f);
-	fclose(f);
-	assert_int_equal(run_faultline(&r, "query", fixture_db(), two, NULL), 1);
-	assert_one_message(&r, "query", "holds more than one statement");
-	assert_int_equal(run_faultline(&r, "query", fixture_db(), writes, NULL), 1);
-	assert_one_message(&r, "query", "would change the database");
-	f = fopen(two, "w");
-	assert_non_null(f);
-	fputs("-- Bad type.\n--\n-- Parameters:\n--   :x  NUMBER  what\nSELECT :x;\n", f);
-	fclose(f);
-	assert_int_equal(run_faultline(&r, "query", fixture_db(), two, NULL), 1);
-	assert_one_message(&r, "query", "header line 4 is not ':name TYPE [= DEFAULT] what'");
-	f = fopen(two, "w");
-	assert_non_null(f);
-	fputs("-- Undeclared.\nSELECT :x;\n", f);
-	fclose(f);
-	assert_int_equal(run_faultline(&r, "query", fixture_db(), two, NULL), 1);
-	assert_one_message(&r, "query", "uses :x, which its header does not declare");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_file(path, bad[i].sql);
+		assert_int_equal(run_faultline(&r, "query", fixture_db(), path, NULL), 1);
+		assert_one_message(&r, "query", bad[i].want);
+	}
 	assert_int_equal(db_int(fixture_db(), "SELECT count(*) FROM fault"), 6);
 }
 
