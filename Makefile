@@ -47,7 +47,7 @@ SCHEMA_SRC = schema/db.c schema/loader.c schema/symbol_store.c schema/query_def.
 CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
 	  cli/record.c cli/record_pipeline.c cli/record_summary.c cli/record_udp.c \
 	  cli/query.c cli/query_run.c cli/table_out.c cli/report.c \
-	  cli/session_pick.c cli/symbolize.c cli/stacks.c \
+	  cli/session_pick.c cli/symbolize.c cli/stacks.c cli/fmt_dur.c \
 	  cli/import.c
 # record --stacks
 DECODER_SRC += decoder/stack_table.c decoder/callchain.c decoder/unwind.c
@@ -237,8 +237,11 @@ demo: deps-demo $(FAULTLINE) $(WORKLOAD_BIN)
 	@FAULTLINE=$(FAULTLINE) WORKLOAD=$(BUILD)/tests/fault_workload demo/run.sh
 
 bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_rate \
+		$(BUILD)/bench/symbolize_rate \
 		$(BUILD)/bench/pingpong
 	$(BUILD)/bench/loader_rate
+	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop RATE=$(BUILD)/bench/symbolize_rate \
+		bench/schema/symbolize_rate.sh
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop bench/collector/record_overhead.sh
 	FAULTLINE=$(FAULTLINE) PINGPONG=$(BUILD)/bench/pingpong bench/collector/switch_overhead.sh
 	FAULTLINE=$(FAULTLINE) BUILD=$(BUILD) bench/queries/stalls_near.sh

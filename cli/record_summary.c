@@ -3,21 +3,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "fmt_dur.h"
 #include "record_summary.h"
-
-/* "1.5 us", "4.9 ms": the unit chosen by size. */
-static const char *fmt_ns(char *buf, size_t n, uint64_t ns)
-{
-	if (ns >= 1000000000ull)
-		snprintf(buf, n, "%.1f s", (double)ns / 1e9);
-	else if (ns >= 1000000)
-		snprintf(buf, n, "%.1f ms", (double)ns / 1e6);
-	else if (ns >= 1000)
-		snprintf(buf, n, "%.1f us", (double)ns / 1e3);
-	else
-		snprintf(buf, n, "%llu ns", (unsigned long long)ns);
-	return buf;
-}
 
 static void print_latency(FILE *out, const struct record_pipeline *p,
 			  enum fault_kind kind)
@@ -38,9 +25,9 @@ static void print_latency(FILE *out, const struct record_pipeline *p,
 		return;
 	fprintf(out, "  %s faults: %llu timed, p50 < %s, p99 < %s, max < %s\n",
 		fault_kind_name(kind), (unsigned long long)h.total,
-		fmt_ns(a, sizeof(a), hist_quantile_hi(&h, 0.5)),
-		fmt_ns(b, sizeof(b), hist_quantile_hi(&h, 0.99)),
-		fmt_ns(c, sizeof(c), hist_quantile_hi(&h, 1.0)));
+		fmt_dur(a, sizeof(a), hist_quantile_hi(&h, 0.5)),
+		fmt_dur(b, sizeof(b), hist_quantile_hi(&h, 0.99)),
+		fmt_dur(c, sizeof(c), hist_quantile_hi(&h, 1.0)));
 }
 
 static void print_stop(FILE *out, const struct recorder *r)

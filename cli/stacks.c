@@ -14,6 +14,7 @@
 
 #include "../schema/db.h"
 #include "commands.h"
+#include "fmt_dur.h"
 #include "opt.h"
 #include "session_pick.h"
 #include "usage.h"
@@ -100,20 +101,6 @@ static int prepare(sqlite3 *db, const char *path, const char *sql,
 	return 0;
 }
 
-/* "1.5 us", "4.9 ms": the unit chosen by size. */
-static const char *fmt_ns(char *buf, size_t n, int64_t ns)
-{
-	if (ns >= 1000000000)
-		snprintf(buf, n, "%.1f s", (double)ns / 1e9);
-	else if (ns >= 1000000)
-		snprintf(buf, n, "%.1f ms", (double)ns / 1e6);
-	else if (ns >= 1000)
-		snprintf(buf, n, "%.1f us", (double)ns / 1e3);
-	else
-		snprintf(buf, n, "%lld ns", (long long)ns);
-	return buf;
-}
-
 static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -194,8 +181,8 @@ static void print_stack_header(sqlite3_stmt *st, int rank)
 	       "(tid %lld, %s), %s\n", rank,
 	       (long long)sqlite3_column_int64(st, 0),
 	       (long long)sqlite3_column_int64(st, 1),
-	       fmt_ns(total, sizeof(total), sqlite3_column_int64(st, 2)),
-	       fmt_ns(longest, sizeof(longest), sqlite3_column_int64(st, 3)),
+	       fmt_dur(total, sizeof(total), (uint64_t)sqlite3_column_int64(st, 2)),
+	       fmt_dur(longest, sizeof(longest), (uint64_t)sqlite3_column_int64(st, 3)),
 	       (long long)sqlite3_column_int64(st, 4), col_text(st, 5),
 	       method ? method : "unknown method");
 	if (truncated)
@@ -247,7 +234,7 @@ static int print_summary(sqlite3 *db, const char *path,
 		return db_fail(db, rc, path, "cannot read", e);
 	}
 	*events = sqlite3_column_int64(st, 1);
-	fmt_ns(min, sizeof(min), (int64_t)a->min_dur_ns);
+	fmt_dur(min, sizeof(min), a->min_dur_ns);
 	if (*events == 0)
 		printf("session %lld in '%s': no events (--kind %s) with a stack "
 		       "of at least %s%s; record with --stacks, or widen --kind, "

@@ -141,6 +141,23 @@ void symbolizer_free(struct symbolizer *s)
 
 /* ---- files ----------------------------------------------------------- */
 
+/* Makes room for element n of the array *(T **)arr of *cap elements of
+ * size bytes, doubling it.  0 or -ENOMEM (the array is kept). */
+static int grow(void *arr, size_t *cap, size_t n, size_t size)
+{
+	void **v = arr, *nv;
+	size_t ncap = *cap ? 2 * *cap : 16;
+
+	if (n < *cap)
+		return 0;
+	nv = realloc(*v, ncap * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
 static uint64_t hash_str(const char *p)
 {
 	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
@@ -278,16 +295,8 @@ static struct sym_file *file_get(struct symbolizer *s, const char *path)
 			if (!strcmp(s->files[s->slots[j] - 1].path, path))
 				return &s->files[s->slots[j] - 1];
 	}
-	if (s->nfiles == s->files_cap) {
-		size_t cap = s->files_cap ? 2 * s->files_cap : 16;
-		struct sym_file *v = realloc(s->files, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		s->files = v;
-		s->files_cap = cap;
-	}
-	if (2 * (s->nfiles + 1) > s->nslots && grow_slots(s) < 0)
+	if (grow(&s->files, &s->files_cap, s->nfiles, sizeof(*s->files)) < 0 ||
+	    (2 * (s->nfiles + 1) > s->nslots && grow_slots(s) < 0))
 		return NULL;
 	f = &s->files[s->nfiles];
 	memset(f, 0, sizeof(*f));
@@ -349,18 +358,28 @@ static int is_code_symbol(const GElf_Sym *sym, GElf_Word shndx)
 		(type == STT_NOTYPE && GELF_ST_BIND(sym->st_info) != STB_LOCAL));
 }
 
+/* How much a name is wanted among symbols at one address: a global
+ * (2) over a local or weak one (1) over a versioned alias such as
+ * "__libc_start_main@GLIBC_2.2.5" (0). */
+static int symbol_rank(const GElf_Sym *sym, const char *name)
+{
+	if (strchr(name, '@'))
+		return 0;
+	return GELF_ST_BIND(sym->st_info) == STB_GLOBAL ? 2 : 1;
+}
+
 /*
  * f->syms from the module's symbol table (.symtab of the file or its
  * debug file, else .dynsym: libdwfl chooses).  Where symbols share an
- * address a global one wins (it is added last, and the latest start
- * wins in addr_syms_find), as in libdwfl's own lookup.
+ * address the best ranked wins: it is added last, and the latest start
+ * wins in addr_syms_find.
  */
 static int build_syms(struct sym_file *f)
 {
 	int n = dwfl_module_getsymtab(f->mod), err = 0;
 
 	f->syms_built = 1;
-	for (int pass = 0; pass < 2 && err == 0; pass++)
+	for (int rank = 0; rank < 3 && err == 0; rank++)
 		for (int i = 1; i < n && err == 0; i++) {
 			GElf_Sym sym;
 			GElf_Addr addr;
@@ -369,7 +388,7 @@ static int build_syms(struct sym_file *f)
 						&addr, &shndx, NULL, NULL);
 
 			if (!name || !*name || !is_code_symbol(&sym, shndx) ||
-			    (GELF_ST_BIND(sym.st_info) == STB_GLOBAL) != pass)
+			    symbol_rank(&sym, name) != rank)
 				continue;
 			err = addr_syms_add(&f->syms, addr, sym.st_size, name, NULL);
 		}
@@ -399,15 +418,8 @@ static int build_syms(struct sym_file *f)
 
 static struct sym_func *push_func(struct symbolizer *s, size_t n)
 {
-	if (n == s->funcs_cap) {
-		size_t cap = s->funcs_cap ? 2 * s->funcs_cap : 16;
-		struct sym_func *v = realloc(s->funcs, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		s->funcs = v;
-		s->funcs_cap = cap;
-	}
+	if (grow(&s->funcs, &s->funcs_cap, n, sizeof(*s->funcs)) < 0)
+		return NULL;
 	memset(&s->funcs[n], 0, sizeof(s->funcs[n]));
 	return &s->funcs[n];
 }
@@ -445,15 +457,8 @@ static void call_site(Dwarf_Die *inl, Dwarf_Die *cu, const char **file,
 
 static int push_scope(struct symbolizer *s, size_t n, const Dwarf_Die *die)
 {
-	if (n == s->chain_cap) {
-		size_t cap = s->chain_cap ? 2 * s->chain_cap : 16;
-		Dwarf_Die *v = realloc(s->chain, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->chain = v;
-		s->chain_cap = cap;
-	}
+	if (grow(&s->chain, &s->chain_cap, n, sizeof(*s->chain)) < 0)
+		return -ENOMEM;
 	s->chain[n] = *die;
 	return 0;
 }
