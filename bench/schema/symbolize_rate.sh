@@ -61,8 +61,8 @@ q() { sqlite3 "$tmp/fl.db" "$1"; }
 events=$(q "SELECT count(*) FROM fault WHERE stack_id IS NOT NULL")
 refs=$(q "SELECT count(*) FROM fault f JOIN stack_frame sf ON sf.session_id = f.session_id AND sf.stack_id = f.stack_id")
 frames=$(q "SELECT count(*) FROM frame")
-samples=$(perf script -i "$tmp/perf.data" -F ip 2>/dev/null | grep -c '^$' || true)
-perf_frames=$(grep -c '^[[:space:]]*[0-9a-f]\{6,\} ' "$tmp/names" || true)
+samples=$(perf script -i "$tmp/perf.data" -F tid 2>/dev/null | wc -l)
+perf_frames=$(awk 'NF' "$tmp/names" | wc -l)
 echo "  faultline: $events stacked faults, $refs frames in their stacks," \
 	"$frames distinct frames"
 echo "  perf:      $samples samples, $perf_frames frames"

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "../integration/run.h"
+#include "../../decoder/addr_space.h"
 #include "../../decoder/kallsyms.h"
 #include "../../decoder/perf_map.h"
 #include "../../schema/db.h"
@@ -785,6 +786,36 @@ static void symbolize_and_stacks_name_what_is_wrong_with_their_input(void **stat
 	assert_one_error(&r, "symbolize", "sessions are numbered from 1");
 }
 
+static void an_mmap_record_beats_proc_maps_and_the_latest_mapping_wins(void **state)
+{
+	const struct sym_mapping maps[] = {
+		{ 0x1000, 0x5000, 0, "/proc-view", NULL, 1, 0, 0 },
+		{ 0x2000, 0x3000, 0, "/first-mmap", NULL, 1, 1, 5 },
+		{ 0x2000, 0x3000, 0, "/second-mmap", NULL, 1, 1, 9 },
+		{ 0x2800, 0x2900, 0, "/older-mmap", NULL, 1, 1, 1 },
+		{ 0x10000, 0x90000, 0, "/big", NULL, 1, 1, 0 },
+		{ 0x11000, 0x12000, 0, "/small", NULL, 1, 1, 3 },
+	};
+	struct addr_space sp;
+	int err;
+
+	(void)state;
+	addr_space_init(&sp);
+	for (size_t i = sizeof(maps) / sizeof(maps[0]); i-- > 0;)
+		assert_int_equal(addr_space_add(&sp, &maps[i]), 0);
+	assert_string_equal(addr_space_find(&sp, 0x1500, &err)->path, "/proc-view");
+	assert_string_equal(addr_space_find(&sp, 0x2500, &err)->path, "/second-mmap");
+	assert_string_equal(addr_space_find(&sp, 0x2850, &err)->path, "/second-mmap");
+	assert_string_equal(addr_space_find(&sp, 0x3500, &err)->path, "/proc-view");
+	assert_null(addr_space_find(&sp, 0x5000, &err));
+	assert_null(addr_space_find(&sp, 0xfff, &err));
+	/* Past a later, smaller mapping the big one around it holds again. */
+	assert_string_equal(addr_space_find(&sp, 0x11800, &err)->path, "/small");
+	assert_string_equal(addr_space_find(&sp, 0x50000, &err)->path, "/big");
+	assert_int_equal(err, 0);
+	addr_space_release(&sp);
+}
+
 static int load_fixture(void **state)
 {
 	const char *build = getenv("BUILD");
@@ -839,6 +870,7 @@ int main(void)
 		cmocka_unit_test(kallsyms_text_parses_modules_and_sizes),
 		cmocka_unit_test(hidden_kallsyms_addresses_are_noticed),
 		cmocka_unit_test(perf_map_lines_with_spaces_and_overlaps),
+		cmocka_unit_test(an_mmap_record_beats_proc_maps_and_the_latest_mapping_wins),
 		cmocka_unit_test_teardown(symbolize_then_stacks_prints_named_frames_most_frequent_first,
 					  kill_leftovers),
 		cmocka_unit_test_teardown(symbolize_explains_frames_left_without_names,
