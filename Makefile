@@ -243,6 +243,7 @@ bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_r
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop RATE=$(BUILD)/bench/symbolize_rate \
 		bench/schema/symbolize_rate.sh
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop bench/collector/record_overhead.sh
+	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop bench/collector/stack_overhead.sh
 	FAULTLINE=$(FAULTLINE) PINGPONG=$(BUILD)/bench/pingpong bench/collector/switch_overhead.sh
 	FAULTLINE=$(FAULTLINE) BUILD=$(BUILD) bench/queries/stalls_near.sh
 	FAULTLINE=$(FAULTLINE) bench/schema/import_rate.sh
