@@ -170,7 +170,7 @@ $(BUILD)/tests/test_query: tests/cli/test_query.c tests/integration/run.h $(LIB_
 $(BUILD)/tests/test_import: tests/cli/test_import.c tests/integration/run.h $(LIB_OBJ)
 	$(link_test)
 
-$(BUILD)/tests/%_workload: tests/integration/%_workload.c
+$(BUILD)/tests/%_workload: tests/integration/%_workload.c tests/integration/dropped_page.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) -pthread
 
@@ -183,10 +183,10 @@ $(BUILD)/tests/libstacklazy.so: tests/integration/stack_lazy_lib.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -fPIC -shared -ffile-prefix-map=$(CURDIR)=. -o $@ $<
 $(BUILD)/tests/stack_workload_fp: tests/integration/stack_workload.c \
-		$(BUILD)/tests/libstacklazy.so
+		tests/integration/dropped_page.h $(BUILD)/tests/libstacklazy.so
 	$(CC) -O1 -fno-omit-frame-pointer -o $@ $< $(STACK_WL_FLAGS)
 $(BUILD)/tests/stack_workload_nofp: tests/integration/stack_workload.c \
-		$(BUILD)/tests/libstacklazy.so
+		tests/integration/dropped_page.h $(BUILD)/tests/libstacklazy.so
 	$(CC) -O2 -fomit-frame-pointer -o $@ $< $(STACK_WL_FLAGS)
 
 # tests/unit/test_unwind replays a sample the workload recorded of its own

@@ -267,6 +267,13 @@ static int check_args(struct record_args *a, char **rest)
 		return EXIT_USAGE;
 	}
 	a->stacks.stack_size = (uint32_t)a->stack_size;
+	if (a->stacks.mode != STACKS_DWARF && a->stack_size != STACK_SIZE_DEFAULT)
+		return usage_error("%s sizes the stack copies of --stacks=dwarf; "
+				   "add --stacks=dwarf or drop it", "--stack-size");
+	if (a->stacks.mode == STACKS_NONE &&
+	    a->stacks.on != (STACKS_ON_MAJOR | STACKS_ON_BLOCKED))
+		return usage_error("%s chooses the events that carry a stack; add "
+				   "--stacks=fp or --stacks=dwarf", "--stacks-on");
 	return 0;
 }
 

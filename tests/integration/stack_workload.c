@@ -31,6 +31,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "dropped_page.h"
+
 int lazy_late_target(int x);
 
 #define STACK_COPY 8192
@@ -39,34 +41,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "stack_workload: %s: %s\n", what, strerror(errno));
 	exit(2);
-}
-
-/* A 4-page file written, synced, mapped, then dropped from the cache. */
-static char *prepare_major(const char *path, int *resident)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	char *buf = malloc((size_t)page * 4);
-	unsigned char vec[4];
-	char *map;
-	int fd;
-
-	if (!buf)
-		die("malloc");
-	memset(buf, 'x', (size_t)page * 4);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || write(fd, buf, (size_t)page * 4) != page * 4 || fsync(fd) < 0)
-		die(path);
-	free(buf);
-	map = mmap(NULL, (size_t)page * 4, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED)
-		die("mmap file");
-	if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0)
-		die("posix_fadvise");
-	close(fd);
-	if (mincore(map, (size_t)page * 4, vec) < 0)
-		die("mincore");
-	*resident = vec[0] & 1;
-	return map;
 }
 
 __attribute__((noinline)) int chain_sink(int v);

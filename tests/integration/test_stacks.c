@@ -415,13 +415,16 @@ static void bad_stack_options_are_usage_errors_that_say_what_is_allowed(void **s
 		{ "--stack-size=100", "multiple of 8" },
 		{ "--stack-size=65536", "65528" },
 		{ "--stacks-on=major,minor", "major, blocked, faults and switches" },
+		{ "--stacks-on=faults", "add --stacks=fp or --stacks=dwarf" },
+		{ "--stack-size=4096", "add --stacks=dwarf" },
 	};
 	struct run r;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		run_faultline(&r, "record", "-o", scratch_path("bad.db"),
-			      cases[i].arg, "--", "/bin/true", NULL);
+			      i < 4 ? "--stacks=dwarf" : "-q", cases[i].arg, "--",
+			      "/bin/true", NULL);
 		assert_int_equal(r.status, 2);
 		if (!strstr(r.err, cases[i].says))
 			fail_msg("%s: '%s' not in: %s", cases[i].arg, cases[i].says,

@@ -107,15 +107,26 @@ static void assert_same_build(const struct fixture *fx)
 			 fx->build_id);
 }
 
+/* The fixture's sample, as process pid's. */
+static void fixture_sample(const struct fixture *fx, uint32_t pid,
+			   struct unwind_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->pid = s->tid = pid;
+	s->regs_mask = fx->regs_mask;
+	s->regs = fx->regs;
+	s->stack = fx->stack;
+	s->stack_size = s->dyn_size = fx->dyn_size;
+}
+
 static void replay(struct fixture *fx, uint64_t dyn_size,
 		   struct stack_frame_in *fr, size_t *n, char *why, size_t whylen)
 {
 	struct unwinder u;
-	struct unwind_sample s = {
-		4242, 4242, fx->regs_mask, fx->regs, fx->stack,
-		dyn_size, dyn_size,
-	};
+	struct unwind_sample s;
 
+	fixture_sample(fx, 4242, &s);
+	s.stack_size = s.dyn_size = dyn_size;
 	unwinder_init(&u);
 	for (int i = 0; i < fx->nmaps; i++)
 		assert_int_equal(unwinder_map(&u, 4242, fx->map_start[i],
@@ -201,12 +212,7 @@ static void a_process_with_no_file_mapped_keeps_only_the_sampled_instruction(voi
 
 	(void)state;
 	load_fixture(&fx);
-	memset(&s, 0, sizeof(s));
-	s.pid = s.tid = 7;
-	s.regs_mask = fx.regs_mask;
-	s.regs = fx.regs;
-	s.stack = fx.stack;
-	s.stack_size = s.dyn_size = fx.dyn_size;
+	fixture_sample(&fx, 7, &s);
 	unwinder_init(&u);
 	/* Anonymous and data mappings are no code to unwind. */
 	assert_int_equal(unwinder_map(&u, 7, 0x1000, 0x1000, 0, PROT_READ, "/bin/true"), 0);
@@ -230,12 +236,7 @@ static void an_exec_forgets_the_old_mappings(void **state)
 
 	(void)state;
 	load_fixture(&fx);
-	memset(&s, 0, sizeof(s));
-	s.pid = s.tid = 9;
-	s.regs_mask = fx.regs_mask;
-	s.regs = fx.regs;
-	s.stack = fx.stack;
-	s.stack_size = s.dyn_size = fx.dyn_size;
+	fixture_sample(&fx, 9, &s);
 	unwinder_init(&u);
 	assert_int_equal(unwinder_map(&u, 9, fx.map_start[0], fx.map_len[0],
 				      fx.map_pgoff[0], PROT_EXEC, program()), 0);

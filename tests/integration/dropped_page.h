@@ -1,0 +1,46 @@
+/*
+ * A file page that is not in the page cache, for workloads that must take
+ * a major fault: included by the test workloads, which define die().
+ */
+#ifndef FL_TEST_DROPPED_PAGE_H
+#define FL_TEST_DROPPED_PAGE_H
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static void die(const char *what);
+
+/* A 4-page file written, synced (dirty pages cannot be dropped), mapped,
+ * then dropped from the cache; *resident says whether its first page is
+ * still cached (mincore), which a test expects to be 0. */
+static char *prepare_major(const char *path, int *resident)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *buf = malloc((size_t)page * 4);
+	unsigned char vec[4];
+	char *map;
+	int fd;
+
+	if (!buf)
+		die("malloc");
+	memset(buf, 'x', (size_t)page * 4);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, buf, (size_t)page * 4) != page * 4 || fsync(fd) < 0)
+		die(path);
+	free(buf);
+	map = mmap(NULL, (size_t)page * 4, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		die("mmap file");
+	if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0)
+		die("posix_fadvise");
+	close(fd);
+	if (mincore(map, (size_t)page * 4, vec) < 0)
+		die("mincore");
+	*resident = vec[0] & 1;
+	return map;
+}
+
+#endif
