@@ -245,15 +245,17 @@ int query_def_parse(const char *name, const char *sql, struct query_def *q,
 	if (!q->name)
 		return -ENOMEM;
 	for (const char *p = sql; *p && err == 0; line++) {
-		const char *end = strchr(p, '\n');
+		const char *end = strchr(p, '\n'), *next;
 
 		if (!end)
 			end = p + strlen(p);
+		next = *end ? end + 1 : end;
+		if (end > p && end[-1] == '\r')
+			end--;		/* a file written with CR LF lines */
 		if (strncmp(p, "--", 2))
 			break;
-		p += 2;
-		err = header_line(p, end, q, &s, &indent);
-		p = *end ? end + 1 : end;
+		err = header_line(p + 2, end, q, &s, &indent);
+		p = next;
 	}
 	if (err == -EINVAL)
 		return errmsg_set(e, EINVAL, "query '%s': header line %d is not "

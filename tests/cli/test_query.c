@@ -313,6 +313,14 @@ static void a_sql_file_runs_with_its_header_parameters(void **state)
 	assert_int_equal(run_faultline(&r, "query", fixture_db(), path, "tid=101",
 				       "over=0.5s", "-f", "csv", NULL), 2);
 	assert_non_null(strstr(r.err, "invalid over '0.5s'"));
+	/* The same with CR LF line ends. */
+	write_file(path, "-- Faults of one thread longer than a duration.\r\n--\r\n"
+		   "-- Parameters:\r\n--   :tid  INTEGER  the thread\r\n"
+		   "--   :over DURATION = 1ms  shortest\r\n"
+		   "SELECT count(*) AS n FROM fault WHERE tid = :tid AND dur > :over;\r\n");
+	assert_int_equal(run_faultline(&r, "query", fixture_db(), path, "tid=101",
+				       "over=4ms", "-f", "csv", NULL), 0);
+	assert_string_equal(r.out, "n\r\n2\r\n");
 }
 
 /* One line on stderr, "faultline CMD: ...want...". */
