@@ -238,7 +238,7 @@ demo: deps-demo $(FAULTLINE) $(WORKLOAD_BIN)
 
 bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_rate \
 		$(BUILD)/bench/symbolize_rate \
-		$(BUILD)/bench/pingpong
+		$(BUILD)/bench/pingpong $(BUILD)/bench/wake_loop $(BUILD)/tests/udp_workload
 	$(BUILD)/bench/loader_rate
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop RATE=$(BUILD)/bench/symbolize_rate \
 		bench/schema/symbolize_rate.sh
@@ -247,10 +247,16 @@ bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_r
 	FAULTLINE=$(FAULTLINE) PINGPONG=$(BUILD)/bench/pingpong bench/collector/switch_overhead.sh
 	FAULTLINE=$(FAULTLINE) BUILD=$(BUILD) bench/queries/stalls_near.sh
 	FAULTLINE=$(FAULTLINE) bench/schema/import_rate.sh
+	FAULTLINE=$(FAULTLINE) UDP_WORKLOAD=$(BUILD)/tests/udp_workload \
+		WAKE_LOOP=$(BUILD)/bench/wake_loop bench/collector/udp_sampling.sh
 
 $(BUILD)/bench/pingpong: bench/collector/pingpong.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -o $@ $< -pthread
+
+$(BUILD)/bench/wake_loop: bench/collector/wake_loop.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -o $@ $<
 
 $(BUILD)/bench/fault_loop: bench/collector/fault_loop.c
 	@mkdir -p $(dir $@)

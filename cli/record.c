@@ -513,7 +513,12 @@ static int record_and_finish(struct record_run *run, struct errmsg *e)
 {
 	struct recorder_sink sink = record_pipeline_sink(&run->pipe);
 	struct session_counts counts;
-	int err = recorder_run(&run->rec, &sink, e);
+	int err = run->pipe.udp ? record_udp_start(run->pipe.udp, e) : 0;
+
+	if (err == 0)
+		err = recorder_run(&run->rec, &sink, e);
+	if (run->pipe.udp)
+		record_udp_stop(run->pipe.udp);
 
 	if (err < 0 && !e->text[0])
 		*e = run->pipe.err;
@@ -543,7 +548,7 @@ static int run_record(struct record_run *run, int argc, char **argv)
 	struct recorder_config cfg = {
 		&a->targets, (size_t)a->buffer_bytes, a->duration_ns,
 		a->tracepoints, a->ntracepoints,
-		udp_sampler_wanted(&a->udp) ? a->sample_interval_ns : 0, a->stacks,
+		a->stacks,
 	};
 	struct errmsg *e = &run->err;
 	int err;

@@ -375,6 +375,8 @@ static int on_round(void *ctx, uint64_t watermark)
 	refresh_clock_offset(p);
 	if (n == -ENOMEM)
 		return errmsg_set(&p->err, ENOMEM, "out of memory tracking threads");
+	if (n >= 0 && p->udp)
+		return record_udp_flush(p->udp, &p->err);
 	return n < 0 ? (int)n : 0;
 }
 
@@ -417,17 +419,9 @@ static int on_tick(void *ctx)
 	return err;
 }
 
-static int on_sample(void *ctx, uint64_t missed)
-{
-	struct record_pipeline *p = ctx;
-
-	return record_udp_sample(p->udp, missed, &p->err);
-}
-
 struct recorder_sink record_pipeline_sink(struct record_pipeline *p)
 {
-	return (struct recorder_sink){ p, on_record, on_round, on_tick,
-				       p->udp ? on_sample : NULL };
+	return (struct recorder_sink){ p, on_record, on_round, on_tick };
 }
 
 struct synth_ctx {

@@ -2,7 +2,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/clock.h"
 #include "record_udp.h"
 
 #define SOCK_SOURCE "sampler:/proc/net/udp"
@@ -24,11 +23,6 @@ void record_udp_release(struct record_udp *u)
 	u->socks = NULL;
 	u->nsocks = 0;
 }
-
-struct scan_ctx {
-	struct record_udp *u;
-	struct errmsg *e;
-};
 
 /* The socket's two series, made the first time it is seen.  A socket is
  * its inode: a port bound again later is a new socket, with new series. */
@@ -68,19 +62,19 @@ static int sock_series(struct record_udp *u, const struct udp_sock_sample *x,
 	return 0;
 }
 
-static int on_sock(void *ctx, const struct udp_sock_sample *x)
+static int store_sock(struct record_udp *u, const struct udp_sock_sample *x,
+		      struct errmsg *e)
 {
-	struct scan_ctx *c = ctx;
 	struct udp_series *s = NULL;
-	int err = sock_series(c->u, x, &s, c->e);
+	int err = sock_series(u, x, &s, e);
 
 	if (err == 0)
-		err = loader_metric(c->u->loader, s->depth_id, x->ts,
-				    (double)x->rx_queue_bytes, c->e);
+		err = loader_metric(u->loader, s->depth_id, x->ts,
+				    (double)x->rx_queue_bytes, e);
 	if (err == 0)
-		err = loader_metric(c->u->loader, s->drops_id, x->ts,
-				    (double)x->drops, c->e);
-	c->u->rows += err == 0 ? 2 : 0;
+		err = loader_metric(u->loader, s->drops_id, x->ts,
+				    (double)x->drops, e);
+	u->rows += err == 0 ? 2 : 0;
 	return err;
 }
 
@@ -100,66 +94,91 @@ static int host_metric(struct record_udp *u, int64_t *id, const char *name,
 	return err;
 }
 
-static int sample_host(struct record_udp *u, struct errmsg *e)
+static int store_host(struct record_udp *u, const struct udp_host_sample *h,
+		      struct errmsg *e)
 {
 	static const char *const source[2] = { "sampler:/proc/net/snmp",
 					       "sampler:/proc/net/snmp6" };
-	struct udp_host_sample h;
 	char labels[32];
-	int err = udp_sampler_host(u->sampler, &h);
+	int err = 0;
 
-	if (err < 0)
-		return errmsg_set(e, -err, "cannot read the UDP counters of "
-				  "/proc/net/snmp: %s", strerror(-err));
-	for (int p = 0; p < 1 + h.have_v6 && err == 0; p++) {
+	for (int p = 0; p < 1 + h->have_v6 && err == 0; p++) {
 		snprintf(labels, sizeof(labels), "{\"proto\":\"%s\"}", proto_name[p]);
 		err = host_metric(u, &u->rcvbuf_id[p], "udp_rcvbuf_errors", labels,
-				  source[p], "datagrams", h.ts,
-				  (double)h.rcvbuf_errors[p], e);
+				  source[p], "datagrams", h->ts,
+				  (double)h->rcvbuf_errors[p], e);
 		if (err == 0)
 			err = host_metric(u, &u->in_errors_id[p], "udp_in_errors",
-					  labels, source[p], "datagrams", h.ts,
-					  (double)h.in_errors[p], e);
+					  labels, source[p], "datagrams", h->ts,
+					  (double)h->in_errors[p], e);
 	}
 	return err;
 }
 
-int record_udp_sample(struct record_udp *u, uint64_t missed, struct errmsg *e)
+int record_udp_start(struct record_udp *u, struct errmsg *e)
 {
-	uint64_t start = monotonic_ns();
-	struct scan_ctx c = { u, e };
-	int err = udp_sampler_scan(u->sampler, on_sock, &c);
+	return udp_sampler_start(u->sampler, u->interval_ns, e);
+}
 
-	if (err < 0 && !e->text[0])
-		return errmsg_set(e, -err, "cannot read /proc/net/udp: %s",
-				  strerror(-err));
-	if (err == 0)
-		err = sample_host(u, e);
-	if (err == 0 && missed) {
-		char labels[48];
+void record_udp_stop(struct record_udp *u)
+{
+	udp_sampler_stop(u->sampler);
+}
 
-		snprintf(labels, sizeof(labels), "{\"interval_ns\":%llu}",
-			 (unsigned long long)u->interval_ns);
-		err = host_metric(u, &u->missed_id, "sampler_missed_intervals",
-				  labels, "sampler:timerfd", "intervals",
-				  realtime_ns(), (double)missed, e);
+static int store_missed(struct record_udp *u, uint64_t ts, uint64_t count,
+			struct errmsg *e)
+{
+	char labels[48];
+
+	snprintf(labels, sizeof(labels), "{\"interval_ns\":%llu}",
+		 (unsigned long long)u->interval_ns);
+	return host_metric(u, &u->missed_id, "sampler_missed_intervals", labels,
+			   "sampler:clock_nanosleep", "intervals", ts,
+			   (double)count, e);
+}
+
+static int store(struct record_udp *u, const struct udp_reading *r,
+		 struct errmsg *e)
+{
+	switch (r->kind) {
+	case UDP_READING_SOCK:
+		return store_sock(u, &r->u.sock, e);
+	case UDP_READING_HOST:
+		return store_host(u, &r->u.host, e);
+	case UDP_READING_MISSED:
+		return store_missed(u, r->u.missed.ts, r->u.missed.count, e);
 	}
-	u->samples++;
-	u->missed += missed;
-	u->busy_ns += monotonic_ns() - start;
+	return 0;
+}
+
+int record_udp_flush(struct record_udp *u, struct errmsg *e)
+{
+	const struct udp_batch *b;
+	int failed = udp_sampler_take(u->sampler, &b), err = 0;
+
+	for (size_t i = 0; i < b->n && err == 0; i++)
+		err = store(u, &b->v[i], e);
+	if (err == 0 && failed < 0)
+		err = errmsg_set(e, -failed, "socket sampling stopped: cannot read "
+				 "/proc/net/udp or /proc/net/snmp: %s",
+				 strerror(-failed));
 	return err;
 }
 
 void record_udp_summary(const struct record_udp *u, FILE *out)
 {
-	fprintf(out, "  udp sampling: %llu samples every %.3g ms, %llu sockets, "
-		"%llu metric rows, %.1f ms spent (%.1f us a sample)\n",
-		(unsigned long long)u->samples, (double)u->interval_ns / 1e6,
+	const struct udp_sampler *s = u->sampler;
+
+	fprintf(out, "  udp sampling: %llu samples every %.3g ms (%llu by lookup, "
+		"%llu by scan), %llu sockets, %llu metric rows, %.1f ms spent "
+		"(%.1f us a sample)\n",
+		(unsigned long long)s->samples, (double)u->interval_ns / 1e6,
+		(unsigned long long)s->lookups, (unsigned long long)s->scans,
 		(unsigned long long)u->nsocks, (unsigned long long)u->rows,
-		(double)u->busy_ns / 1e6,
-		u->samples ? (double)u->busy_ns / 1e3 / (double)u->samples : 0.0);
-	if (u->missed)
-		fprintf(out, "  MISSED %llu sampling intervals (faultline was busy); "
-			"the sampler_missed_intervals series says when\n",
-			(unsigned long long)u->missed);
+		(double)s->busy_ns / 1e6,
+		s->samples ? (double)s->busy_ns / 1e3 / (double)s->samples : 0.0);
+	if (s->missed)
+		fprintf(out, "  MISSED %llu sampling intervals (the sampling thread "
+			"was not run in time); the sampler_missed_intervals "
+			"series says when\n", (unsigned long long)s->missed);
 }

@@ -1,8 +1,9 @@
 /*
  * record_udp: the record command's socket sampling (--udp-port,
- * --socket).  At each tick of the recorder's sampling timer it reads the
- * chosen sockets and the host's UDP counters through collector/'s
- * udp_sampler and writes them as metric rows through the loader, every
+ * --socket).  collector/'s udp_sampler reads the chosen sockets and the
+ * host's UDP counters on a thread of its own; at each round of the
+ * recorder's loop this takes what it read and writes it as metric rows
+ * through the loader (the database belongs to that loop's thread), every
  * sample, changed or not, so the series show when they were read:
  *
  *   udp_rx_queue_bytes  {"port":N,"inode":N,"local":"ADDR:PORT","proto":P}
@@ -37,10 +38,6 @@ struct record_udp {
 	size_t nsocks;
 	int64_t rcvbuf_id[2], in_errors_id[2];	/* [udp, udp6]; 0: not yet */
 	int64_t missed_id;		/* 0: not yet */
-	/* The sampler's own cost, for the summary. */
-	uint64_t samples;		/* timer expiries sampled */
-	uint64_t missed;		/* expiries that passed unsampled */
-	uint64_t busy_ns;		/* wall time spent sampling, CLOCK_MONOTONIC */
 	uint64_t rows;			/* metric rows written */
 };
 
@@ -48,11 +45,15 @@ void record_udp_init(struct record_udp *u, struct udp_sampler *s,
 		     struct loader *l, uint64_t interval_ns);
 void record_udp_release(struct record_udp *u);
 
-/* One sample; missed: intervals the timer counted as passed without one.
- * 0 or -errno with e. */
-int record_udp_sample(struct record_udp *u, uint64_t missed, struct errmsg *e);
+/* Starts and stops the sampler's thread.  Start: 0 or -errno with e. */
+int record_udp_start(struct record_udp *u, struct errmsg *e);
+void record_udp_stop(struct record_udp *u);
 
-/* The summary's lines about sampling. */
+/* Writes what the sampler read since the last call.  0 or -errno with e
+ * (the loader's, or the sampler's once its thread failed). */
+int record_udp_flush(struct record_udp *u, struct errmsg *e);
+
+/* The summary's lines about sampling, once stopped. */
 void record_udp_summary(const struct record_udp *u, FILE *out);
 
 #endif

@@ -8,7 +8,6 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,7 +24,6 @@ void recorder_init(struct recorder *r)
 	errmsg_init(&r->warning);
 	r->sigfd = -1;
 	r->child_pidfd = -1;
-	r->timerfd = -1;
 	r->child_status = -1;
 }
 
@@ -382,50 +380,18 @@ static void check_signal(struct recorder *r)
 	}
 }
 
-/* A periodic CLOCK_MONOTONIC timer for the sink's sample(), if asked for;
- * its first expiry one interval after recording starts. */
-static int sample_timer(struct recorder *r, struct errmsg *e)
-{
-	uint64_t ns = r->cfg.sample_interval_ns;
-	struct itimerspec it;
-
-	if (!ns)
-		return 0;
-	it.it_interval.tv_sec = (time_t)(ns / 1000000000ull);
-	it.it_interval.tv_nsec = (long)(ns % 1000000000ull);
-	it.it_value = it.it_interval;
-	r->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (r->timerfd < 0 || timerfd_settime(r->timerfd, 0, &it, NULL) < 0)
-		return errmsg_set(e, errno, "cannot start the sampling timer: %s",
-				  strerror(errno));
-	return 0;
-}
-
-/* The timer's expirations since the last read: one is this call, the
- * rest were missed. */
-static int check_timer(struct recorder *r, const struct recorder_sink *sink)
-{
-	uint64_t n;
-
-	if (read(r->timerfd, &n, sizeof(n)) != (ssize_t)sizeof(n) || !n)
-		return 0;	/* EAGAIN: nothing expired after all */
-	return sink->sample(sink->ctx, n - 1);
-}
-
-/* pfds: the signal fd, the command's pidfd, the sampling timer, the -p
- * pidfds, then each CPU's ring owners (fault ring, tracepoint ring).  The
- * owners are faultline's own thread or CPU-wide events: they never hang
- * up. */
+/* pfds: the signal fd, the command's pidfd, the -p pidfds, then each
+ * CPU's ring owners (fault ring, tracepoint ring).  The owners are
+ * faultline's own thread or CPU-wide events: they never hang up. */
 static struct pollfd *poll_set(struct recorder *r, size_t *n)
 {
-	size_t cnt = 3 + r->npidfds + 2 * (size_t)r->ncpus, k = 0;
+	size_t cnt = 2 + r->npidfds + 2 * (size_t)r->ncpus, k = 0;
 	struct pollfd *p = calloc(cnt, sizeof(*p));
 
 	if (!p)
 		return NULL;
 	p[k++] = (struct pollfd){ .fd = r->sigfd, .events = POLLIN };
 	p[k++] = (struct pollfd){ .fd = r->child_pidfd, .events = POLLIN };
-	p[k++] = (struct pollfd){ .fd = r->timerfd, .events = POLLIN };
 	for (size_t i = 0; i < r->npidfds; i++)
 		p[k++] = (struct pollfd){ .fd = r->pidfds[i], .events = POLLIN };
 	for (int i = 0; i < r->ncpus; i++)
@@ -465,13 +431,10 @@ static int record_loop(struct recorder *r, const struct recorder_sink *sink,
 			check_signal(r);
 		if (pfds[1].revents & POLLIN)
 			check_child(r);
-		if (pfds[2].revents & POLLIN)
-			err = check_timer(r, sink);
-		check_targets(r, pfds, 3);
+		check_targets(r, pfds, 2);
 		if (r->cfg.duration_ns && monotonic_ns() - start >= r->cfg.duration_ns)
 			r->stop = r->stop == STOP_NONE ? STOP_DURATION : r->stop;
-		if (err == 0)
-			err = drain_round(r, sink, 0);
+		err = drain_round(r, sink, 0);
 		if (err == 0 && monotonic_ns() >= next_tick) {
 			next_tick += RECORDER_TICK_MS * 1000000ull;
 			err = sink->tick(sink->ctx);
@@ -513,9 +476,6 @@ int recorder_run(struct recorder *r, const struct recorder_sink *sink,
 	size_t npfds;
 	int err;
 
-	err = sample_timer(r, e);
-	if (err < 0)
-		return err;
 	pfds = poll_set(r, &npfds);
 	if (!pfds)
 		return -ENOMEM;
@@ -552,8 +512,6 @@ void recorder_release(struct recorder *r)
 		close(r->sigfd);
 	if (r->child_pidfd >= 0)
 		close(r->child_pidfd);
-	if (r->timerfd >= 0)
-		close(r->timerfd);
 	free(r->rings);
 	free(r->fds);
 	free(r->pidfds);

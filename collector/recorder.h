@@ -42,8 +42,6 @@ struct recorder_config {
 	uint64_t duration_ns;		/* stop after this long; 0: no limit */
 	const struct tp_spec *tracepoints;	/* borrowed: -e, in order */
 	size_t ntracepoints;
-	/* The sink's sample() runs this often; 0: never. */
-	uint64_t sample_interval_ns;
 	struct stack_config stacks;	/* --stacks, --stack-size, --stacks-on */
 };
 
@@ -59,10 +57,6 @@ struct recorder_sink {
 	int (*round)(void *ctx, uint64_t watermark);
 	/* Every RECORDER_TICK_MS while recording. */
 	int (*tick)(void *ctx);
-	/* Every cfg.sample_interval_ns while recording, from a timerfd
-	 * polled beside the rings; missed: intervals that passed without a
-	 * call (the loop was busy), 0 normally.  NULL without sampling. */
-	int (*sample)(void *ctx, uint64_t missed);
 };
 
 enum stop_reason {
@@ -91,7 +85,6 @@ struct recorder {
 	struct sample_fmt stack_fmt;
 	int sigfd;			/* owned: SIGINT/SIGTERM/SIGHUP */
 	int child_pidfd;		/* owned: the command, or -1 */
-	int timerfd;			/* owned: cfg.sample_interval_ns, or -1 */
 	int *pidfds;			/* owned: -p processes, -1 once exited */
 	size_t npidfds;
 	struct tep_handle *tep;		/* owned: tracepoint formats, or NULL */

@@ -1,9 +1,16 @@
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/clock.h"
@@ -12,13 +19,15 @@
 void udp_sampler_init(struct udp_sampler *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->fd_udp = s->fd_udp6 = s->fd_snmp = s->fd_snmp6 = -1;
+	s->fd_udp = s->fd_udp6 = s->fd_snmp = s->fd_snmp6 = s->fd_diag = -1;
+	pthread_mutex_init(&s->lock, NULL);
 }
 
 void udp_sampler_release(struct udp_sampler *s)
 {
-	int fds[] = { s->fd_udp, s->fd_udp6, s->fd_snmp, s->fd_snmp6 };
+	int fds[] = { s->fd_udp, s->fd_udp6, s->fd_snmp, s->fd_snmp6, s->fd_diag };
 
+	udp_sampler_stop(s);
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -27,6 +36,11 @@ void udp_sampler_release(struct udp_sampler *s)
 	free(s->port_seen);
 	free(s->inode_seen);
 	free(s->buf);
+	free(s->known);
+	free(s->queue_local.v);
+	free(s->queue.v);
+	free(s->taken.v);
+	pthread_mutex_destroy(&s->lock);
 	udp_sampler_init(s);
 }
 
@@ -106,6 +120,9 @@ int udp_sampler_open(struct udp_sampler *s, struct errmsg *e)
 	/* Without IPv6 these are absent: there is nothing to sample there. */
 	s->fd_udp6 = open("/proc/net/udp6", O_RDONLY | O_CLOEXEC);
 	s->fd_snmp6 = open("/proc/net/snmp6", O_RDONLY | O_CLOEXEC);
+	/* Without it (no sock_diag), every sample is a scan. */
+	s->fd_diag = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+			    NETLINK_SOCK_DIAG);
 	s->cap = 16384;
 	s->buf = malloc(s->cap);
 	return s->buf ? 0 : -ENOMEM;
@@ -221,10 +238,11 @@ static int parse_local(const char *s, int v6, struct udp_sock_sample *out)
 	if (!colon || (size_t)(colon - s) != alen ||
 	    hex_u64(colon + 1, strlen(colon + 1), &port) < 0 || port > 65535)
 		return -EINVAL;
+	memset(out->addr, 0, sizeof(out->addr));
 	for (size_t i = 0; i < alen / 8; i++) {
 		if (hex_u64(s + 8 * i, 8, &w) < 0)
 			return -EINVAL;
-		words[i] = (uint32_t)w;
+		words[i] = out->addr[i] = (uint32_t)w;
 	}
 	inet_ntop(v6 ? AF_INET6 : AF_INET, words, addr, sizeof(addr));
 	snprintf(out->local, sizeof(out->local), v6 ? "[%s]:%u" : "%s:%u", addr,
@@ -410,4 +428,271 @@ size_t udp_sampler_missing(const struct udp_sampler *s, char *buf, size_t n)
 		count++;
 	}
 	return count;
+}
+
+/* ---- the sampling thread ------------------------------------------- */
+
+static int batch_push(struct udp_batch *b, const struct udp_reading *r)
+{
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		struct udp_reading *v = realloc(b->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		b->v = v;
+		b->cap = cap;
+	}
+	b->v[b->n++] = *r;
+	return 0;
+}
+
+/*
+ * One socket by sock_diag, as known from the last scan: 0 with out
+ * filled, -ENOENT if no socket has its address and port now, -ESTALE if
+ * another one has, or another -errno.
+ */
+static int diag_one(struct udp_sampler *s, const struct udp_sock_sample *known,
+		    struct udp_sock_sample *out)
+{
+	struct {
+		struct nlmsghdr h;
+		struct inet_diag_req_v2 r;
+	} q;
+	union {
+		struct nlmsghdr h;
+		char b[1024];
+	} a;
+	const struct inet_diag_msg *m;
+	const struct rtattr *at;
+	ssize_t n;
+	int len;
+
+	memset(&q, 0, sizeof(q));
+	q.h.nlmsg_len = sizeof(q);
+	q.h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	q.h.nlmsg_flags = NLM_F_REQUEST;
+	q.h.nlmsg_seq = ++s->diag_seq;
+	q.r.sdiag_family = known->v6 ? AF_INET6 : AF_INET;
+	q.r.sdiag_protocol = IPPROTO_UDP;
+	q.r.idiag_ext = 1 << (INET_DIAG_SKMEMINFO - 1);
+	/* udp_dump_one looks the socket up as a datagram's destination:
+	 * the local address and port go in dst and dport. */
+	q.r.id.idiag_dport = htons((uint16_t)known->port);
+	memcpy(q.r.id.idiag_dst, known->addr, sizeof(q.r.id.idiag_dst));
+	q.r.id.idiag_cookie[0] = q.r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+	*out = *known;
+	out->ts = realtime_ns();
+	if (send(s->fd_diag, &q, sizeof(q), 0) < 0)
+		return -errno;
+	do
+		n = recv(s->fd_diag, a.b, sizeof(a.b), 0);
+	while (n >= 0 && NLMSG_OK(&a.h, n) && a.h.nlmsg_seq != q.h.nlmsg_seq);
+	if (n < 0)
+		return -errno;
+	if (!NLMSG_OK(&a.h, n))
+		return -EPROTO;
+	if (a.h.nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *err = NLMSG_DATA(&a.h);
+
+		return err->error < 0 ? err->error : -EPROTO;
+	}
+	m = NLMSG_DATA(&a.h);
+	if (a.h.nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
+		return -EPROTO;
+	if (m->idiag_inode != (uint32_t)known->inode)
+		return -ESTALE;
+	out->rx_queue_bytes = m->idiag_rqueue;
+	len = (int)(a.h.nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+	for (at = (const void *)(m + 1); RTA_OK(at, len); at = RTA_NEXT(at, len))
+		if (at->rta_type == INET_DIAG_SKMEMINFO &&
+		    RTA_PAYLOAD(at) >= SK_MEMINFO_VARS * sizeof(uint32_t)) {
+			out->drops = ((const uint32_t *)RTA_DATA(at))[SK_MEMINFO_DROPS];
+			return 0;
+		}
+	return -EPROTO;
+}
+
+static int batch_push_sock(struct udp_batch *b, const struct udp_sock_sample *x)
+{
+	struct udp_reading r = { .kind = UDP_READING_SOCK, .u.sock = *x };
+
+	return batch_push(b, &r);
+}
+
+/* A scan's socket: into the batch, and remembered for the lookups. */
+static int push_scanned(void *ctx, const struct udp_sock_sample *x)
+{
+	struct udp_sampler *s = ctx;
+
+	if (s->nknown == s->capknown) {
+		size_t cap = s->capknown ? 2 * s->capknown : 8;
+		struct udp_sock_sample *v = realloc(s->known, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->known = v;
+		s->capknown = cap;
+	}
+	s->known[s->nknown++] = *x;
+	return batch_push_sock(&s->queue_local, x);
+}
+
+static int scan_sockets(struct udp_sampler *s)
+{
+	s->nknown = 0;
+	s->scans++;
+	s->next_scan_ns = monotonic_ns() + UDP_RESCAN_NS;
+	return udp_sampler_scan(s, push_scanned, s);
+}
+
+/* The known sockets by sock_diag; a failed lookup makes it a scan. */
+static int lookup_sockets(struct udp_sampler *s)
+{
+	struct udp_batch *b = &s->queue_local;
+	size_t first = b->n;
+	struct udp_sock_sample x;
+
+	for (size_t i = 0; i < s->nknown; i++) {
+		int err = diag_one(s, &s->known[i], &x);
+
+		if (err == -ENOENT || err == -ESTALE || err == -EPROTO) {
+			b->n = first;
+			if (++s->diag_misses >= UDP_DIAG_GIVE_UP) {
+				close(s->fd_diag);
+				s->fd_diag = -1;
+			}
+			return scan_sockets(s);
+		}
+		if (err == 0)
+			err = batch_push_sock(b, &x);
+		if (err < 0)
+			return err;
+	}
+	s->diag_misses = 0;
+	s->lookups++;
+	return 0;
+}
+
+/* One sample into s->queue_local: the sockets, the host's counters if
+ * they are due, and the intervals missed before it, if any. */
+static int sample_once(struct udp_sampler *s, uint64_t missed)
+{
+	struct udp_batch *b = &s->queue_local;
+	struct udp_reading r = { .kind = UDP_READING_HOST };
+	int err;
+
+	b->n = 0;
+	if (s->fd_diag < 0 || monotonic_ns() >= s->next_scan_ns)
+		err = scan_sockets(s);
+	else
+		err = lookup_sockets(s);
+	if (err == 0 && monotonic_ns() >= s->next_host_ns) {
+		s->next_host_ns = monotonic_ns() + UDP_HOST_EVERY_NS;
+		err = udp_sampler_host(s, &r.u.host);
+		if (err == 0)
+			err = batch_push(b, &r);
+	}
+	if (err == 0 && missed) {
+		r.kind = UDP_READING_MISSED;
+		r.u.missed.ts = realtime_ns();
+		r.u.missed.count = missed;
+		err = batch_push(b, &r);
+	}
+	return err;
+}
+
+/* Appends b to the queue, all or nothing; lock held. */
+static int queue_append(struct udp_sampler *s, const struct udp_batch *b)
+{
+	if (s->queue.n + b->n > UDP_QUEUE_MAX)
+		return -ENOSPC;
+	for (size_t i = 0; i < b->n; i++)
+		if (batch_push(&s->queue, &b->v[i]) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+static void sleep_until(uint64_t mono_ns)
+{
+	struct timespec t = { (time_t)(mono_ns / 1000000000ull),
+			      (long)(mono_ns % 1000000000ull) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+		;
+}
+
+/*
+ * Wakes at start + k * interval (absolute times, so the period does not
+ * drift with the time a sample takes).  Woken late by more than an
+ * interval, it samples once and counts the intervals it skipped.
+ */
+static void *sampler_main(void *arg)
+{
+	struct udp_sampler *s = arg;
+	uint64_t next = monotonic_ns() + s->interval_ns;
+	int err = 0, stop = 0;
+
+	while (!stop && err == 0) {
+		uint64_t start, missed = 0;
+
+		sleep_until(next);
+		start = monotonic_ns();
+		if (start >= next + s->interval_ns)
+			missed = (start - next) / s->interval_ns;
+		next += (missed + 1) * s->interval_ns;
+		err = sample_once(s, missed);
+		pthread_mutex_lock(&s->lock);
+		stop = s->stop;
+		if (err == 0 && queue_append(s, &s->queue_local) == -ENOSPC)
+			missed++;	/* the taker is far behind: dropped */
+		else if (err == 0)
+			s->samples++;
+		s->missed += missed;
+		s->busy_ns += monotonic_ns() - start;
+		s->err = err;
+		pthread_mutex_unlock(&s->lock);
+	}
+	return NULL;
+}
+
+int udp_sampler_start(struct udp_sampler *s, uint64_t interval_ns,
+		      struct errmsg *e)
+{
+	int err;
+
+	s->interval_ns = interval_ns;
+	err = pthread_create(&s->thread, NULL, sampler_main, s);
+	if (err)
+		return errmsg_set(e, err, "cannot start the socket sampling "
+				  "thread: %s", strerror(err));
+	s->started = 1;
+	return 0;
+}
+
+int udp_sampler_take(struct udp_sampler *s, const struct udp_batch **out)
+{
+	struct udp_batch t;
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	t = s->taken;
+	t.n = 0;
+	s->taken = s->queue;
+	s->queue = t;
+	err = s->err;
+	pthread_mutex_unlock(&s->lock);
+	*out = &s->taken;
+	return err;
+}
+
+void udp_sampler_stop(struct udp_sampler *s)
+{
+	if (!s->started)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->stop = 1;
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->thread, NULL);
+	s->started = 0;
 }
