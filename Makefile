@@ -113,6 +113,7 @@ INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
 		  $(BUILD)/tests/test_stacks
 WORKLOAD_BIN = $(BUILD)/tests/fault_workload $(BUILD)/tests/sched_workload \
 	       $(BUILD)/tests/udp_workload
+DEMO_BIN = $(BUILD)/demo/nak_demo
 FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream fuzz_import fuzz_symbol_maps
 # record --stacks
 WORKLOAD_BIN += $(STACK_WORKLOAD_BIN)
@@ -188,6 +189,9 @@ $(BUILD)/tests/stack_workload_fp: tests/integration/stack_workload.c \
 $(BUILD)/tests/stack_workload_nofp: tests/integration/stack_workload.c \
 		tests/integration/dropped_page.h $(BUILD)/tests/libstacklazy.so
 	$(CC) -O2 -fomit-frame-pointer -o $@ $< $(STACK_WL_FLAGS)
+$(BUILD)/demo/%: demo/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) -pthread
 
 # tests/unit/test_unwind replays a sample the workload recorded of its own
 # major fault; after a change to stack_workload.c or its flags, rerun this
