@@ -110,7 +110,7 @@ UNIT_TESTS = test_perf_record test_order test_fault_pair test_fault_stream test_
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
 		  $(BUILD)/tests/test_tracepoints $(BUILD)/tests/test_udp_sampler \
-		  $(BUILD)/tests/test_stacks
+		  $(BUILD)/tests/test_stacks $(BUILD)/tests/test_demo
 WORKLOAD_BIN = $(BUILD)/tests/fault_workload $(BUILD)/tests/sched_workload \
 	       $(BUILD)/tests/udp_workload
 DEMO_BIN = $(BUILD)/demo/nak_demo
@@ -208,10 +208,11 @@ $(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(DECODER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
-check-fast: deps-check $(FAULTLINE) $(TEST_BIN) $(WORKLOAD_BIN)
+check-fast: deps-check $(FAULTLINE) $(TEST_BIN) $(WORKLOAD_BIN) $(DEMO_BIN)
 	@FAULTLINE=$(FAULTLINE) WORKLOAD=$(BUILD)/tests/fault_workload \
 		SCHED_WORKLOAD=$(BUILD)/tests/sched_workload \
 		UDP_WORKLOAD=$(BUILD)/tests/udp_workload BUILD=$(BUILD) \
+		NAK_DEMO=$(DEMO_BIN) \
 		tests/run.sh $(TEST_BIN)
 
 check-san: deps-check
@@ -237,8 +238,8 @@ fuzz: deps-check
 
 # ---- demo, bench, install ------------------------------------------------
 
-demo: deps-demo $(FAULTLINE) $(WORKLOAD_BIN)
-	@FAULTLINE=$(FAULTLINE) WORKLOAD=$(BUILD)/tests/fault_workload demo/run.sh
+demo: deps-demo $(FAULTLINE) $(DEMO_BIN)
+	@FAULTLINE=$(FAULTLINE) NAK_DEMO=$(DEMO_BIN) demo/run.sh
 
 bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_rate \
 		$(BUILD)/bench/symbolize_rate \

@@ -58,10 +58,14 @@ echo "== faultline import $db naks.csv --metric nak --value-column gap"
 "$FAULTLINE" import "$db" "$dir/naks.csv" --metric nak --value-column gap
 
 echo
-echo "== faultline query $db stalls-near metric=nak tid=$rx_tid min_dur=100us"
-echo "   (what held nak-rx up before each NAK; the ten longest)"
-"$FAULTLINE" query "$db" stalls-near metric=nak tid="$rx_tid" min_dur=100us |
-	head -n 12
+echo "== faultline query $db stalls-near metric=nak tid=$rx_tid"
+echo "   (what held nak-rx up for 1 ms or more in the 200 ms before each NAK:"
+echo "   its major faults, and the time it spent blocked or waiting for a CPU)"
+stalls=$("$FAULTLINE" query "$db" stalls-near metric=nak tid="$rx_tid")
+head -n 12 <<<"$stalls"
+if [ "$(wc -l <<<"$stalls")" -gt 12 ]; then
+	echo "... $(($(wc -l <<<"$stalls") - 12)) more rows"
+fi
 
 # Each NAK and the last 300 ms before it, from the tables themselves.
 nak_window="WITH nak AS (
@@ -81,16 +85,16 @@ SELECT strftime('%H:%M:%f', nak.ts / 1e9, 'unixepoch') AS nak_utc,
  GROUP BY nak.ts"
 
 echo
-echo "== the socket's receive queue before each NAK (udp_rx_queue_bytes, max per 10 ms;"
-echo "   the kernel set its buffer to $rcvbuf bytes)"
+echo "== the socket's receive queue before each NAK (udp_rx_queue_bytes and udp_drops,"
+echo "   the highest of each 20 ms; the kernel set its buffer to $rcvbuf bytes)"
 q "$nak_window
 SELECT strftime('%H:%M:%f', nak.ts / 1e9, 'unixepoch') AS nak_utc,
-       (m.ts - nak.ts + 1000000000) / 10000000 * 10 - 1000 AS ms_from_nak,
-       max(m.value) AS depth_bytes, d.drops
+       (m.ts - nak.ts + 1000000000) / 20000000 * 20 - 1000 AS ms_from_nak,
+       max(m.value) AS depth_bytes, max(d.drops) AS drops
   FROM nak
   JOIN metric_series s ON s.name = 'udp_rx_queue_bytes'
   JOIN metric m ON m.series_id = s.series_id
-   AND m.ts >= nak.ts - 150000000 AND m.ts < nak.ts + 20000000
+   AND m.ts >= nak.ts - 300000000 AND m.ts < nak.ts + 40000000
   LEFT JOIN (SELECT m2.ts, m2.value AS drops FROM metric m2
                JOIN metric_series s2 USING (series_id)
               WHERE s2.name = 'udp_drops') d ON d.ts = m.ts

@@ -1,0 +1,85 @@
+/*
+ * The demo, end to end, as `make demo` runs it (demo/run.sh): a receiver
+ * thread stalls in major faults, its socket overflows, it NAKs; faultline
+ * records it with --udp-port and -e skb:kfree_skb, imports the NAK log,
+ * and the database must tell the story: the NAK, the receiver's major
+ * faults just before it, the queue filling to the buffer's size, and the
+ * drops, counted and as events.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "run.h"
+
+/* The NAK with the largest gap: the one the stall caused. */
+#define NAK "(SELECT m.ts FROM metric m JOIN metric_series s USING (series_id) " \
+	"WHERE s.name = 'nak' ORDER BY m.value DESC, m.ts LIMIT 1)"
+
+static int64_t series_max(const char *db, const char *name, const char *range)
+{
+	return db_int(db, "SELECT max(m.value) FROM metric m JOIN metric_series s "
+		      "USING (series_id) WHERE s.name = '%s' AND %s", name, range);
+}
+
+static void the_demo_lines_the_nak_up_with_the_stall_that_caused_it(void **state)
+{
+	const char *db = scratch_path("demo.db"), *info = scratch_path("info");
+	char *argv[] = { "/bin/bash", "demo/run.sh", NULL };
+	char env_db[300], env_dir[300], env_fl[300], env_demo[300];
+	const char *demo = getenv("NAK_DEMO");
+	long long rx_tid, rcvbuf, drops;
+	struct run r;
+
+	(void)state;
+	snprintf(env_db, sizeof(env_db), "DB=%s", db);
+	snprintf(env_dir, sizeof(env_dir), "DEMO_DIR=%s", scratch_dir());
+	snprintf(env_fl, sizeof(env_fl), "FAULTLINE=%s", faultline_bin());
+	snprintf(env_demo, sizeof(env_demo), "NAK_DEMO=%s",
+		 demo ? demo : "build/release/demo/nak_demo");
+	putenv(env_db);
+	putenv(env_dir);
+	putenv(env_fl);
+	putenv(env_demo);
+	if (run_argv(&r, argv) != 0)
+		fail_msg("demo/run.sh exited %d: %s", r.status, r.err);
+	rx_tid = info_get(info, "rx_tid");
+	rcvbuf = info_get(info, "rcvbuf");
+	drops = info_get(info, "drops");
+	assert_true(rx_tid > 0);
+	/* Every page of the cold file was out of the page cache. */
+	assert_int_equal(info_get(info, "cold_resident"), 0);
+
+	/* The NAK was imported. */
+	assert_true(db_int(db, "SELECT count(*) FROM metric m JOIN metric_series s "
+			   "USING (series_id) WHERE s.name = 'nak'") >= 1);
+	/* A major fault of the receiver ended in the second before it, and
+	 * began in the stall the demo itself timed. */
+	assert_true(db_int(db, "SELECT count(*) FROM fault WHERE tid = %lld AND "
+			   "kind = 'major' AND ts + dur <= " NAK " AND ts >= " NAK
+			   " - 1000000000 AND ts >= %lld", rx_tid,
+			   info_get(info, "stall_start")) > 0);
+	/* The queue filled to (nearly) the buffer's size before the NAK. */
+	assert_true(series_max(db, "udp_rx_queue_bytes", "m.ts <= " NAK " AND "
+			       "m.ts >= " NAK " - 1000000000") * 4 >= rcvbuf * 3);
+	/* The socket's drops, as the sampler last read them, are the
+	 * socket's own count at the end. */
+	assert_true(drops > 0);
+	assert_int_equal(series_max(db, "udp_drops", "1"), drops);
+	/* And the kernel's drop events are there. */
+	assert_true(db_int(db, "SELECT count(*) FROM tracepoint_event WHERE "
+			   "name = 'skb:kfree_skb' AND "
+			   "json_extract(fields, '$.reason') = 'SOCKET_RCVBUFF'") > 0);
+	/* What the demo shows first: the stall before the NAK. */
+	assert_non_null(strstr(r.out, "nak-rx  major fault"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(the_demo_lines_the_nak_up_with_the_stall_that_caused_it, kill_leftovers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
