@@ -432,17 +432,26 @@ size_t udp_sampler_missing(const struct udp_sampler *s, char *buf, size_t n)
 
 /* ---- the sampling thread ------------------------------------------- */
 
+/* Room in *v (cap elements of size) for one more after n. */
+static int grow(void *v, size_t *cap, size_t n, size_t size)
+{
+	void **p = v, *nv;
+	size_t c = *cap ? 2 * *cap : 16;
+
+	if (n < *cap)
+		return 0;
+	nv = realloc(*p, c * size);
+	if (!nv)
+		return -ENOMEM;
+	*p = nv;
+	*cap = c;
+	return 0;
+}
+
 static int batch_push(struct udp_batch *b, const struct udp_reading *r)
 {
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 256;
-		struct udp_reading *v = realloc(b->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		b->v = v;
-		b->cap = cap;
-	}
+	if (grow(&b->v, &b->cap, b->n, sizeof(*b->v)) < 0)
+		return -ENOMEM;
 	b->v[b->n++] = *r;
 	return 0;
 }
@@ -525,15 +534,8 @@ static int push_scanned(void *ctx, const struct udp_sock_sample *x)
 {
 	struct udp_sampler *s = ctx;
 
-	if (s->nknown == s->capknown) {
-		size_t cap = s->capknown ? 2 * s->capknown : 8;
-		struct udp_sock_sample *v = realloc(s->known, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->known = v;
-		s->capknown = cap;
-	}
+	if (grow(&s->known, &s->capknown, s->nknown, sizeof(*s->known)) < 0)
+		return -ENOMEM;
 	s->known[s->nknown++] = *x;
 	return batch_push_sock(&s->queue_local, x);
 }
