@@ -63,19 +63,20 @@ static void info_add(const char *path, const char *lines)
 		die(path);
 }
 
-/* Waits for DIR/NAME to exist; gives up after a minute (the test died). */
+/* Waits for DIR/NAME to exist; gives up after ten minutes (whoever
+ * started it died: a test, or bench/collector/udp_sampling.sh). */
 static void wait_for(const char *dir, const char *name)
 {
 	char path[512];
 	struct timespec t = { 0, 5000000 };
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	for (int i = 0; i < 12000; i++) {
+	for (int i = 0; i < 120000; i++) {
 		if (access(path, F_OK) == 0)
 			return;
 		nanosleep(&t, NULL);
 	}
-	fprintf(stderr, "udp_workload: no %s after a minute\n", path);
+	fprintf(stderr, "udp_workload: no %s after ten minutes\n", path);
 	exit(3);
 }
 
