@@ -8,9 +8,10 @@
 # pages were dropped from the page cache: a run of major faults.  The
 # socket overflows and the receiver NAKs.
 #
-# faultline records it (faults, thread states, the socket's depth and
-# drops every millisecond, the kernel's kfree_skb drop events), imports
-# the NAK log, and lines the NAK up with what happened just before it.
+# faultline records it (faults with their stacks, thread states, the
+# socket's depth and drops every millisecond, the kernel's kfree_skb drop
+# events), imports the NAK log, and lines the NAK up with what happened
+# just before it.
 #
 # Environment: FAULTLINE, NAK_DEMO (the binaries), DB (default demo.db),
 # DEMO_DIR (where the NAK log, the demo's info file and the cold file
@@ -42,11 +43,15 @@ free_port() {
 port=$(free_port)
 q() { sqlite3 -box "$db" "$@"; }
 
-echo "== faultline record -o $db --udp-port $port -e skb:kfree_skb -- nak_demo --port $port ..."
-"$FAULTLINE" record -o "$db" --udp-port "$port" -e skb:kfree_skb -- \
+echo "== faultline record -o $db --udp-port $port -e skb:kfree_skb --stacks dwarf -- nak_demo --port $port ..."
+"$FAULTLINE" record -o "$db" --udp-port "$port" -e skb:kfree_skb --stacks dwarf -- \
 	"$NAK_DEMO" --port "$port" --naks "$dir/naks.csv" --cold "$dir/cold.dat" \
 	--info "$dir/info"
 rx_tid=$(sed -n 's/^rx_tid=//p' "$dir/info")
+
+echo
+echo "== faultline symbolize $db (names the stacks' frames)"
+"$FAULTLINE" symbolize "$db"
 rcvbuf=$(sed -n 's/^rcvbuf=//p' "$dir/info")
 
 echo

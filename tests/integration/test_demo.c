@@ -1,10 +1,10 @@
 /*
  * The demo, end to end, as `make demo` runs it (demo/run.sh): a receiver
  * thread stalls in major faults, its socket overflows, it NAKs; faultline
- * records it with --udp-port and -e skb:kfree_skb, imports the NAK log,
- * and the database must tell the story: the NAK, the receiver's major
- * faults just before it, the queue filling to the buffer's size, and the
- * drops, counted and as events.
+ * records it with --udp-port, -e skb:kfree_skb and --stacks, imports the
+ * NAK log, and the database must tell the story: the NAK, the receiver's
+ * major faults just before it and where they were taken, the queue
+ * filling to the buffer's size, and the drops, counted and as events.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -60,6 +60,12 @@ static void the_demo_lines_the_nak_up_with_the_stall_that_caused_it(void **state
 			   "kind = 'major' AND ts + dur <= " NAK " AND ts >= " NAK
 			   " - 1000000000 AND ts >= %lld", rx_tid,
 			   info_get(info, "stall_start")) > 0);
+	/* The faults' stacks name the function that read the cold file. */
+	assert_true(db_int(db, "SELECT count(*) FROM fault f JOIN stack_frame sf "
+			   "ON sf.session_id = f.session_id AND sf.stack_id = f.stack_id "
+			   "JOIN symbol y ON y.session_id = sf.session_id AND "
+			   "y.frame_id = sf.frame_id WHERE f.tid = %lld AND "
+			   "f.kind = 'major' AND y.function = 'read_cold'", rx_tid) > 0);
 	/* The queue filled to (nearly) the buffer's size before the NAK. */
 	assert_true(series_max(db, "udp_rx_queue_bytes", "m.ts <= " NAK " AND "
 			       "m.ts >= " NAK " - 1000000000") * 4 >= rcvbuf * 3);
