@@ -48,10 +48,6 @@ echo "== faultline record -o $db --udp-port $port -e skb:kfree_skb --stacks dwar
 	"$NAK_DEMO" --port "$port" --naks "$dir/naks.csv" --cold "$dir/cold.dat" \
 	--info "$dir/info"
 rx_tid=$(sed -n 's/^rx_tid=//p' "$dir/info")
-
-echo
-echo "== faultline symbolize $db (names the stacks' frames)"
-"$FAULTLINE" symbolize "$db"
 rcvbuf=$(sed -n 's/^rcvbuf=//p' "$dir/info")
 
 echo
