@@ -13,14 +13,11 @@
 
 #include "run.h"
 
-/* The NAK with the largest gap: the one the stall caused. */
-#define NAK "(SELECT m.ts FROM metric m JOIN metric_series s USING (series_id) " \
-	"WHERE s.name = 'nak' ORDER BY m.value DESC, m.ts LIMIT 1)"
-
-static int64_t series_max(const char *db, const char *name, const char *range)
+static int64_t series_max(const char *db, const char *name, const char *nak)
 {
 	return db_int(db, "SELECT max(m.value) FROM metric m JOIN metric_series s "
-		      "USING (series_id) WHERE s.name = '%s' AND %s", name, range);
+		      "USING (series_id) WHERE s.name = '%s' AND m.ts <= %s AND "
+		      "m.ts >= %s - 1000000000", name, nak, nak);
 }
 
 static void the_demo_lines_the_nak_up_with_the_stall_that_caused_it(void **state)
@@ -30,6 +27,7 @@ static void the_demo_lines_the_nak_up_with_the_stall_that_caused_it(void **state
 	char env_db[300], env_dir[300], env_fl[300], env_demo[300];
 	const char *demo = getenv("NAK_DEMO");
 	long long rx_tid, rcvbuf, drops;
+	char nak[256];
 	struct run r;
 
 	(void)state;
@@ -51,14 +49,18 @@ static void the_demo_lines_the_nak_up_with_the_stall_that_caused_it(void **state
 	/* Every page of the cold file was out of the page cache. */
 	assert_int_equal(info_get(info, "cold_resident"), 0);
 
-	/* The NAK was imported. */
-	assert_true(db_int(db, "SELECT count(*) FROM metric m JOIN metric_series s "
-			   "USING (series_id) WHERE s.name = 'nak'") >= 1);
-	/* A major fault of the receiver ended in the second before it, and
+	/* The NAK the stall caused: the receiver's first after it (on a
+	 * busy machine a scheduling delay can cause others). */
+	snprintf(nak, sizeof(nak), "(SELECT min(m.ts) FROM metric m JOIN "
+		 "metric_series s USING (series_id) WHERE s.name = 'nak' AND "
+		 "m.ts >= %lld)", info_get(info, "stall_end"));
+	if (db_int(db, "SELECT %s", nak) <= 0)
+		fail_msg("no NAK imported after the stall; the demo said:\n%s", r.out);
+	/* Major faults of the receiver ended in the second before it, and
 	 * began in the stall the demo itself timed. */
 	assert_true(db_int(db, "SELECT count(*) FROM fault WHERE tid = %lld AND "
-			   "kind = 'major' AND ts + dur <= " NAK " AND ts >= " NAK
-			   " - 1000000000 AND ts >= %lld", rx_tid,
+			   "kind = 'major' AND ts + dur <= %s AND ts >= %s - 1000000000 "
+			   "AND ts >= %lld", rx_tid, nak, nak,
 			   info_get(info, "stall_start")) > 0);
 	/* The faults' stacks name the function that read the cold file. */
 	assert_true(db_int(db, "SELECT count(*) FROM fault f JOIN stack_frame sf "
@@ -67,18 +69,17 @@ static void the_demo_lines_the_nak_up_with_the_stall_that_caused_it(void **state
 			   "y.frame_id = sf.frame_id WHERE f.tid = %lld AND "
 			   "f.kind = 'major' AND y.function = 'read_cold'", rx_tid) > 0);
 	/* The queue filled to (nearly) the buffer's size before the NAK. */
-	assert_true(series_max(db, "udp_rx_queue_bytes", "m.ts <= " NAK " AND "
-			       "m.ts >= " NAK " - 1000000000") * 4 >= rcvbuf * 3);
+	assert_true(series_max(db, "udp_rx_queue_bytes", nak) * 4 >= rcvbuf * 3);
 	/* The socket's drops, as the sampler last read them, are the
 	 * socket's own count at the end. */
 	assert_true(drops > 0);
-	assert_int_equal(series_max(db, "udp_drops", "1"), drops);
+	assert_int_equal(db_int(db, "SELECT max(m.value) FROM metric m JOIN "
+				"metric_series s USING (series_id) WHERE "
+				"s.name = 'udp_drops'"), drops);
 	/* And the kernel's drop events are there. */
 	assert_true(db_int(db, "SELECT count(*) FROM tracepoint_event WHERE "
 			   "name = 'skb:kfree_skb' AND "
 			   "json_extract(fields, '$.reason') = 'SOCKET_RCVBUFF'") > 0);
-	/* What the demo shows first: the stall before the NAK. */
-	assert_non_null(strstr(r.out, "nak-rx  major fault"));
 }
 
 int main(void)
