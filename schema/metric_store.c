@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,18 @@
 static int fail(struct metric_store *s, int rc, struct errmsg *e)
 {
 	return db_fail(s->db, rc, s->path, "cannot write", e);
+}
+
+/* INSERT INTO metric of n rows in one statement. */
+static int prepare_insert(sqlite3 *db, int n, sqlite3_stmt **st)
+{
+	char sql[64 + 8 * METRIC_BATCH];
+	int k = snprintf(sql, sizeof(sql), "INSERT INTO metric (series_id, ts, value) "
+			 "VALUES (?,?,?)");
+
+	for (int i = 1; i < n; i++)
+		k += snprintf(sql + k, sizeof(sql) - (size_t)k, ",(?,?,?)");
+	return sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
 }
 
 int metric_store_begin(struct metric_store *s, sqlite3 *db, const char *path,
@@ -38,9 +51,9 @@ int metric_store_begin(struct metric_store *s, sqlite3 *db, const char *path,
 				"VALUES (NULL, ?, ?, ?, ?, ?)", -1,
 				SQLITE_PREPARE_PERSISTENT, &s->series, NULL);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v3(db, "INSERT INTO metric (series_id, ts, value) "
-					"VALUES (?, ?, ?)", -1,
-					SQLITE_PREPARE_PERSISTENT, &s->metric, NULL);
+		rc = prepare_insert(db, 1, &s->metric);
+	if (rc == SQLITE_OK)
+		rc = prepare_insert(db, METRIC_BATCH, &s->batch);
 	return rc == SQLITE_OK ? 0 : fail(s, rc, e);
 }
 
@@ -163,22 +176,43 @@ static int series_of(struct metric_store *s, const struct metric_row *r,
 	return 0;
 }
 
+/* Writes the rows held back: a full batch in one statement, fewer one by
+ * one (only at the end of a file). */
+static int flush(struct metric_store *s, struct errmsg *e)
+{
+	int full = s->npending == METRIC_BATCH, n = full ? 1 : s->npending;
+	sqlite3_stmt *st = full ? s->batch : s->metric;
+
+	for (int k = 0; k < n; k++) {
+		int per = full ? METRIC_BATCH : 1, rc;
+
+		for (int i = 0; i < per; i++) {
+			const struct pending_row *p = &s->pending[k * per + i];
+
+			sqlite3_bind_int64(st, 3 * i + 1, p->series_id);
+			sqlite3_bind_int64(st, 3 * i + 2, p->ts);
+			sqlite3_bind_double(st, 3 * i + 3, p->value);
+		}
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			return fail(s, rc, e);
+	}
+	s->npending = 0;
+	return 0;
+}
+
 int metric_store_add(struct metric_store *s, const struct metric_row *r,
 		     struct errmsg *e)
 {
-	sqlite3_stmt *st = s->metric;
 	int64_t id = 0;
-	int rc, err = series_of(s, r, &id, e);
+	int err = series_of(s, r, &id, e);
 
 	if (err < 0)
 		return err;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, r->ts);
-	sqlite3_bind_double(st, 3, r->value);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return fail(s, rc, e);
+	s->pending[s->npending++] = (struct pending_row){ id, r->ts, r->value };
+	if (s->npending == METRIC_BATCH && (err = flush(s, e)) < 0)
+		return err;
 	s->rows++;
 	if (r->ts < s->min_ts)
 		s->min_ts = r->ts;
@@ -189,7 +223,11 @@ int metric_store_add(struct metric_store *s, const struct metric_row *r,
 
 int metric_store_commit(struct metric_store *s, struct errmsg *e)
 {
-	int rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+	int rc, err = flush(s, e);
+
+	if (err < 0)
+		return err;
+	rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
 
 	if (rc != SQLITE_OK)
 		return fail(s, rc, e);	/* release rolls back */
@@ -201,6 +239,7 @@ void metric_store_release(struct metric_store *s)
 {
 	sqlite3_finalize(s->series);
 	sqlite3_finalize(s->metric);
+	sqlite3_finalize(s->batch);
 	if (s->in_txn)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	for (size_t i = 0; s->slots && i < s->nslots; i++)
