@@ -101,12 +101,13 @@ static int run_query(const char *path, struct query_def *q, char **args,
 	err = db_open_read(path, &db, &e);
 	if (err == 0)
 		err = query_check_session(db, path, q, args, nargs, &e);
-	if (err == 0)
+	if (err == 0) {
 		err = query_prepare(db, q, args, nargs, &st, &e);
-	/* Only these two say -EINVAL for the user's arguments: a usage
-	 * error.  A bad database or query is a failure. */
-	if (err == -EINVAL && db)
-		status = EXIT_USAGE;
+		/* -EINVAL here is the user's arguments: a usage error.  A bad
+		 * database or query is a failure. */
+		if (err == -EINVAL)
+			status = EXIT_USAGE;
+	}
 	if (err == 0)
 		err = table_out(st, format, 0, stdout, &nrows, q->name, &e);
 	if (err == 0)

@@ -42,7 +42,7 @@ static const struct section sections[] = {
 	{ "Lost", "lost", NULL, "nothing was lost" },
 };
 
-/* Runs one canned query with args and prints it under title. */
+/* Runs s's canned query with args and prints its rows under its title. */
 static int section(sqlite3 *db, const char *path, const struct section *s,
 		   char **args, int nargs)
 {
