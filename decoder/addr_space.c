@@ -71,6 +71,8 @@ const struct sym_mapping *addr_space_find(struct addr_space *s, uint64_t addr,
 	size_t lo = 0, hi = s->n;
 
 	*err = 0;
+	if (s->n == 0)
+		return NULL;
 	if (!s->sorted && (*err = sort(s)) < 0)
 		return NULL;
 	while (lo < hi) {

@@ -38,6 +38,7 @@ struct job {
 	int same_kernel;		/* recorded on the kernel running now */
 	struct proc *procs;		/* owned, sorted by pid */
 	size_t nprocs;
+	struct proc unmapped;		/* a process with no mapping rows */
 	struct store_frame *frames;	/* owned */
 	size_t nframes;
 	struct addr_syms kallsyms;
@@ -384,14 +385,22 @@ static int symbolize_frames(struct job *j, struct symbolize_counts *c,
 		} else {
 			if (!p || p->pid != f->pid) {
 				p = proc_find(j, f->pid);
-				err = p ? read_jit_map(p, e) : 0;
+				if (!p) {
+					/* No mapping recorded: a JIT map may still
+					 * name its frames. */
+					p = &j->unmapped;
+					addr_syms_release(&p->jit);
+					memset(p, 0, sizeof(*p));
+					p->pid = f->pid;
+				}
+				err = read_jit_map(p, e);
 			}
-			if (p && err == 0)
+			if (err == 0)
 				m = addr_space_find(&p->space, f->addr, &err);
 			if (err == 0)
 				err = symbolize_user(j->sym, m, f->addr, f->return_addr,
-						     p && p->has_jit ? &p->jit : NULL,
-						     p ? p->jit_dso : NULL, &r);
+						     p->has_jit ? &p->jit : NULL,
+						     p->jit_dso, &r);
 		}
 		if (err == -ENOMEM)
 			err = nomem(e);
@@ -483,6 +492,7 @@ static void job_release(struct job *j)
 		addr_syms_release(&j->procs[i].jit);
 	}
 	free(j->procs);
+	addr_syms_release(&j->unmapped.jit);
 	free(j->frames);
 	addr_syms_release(&j->kallsyms);
 	symbolizer_free(j->sym);

@@ -418,7 +418,7 @@ static void a_missing_file_is_no_file_and_an_unmapped_address_no_mapping(void **
 static void a_perf_map_names_a_jit_region(void **state)
 {
 	sqlite3 *db = new_db("jit.db", this_kernel());
-	char map[64];
+	char map[64], map2[64];
 	FILE *f;
 
 	(void)state;
@@ -436,8 +436,17 @@ static void a_perf_map_names_a_jit_region(void **state)
 	add_frame(db, 2, FAKE_PID, 0x7f0000002000, 0, 0);
 	add_frame(db, 3, FAKE_PID, 0x7f0000003000, 0, 0);	/* in no entry */
 	add_frame(db, 4, FAKE_PID, 0x10000, 0, 0);		/* in no mapping */
+	/* A process with no mapping rows at all: its map still names. */
+	snprintf(map2, sizeof(map2), "/tmp/perf-%d.map", FAKE_PID + 1);
+	f = fopen(map2, "w");
+	assert_non_null(f);
+	fprintf(f, "5000 10 orphan_stub\n");
+	fclose(f);
+	add_frame(db, 5, FAKE_PID + 1, 0x5004, 0, 0);
 	symbolize(db, NULL);
 	unlink(map);
+	unlink(map2);
+	assert_text(symbol_col(db, 5, 0, "function"), "orphan_stub");
 	assert_text(frame_col(db, 1, "status"), "ok");
 	assert_text(frame_col(db, 1, "dso"), text_of(db, "SELECT '[jit] ' || %Q", map));
 	assert_text(symbol_col(db, 1, 0, "function"), "LJava/Lang/Thread;::run");
