@@ -704,7 +704,9 @@ int symbolize_user(struct symbolizer *s, const struct sym_mapping *m,
 	int found;
 
 	if (!m || (strcmp(m->path, DSO_VDSO) && is_anon(m->path))) {
-		found = from_jit(jit, jit_dso, addr, return_addr, s, r);
+		/* Code cannot run from a mapping without PROT_EXEC. */
+		found = !m || m->exec ? from_jit(jit, jit_dso, addr, return_addr, s, r)
+				      : 0;
 		if (found)
 			return found < 0 ? found : 0;
 		if (!m) {

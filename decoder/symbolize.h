@@ -64,10 +64,10 @@ struct sym_func {
 
 struct sym_result {
 	enum sym_status status;
-	const char *dso;	/* borrowed (symbolizer); NULL when none */
+	const char *dso;	/* borrowed: valid until the next call; NULL: none */
 	int has_dso_offset;
 	uint64_t dso_offset;	/* file offset of addr */
-	const char *build_id;	/* borrowed (symbolizer); hex; NULL */
+	const char *build_id;	/* borrowed (symbolizer); hex; NULL: none */
 	const struct sym_func *funcs;	/* borrowed: valid until the next call */
 	size_t nfuncs;		/* 0 unless status is SYM_OK */
 };
@@ -83,7 +83,8 @@ void symbolizer_free(struct symbolizer *s);
  * A user frame.  m: the mapping that held addr (addr_space_find), or
  * NULL.  return_addr: addr is a return address, look up addr - 1.
  * jit: the process's perf-PID.map (borrowed; NULL when it has none),
- * consulted for anonymous executable mappings and unmapped addresses;
+ * consulted for addresses in anonymous executable memory or in no
+ * mapping;
  * jit_dso names it in the result (borrowed, must outlive the result).
  * Fills *r.  0, or -ENOMEM.
  */

@@ -426,12 +426,19 @@ static void a_perf_map_names_a_jit_region(void **state)
 	f = fopen(map, "w");
 	assert_non_null(f);
 	fprintf(f, "7f0000001000 100 LJava/Lang/Thread;::run\n"
-		   "0x7f0000002000 0x40 Interpreter stub\n");
+		   "0x7f0000002000 0x40 Interpreter stub\n"
+		   "7f0000100000 100 in_data\n");
 	fclose(f);
 	exec_sql(db, "INSERT INTO mapping (session_id, ts, pid, tid, start_addr,"
 		 " end_addr, pgoff, path, prot, source) VALUES (%d, 0, %d, %d,"
 		 " %lld, %lld, 0, '//anon', 7, 'mmap')", SESSION, FAKE_PID,
 		 FAKE_PID, 0x7f0000000000ll, 0x7f0000010000ll);
+	/* Data (no PROT_EXEC): a frame there is no code, whatever the map. */
+	exec_sql(db, "INSERT INTO mapping (session_id, ts, pid, tid, start_addr,"
+		 " end_addr, pgoff, path, prot, source) VALUES (%d, 0, %d, %d,"
+		 " %lld, %lld, 0, '//anon', 3, 'mmap')", SESSION, FAKE_PID,
+		 FAKE_PID, 0x7f0000100000ll, 0x7f0000110000ll);
+	add_frame(db, 6, FAKE_PID, 0x7f0000100010, 0, 0);
 	add_frame(db, 1, FAKE_PID, 0x7f0000001010, 0, 1);
 	add_frame(db, 2, FAKE_PID, 0x7f0000002000, 0, 0);
 	add_frame(db, 3, FAKE_PID, 0x7f0000003000, 0, 0);	/* in no entry */
@@ -447,6 +454,7 @@ static void a_perf_map_names_a_jit_region(void **state)
 	unlink(map);
 	unlink(map2);
 	assert_text(symbol_col(db, 5, 0, "function"), "orphan_stub");
+	assert_text(frame_col(db, 6, "status"), "no-symbol");
 	assert_text(frame_col(db, 1, "status"), "ok");
 	assert_text(frame_col(db, 1, "dso"), text_of(db, "SELECT '[jit] ' || %Q", map));
 	assert_text(symbol_col(db, 1, 0, "function"), "LJava/Lang/Thread;::run");
