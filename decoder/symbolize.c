@@ -641,26 +641,36 @@ static int is_anon(const char *path)
 	       !strncmp(path, "/memfd:", 7) || !strncmp(path, "/dev/zero", 9);
 }
 
+/* r names addr by hit, a range of a text table (kallsyms, perf map). */
+static int name_from_table(struct symbolizer *s, const struct addr_sym *hit,
+			   uint64_t addr, struct sym_result *r)
+{
+	struct sym_func *fn = push_func(s, 0);
+
+	if (!fn)
+		return -ENOMEM;
+	fn->function = hit->name;
+	fn->has_offset = 1;
+	fn->offset = addr - hit->start;
+	fn->size = hit->size;
+	r->status = SYM_OK;
+	r->funcs = s->funcs;
+	r->nfuncs = 1;
+	return 0;
+}
+
+/* 1 with r filled when the JIT map names addr, 0 when it does not (or
+ * there is none), -ENOMEM. */
 static int from_jit(const struct addr_syms *jit, const char *jit_dso,
 		    uint64_t addr, int return_addr, struct symbolizer *s,
 		    struct sym_result *r)
 {
 	const struct addr_sym *hit = jit ? addr_syms_find(jit, addr - (uint64_t)return_addr)
 				     : NULL;
-	struct sym_func *fn;
-
 	if (!hit)
 		return 0;
-	if (!(fn = push_func(s, 0)))
-		return -ENOMEM;
-	fn->function = hit->name;
-	fn->has_offset = 1;
-	fn->offset = addr - hit->start;
-	fn->size = hit->size;
-	result_init(r, SYM_OK, jit_dso);
-	r->funcs = s->funcs;
-	r->nfuncs = 1;
-	return 1;
+	result_init(r, SYM_NO_SYMBOL, jit_dso);
+	return name_from_table(s, hit, addr, r) < 0 ? -ENOMEM : 1;
 }
 
 static int from_file(struct symbolizer *s, const struct sym_mapping *m,
@@ -723,7 +733,6 @@ int symbolize_kernel(struct symbolizer *s, uint64_t addr, int return_addr,
 		     struct sym_result *r)
 {
 	const struct addr_sym *hit;
-	struct sym_func *fn;
 
 	if (!s->kallsyms) {
 		result_init(r, SYM_NO_FILE, DSO_KERNEL);
@@ -737,14 +746,5 @@ int symbolize_kernel(struct symbolizer *s, uint64_t addr, int return_addr,
 		snprintf(s->dso_buf, sizeof(s->dso_buf), "[%s]", hit->module);
 		r->dso = s->dso_buf;
 	}
-	if (!(fn = push_func(s, 0)))
-		return -ENOMEM;
-	fn->function = hit->name;
-	fn->has_offset = 1;
-	fn->offset = addr - hit->start;
-	fn->size = hit->size;
-	r->status = SYM_OK;
-	r->funcs = s->funcs;
-	r->nfuncs = 1;
-	return 0;
+	return name_from_table(s, hit, addr, r);
 }
