@@ -5,6 +5,7 @@
  * of /proc/net/udp{,6} and /proc/net/snmp{,6} on the kernel's lines.
  */
 #include <arpa/inet.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <setjmp.h>
 #include <sys/socket.h>
@@ -191,6 +192,81 @@ static void sampled_depth_and_drops_equal_the_sockets_own(void **state)
 		    >= drops2);
 }
 
+/* A socket of this process with n datagrams queued to itself; its
+ * inode and SO_MEMINFO's queue depth into *inode and *depth. */
+static int queued_socket(int family, int n, unsigned *port,
+			 unsigned long long *inode, long long *depth)
+{
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_in a4 = { .sin_family = AF_INET };
+	struct sockaddr *a = family == AF_INET6 ? (struct sockaddr *)&a6 :
+						  (struct sockaddr *)&a4;
+	socklen_t alen = family == AF_INET6 ? sizeof(a6) : sizeof(a4);
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t mlen = sizeof(mem);
+	int fd = socket(family, SOCK_DGRAM, 0);
+	struct stat st;
+
+	a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, a, alen), 0);
+	assert_int_equal(getsockname(fd, a, &alen), 0);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(sendto(fd, "abcdefgh", 8, 0, a, alen), 8);
+	sleep_ms(50);	/* loopback delivery is done by now */
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &mlen), 0);
+	*port = ntohs(family == AF_INET6 ? a6.sin6_port : a4.sin_port);
+	*inode = (unsigned long long)st.st_ino;
+	*depth = mem[SK_MEMINFO_RMEM_ALLOC];
+	return fd;
+}
+
+static void an_ipv6_socket_and_one_chosen_by_inode_read_as_the_kernel_says(void **state)
+{
+	const char *db = scratch_path("udp-inode.db");
+	unsigned port4, port6;
+	unsigned long long inode4, inode6;
+	long long depth4, depth6;
+	int fd4 = queued_socket(AF_INET, 3, &port4, &inode4, &depth4);
+	int fd6 = queued_socket(AF_INET6, 5, &port6, &inode6, &depth6);
+	char sock[32], port[16];
+	struct run r;
+
+	(void)state;
+	assert_true(depth4 > 0 && depth6 > 0);
+	snprintf(sock, sizeof(sock), "%llu", inode4);
+	snprintf(port, sizeof(port), "%u", port6);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "--socket", sock,
+				       "--udp-port", port, "--duration", "300ms",
+				       "--", "/bin/sleep", "10", NULL), 0);
+	close(fd4);
+	close(fd6);
+	/* The queues held still: every sample, by table scan or by
+	 * sock_diag lookup, says what SO_MEMINFO said. */
+	assert_int_equal(db_int(db, "SELECT min(m.value) FROM metric m JOIN "
+				"metric_series s USING (series_id) WHERE s.name = "
+				"'udp_rx_queue_bytes' AND json_extract(s.labels, "
+				"'$.inode') = %llu", inode4), depth4);
+	assert_int_equal(db_int(db, "SELECT max(m.value) FROM metric m JOIN "
+				"metric_series s USING (series_id) WHERE s.name = "
+				"'udp_rx_queue_bytes' AND json_extract(s.labels, "
+				"'$.inode') = %llu", inode4), depth4);
+	assert_int_equal(db_int(db, "SELECT min(m.value) = max(m.value) AND "
+				"min(m.value) = %lld FROM metric m JOIN metric_series s "
+				"USING (series_id) WHERE s.name = 'udp_rx_queue_bytes' "
+				"AND s.labels = '{\"port\":%u,\"inode\":%llu,\"local\":"
+				"\"[::1]:%u\",\"proto\":\"udp6\"}'", depth6, port6,
+				inode6, port6), 1);
+	assert_int_equal(db_int(db, "SELECT max(m.value) FROM metric m JOIN "
+				"metric_series s USING (series_id) WHERE s.name = "
+				"'udp_drops'"), 0);
+	/* An IPv6 socket was sampled: the host's IPv6 counters were too. */
+	assert_true(db_int(db, "SELECT count(*) FROM metric_series WHERE name = "
+			   "'udp_rcvbuf_errors' AND labels = '{\"proto\":\"udp6\"}' "
+			   "AND source = 'sampler:/proc/net/snmp6'") == 1);
+}
+
 static void a_port_no_socket_ever_had_is_named_at_the_end(void **state)
 {
 	const char *db = scratch_path("udp-none.db");
@@ -254,6 +330,7 @@ int main(void)
 		cmocka_unit_test(a_line_of_another_shape_is_refused),
 		cmocka_unit_test(the_host_counters_are_read_by_name),
 		cmocka_unit_test_teardown(sampled_depth_and_drops_equal_the_sockets_own, kill_leftovers),
+		cmocka_unit_test_teardown(an_ipv6_socket_and_one_chosen_by_inode_read_as_the_kernel_says, kill_leftovers),
 		cmocka_unit_test_teardown(a_port_no_socket_ever_had_is_named_at_the_end, kill_leftovers),
 		cmocka_unit_test_teardown(bad_ports_inodes_and_intervals_are_usage_errors, kill_leftovers),
 	};
