@@ -237,11 +237,21 @@ static void an_ipv6_socket_and_one_chosen_by_inode_read_as_the_kernel_says(void 
 	assert_true(depth4 > 0 && depth6 > 0);
 	snprintf(sock, sizeof(sock), "%llu", inode4);
 	snprintf(port, sizeof(port), "%u", port6);
-	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "--socket", sock,
+	assert_int_equal(run_faultline(&r, "record", "-o", db, "--socket", sock,
 				       "--udp-port", port, "--duration", "300ms",
 				       "--", "/bin/sleep", "10", NULL), 0);
 	close(fd4);
 	close(fd6);
+	/* Both ways of reading were used (see collector/udp_sampler.h). */
+	{
+		const char *by = strstr(r.err, " samples every 1 ms (");
+		long lookups = -1, scans = -1;
+
+		assert_non_null(by);
+		assert_int_equal(sscanf(by, " samples every 1 ms (%ld by lookup, "
+					"%ld by scan)", &lookups, &scans), 2);
+		assert_true(lookups > 0 && scans > 0);
+	}
 	/* The queues held still: every sample, by table scan or by
 	 * sock_diag lookup, says what SO_MEMINFO said. */
 	assert_int_equal(db_int(db, "SELECT min(m.value) FROM metric m JOIN "
