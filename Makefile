@@ -242,6 +242,7 @@ demo: deps-demo $(FAULTLINE) $(DEMO_BIN)
 	@FAULTLINE=$(FAULTLINE) NAK_DEMO=$(DEMO_BIN) demo/run.sh
 
 bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_rate \
+		$(BUILD)/bench/import_rate_parse \
 		$(BUILD)/bench/symbolize_rate \
 		$(BUILD)/bench/pingpong $(BUILD)/bench/wake_loop $(BUILD)/tests/udp_workload
 	$(BUILD)/bench/loader_rate
@@ -251,9 +252,14 @@ bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_r
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop bench/collector/stack_overhead.sh
 	FAULTLINE=$(FAULTLINE) PINGPONG=$(BUILD)/bench/pingpong bench/collector/switch_overhead.sh
 	FAULTLINE=$(FAULTLINE) BUILD=$(BUILD) bench/queries/stalls_near.sh
-	FAULTLINE=$(FAULTLINE) bench/schema/import_rate.sh
+	FAULTLINE=$(FAULTLINE) PARSE=$(BUILD)/bench/import_rate_parse \
+		bench/schema/import_rate.sh
 	FAULTLINE=$(FAULTLINE) UDP_WORKLOAD=$(BUILD)/tests/udp_workload \
 		WAKE_LOOP=$(BUILD)/bench/wake_loop bench/collector/udp_sampling.sh
+
+$(BUILD)/bench/import_rate_parse: bench/schema/import_rate_parse.c $(DECODER_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
 $(BUILD)/bench/pingpong: bench/collector/pingpong.c
 	@mkdir -p $(dir $@)

@@ -6,13 +6,16 @@
 # timestamps, no index), side by side in one run, best of ROUNDS.
 #
 # The file (ts with a fraction of a second, an integer value, a host label
-# of 4 values) is generated once into build/bench/ and reused.
+# of 4 values) is generated once into build/bench/ and reused.  PARSE
+# (bench/schema/import_rate_parse.c) times the parser alone on it.
 # Timings on a shared 2-core VM are noisy: read the ratio, not the times.
 #
-#   FAULTLINE=build/release/faultline bench/schema/import_rate.sh
+#   FAULTLINE=build/release/faultline PARSE=build/release/bench/import_rate_parse \
+#	bench/schema/import_rate.sh
 set -euo pipefail
 
 FAULTLINE=${FAULTLINE:-./faultline}
+PARSE=${PARSE:-build/release/bench/import_rate_parse}
 LINES=${LINES:-10000000}
 ROUNDS=${ROUNDS:-3}
 dir=build/bench
@@ -63,6 +66,8 @@ sqlite3 "$tmp/fl.db" "DROP INDEX metric_by_series;
 t1=$(now)
 idx=$(calc "$t1 - $t0" 2)
 
+read -r parse_rows parse_s _ < <("$PARSE" "$csv" "$ROUNDS")
+[ "$parse_rows" = "$LINES" ] || { echo "import_rate: the parser read $parse_rows rows" >&2; exit 1; }
 f=$(printf '%s\n' "${fl[@]}" | min)
 s=$(printf '%s\n' "${sq[@]}" | min)
 echo "import_rate: $LINES-line CSV ($(du -m "$csv" | cut -f1) MB), best of $ROUNDS"
@@ -70,5 +75,7 @@ printf '  %-34s %7.2f s  %10.0f rows/s\n' "faultline import (indexed)" "$f" \
 	"$(calc "$LINES / $f" 0)"
 printf '  %-34s %7.2f s  %10.0f rows/s\n' "sqlite3 .import (plain table)" "$s" \
 	"$(calc "$LINES / $s" 0)"
+printf '  %-34s %7.2f s  %10.0f rows/s\n' "the parser alone (no SQLite)" "$parse_s" \
+	"$(calc "$LINES / $parse_s" 0)"
 echo "  ratio faultline/sqlite3 rows/s: $(calc "$s / $f" 2)" \
-	"(the metric_by_series index alone: $idx s)"
+	"(rebuilding the metric_by_series index on its own: $idx s)"
