@@ -117,6 +117,7 @@ DEMO_BIN = $(BUILD)/demo/nak_demo
 FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream fuzz_import fuzz_symbol_maps
 # record --stacks
 WORKLOAD_BIN += $(STACK_WORKLOAD_BIN)
+FUZZ_TARGETS += fuzz_unwind
 STACK_WORKLOAD_BIN = $(BUILD)/tests/stack_workload_fp $(BUILD)/tests/stack_workload_nofp
 FUZZ_REPLAY_BIN = $(addprefix $(BUILD)/tests/replay_,$(FUZZ_TARGETS))
 TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
@@ -203,6 +204,7 @@ unwind-fixture: $(BUILD)/tests/stack_workload_nofp
 	readelf -n $< | sed -n 's/.*Build ID: /build_id=/p' >> $(UNWIND_FIXTURE)
 	rm -f build/unwind-fixture.dat
 $(BUILD)/tests/test_unwind: $(BUILD)/tests/stack_workload_nofp $(UNWIND_FIXTURE)
+$(BUILD)/tests/replay_fuzz_unwind: | $(BUILD)/tests/stack_workload_nofp
 
 $(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(DECODER_OBJ)
 	@mkdir -p $(dir $@)

@@ -77,13 +77,16 @@ lost_fl() {
 	sqlite3 "$tmp/$1.db" "SELECT records_lost || ' records, ' || samples_lost ||
 		' samples' FROM session"
 }
-# Records the kernel dropped (PERF_RECORD_LOST) and samples it could not
-# write (PERF_RECORD_LOST_SAMPLES), as perf's raw dump counts them.
+# Records the kernel dropped, as PERF_RECORD_LOST counts them (perf also
+# writes LOST_SAMPLES records at the end that count the same losses).
 lost_perf() {
 	perf report -D -i "$tmp/$1.data" 2>/dev/null | awk '
 		/PERF_RECORD_LOST: / { sub(/.*lost:/, ""); r += $1 }
-		/PERF_RECORD_LOST_SAMPLES: / { sub(/.*lost samples :/, ""); s += $1 }
-		END { printf "%d records, %d samples", r, s }'
+		END { printf "lost %d records", r }'
+}
+lost_fl() {
+	sqlite3 "$tmp/$1.db" "SELECT 'lost ' || (records_lost + samples_lost) ||
+		' records' FROM session"
 }
 stacks_fl() { sqlite3 "$tmp/$1.db" "SELECT count(*) FROM fault WHERE stack_id IS NOT NULL"; }
 
@@ -92,8 +95,8 @@ echo "== per-fault cost of stacks, fault loop of $FAULTS minor faults, best of $
 printf '  %-44s %8.1f\n' "bare" "$b"
 for n in "${names[@]:1}"; do
 	case "$n" in
-	fl-*) extra="lost $(lost_fl "$n"), faults with a stack $(stacks_fl "$n")" ;;
-	*) extra="lost $(lost_perf "$n")" ;;
+	fl-*) extra="$(lost_fl "$n"), faults with a stack $(stacks_fl "$n")" ;;
+	*) extra="$(lost_perf "$n")" ;;
 	esac
 	label=$n
 	case "$n" in
