@@ -50,7 +50,8 @@ CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
 	  cli/session_pick.c cli/symbolize.c cli/stacks.c cli/fmt_dur.c \
 	  cli/import.c
 # record --stacks
-DECODER_SRC += decoder/stack_table.c decoder/callchain.c decoder/unwind.c
+DECODER_SRC += decoder/stack_table.c decoder/callchain.c decoder/unwind.c \
+	       decoder/held_records.c
 COLLECTOR_SRC += collector/stack_events.c
 CLI_SRC += cli/record_stacks.c
 

@@ -119,6 +119,7 @@ void record_pipeline_init(struct record_pipeline *p, const struct recorder *r,
 	p->stacks = r->cfg.stacks;
 	stack_table_init(&p->stack_tab);
 	unwinder_init(&p->unwinder);
+	held_records_init(&p->held);
 	p->tp_fmt = r->fmt;
 	p->tp_fmt.sample_type = TP_SAMPLE_TYPE;
 	p->rec = r;
@@ -144,6 +145,7 @@ void record_pipeline_release(struct record_pipeline *p)
 	fault_stream_release(&p->faults);
 	stack_table_release(&p->stack_tab);
 	unwinder_release(&p->unwinder);
+	held_records_release(&p->held);
 }
 
 static int on_lost(struct record_pipeline *p, int cpu, const struct perf_rec *r)
@@ -302,27 +304,44 @@ static int on_mapping(struct record_pipeline *p, const struct perf_rec *r)
 	return loader_mapping(p->loader, r->sid.time, &r->u.mmap, "mmap", &p->err);
 }
 
-static int on_record(void *ctx, int cpu, int monotonic, const void *bytes,
-		     size_t len)
+/* What the unwinder must see in time order (decoder/held_records.h):
+ * mappings, execs, and the samples it unwinds. */
+static int held_for_unwinder(const struct record_pipeline *p,
+			     const struct perf_rec *r, uint16_t stacked)
 {
-	struct record_pipeline *p = ctx;
+	if (p->stacks.mode != STACKS_DWARF)
+		return 0;
+	return r->type == PERF_RECORD_MMAP || r->type == PERF_RECORD_MMAP2 ||
+	       (r->type == PERF_RECORD_COMM && r->u.comm.exec) ||
+	       (r->type == PERF_RECORD_SAMPLE && stacked);
+}
+
+/* The role of a sample's event, and its idmap arg; ROLE_NONE (arg 0) for
+ * other records. */
+static enum ev_role sample_role(const struct record_pipeline *p,
+				const void *bytes, size_t len, uint16_t *arg)
+{
+	uint64_t id;
+
+	*arg = 0;
+	if (((const struct perf_event_header *)bytes)->type != PERF_RECORD_SAMPLE ||
+	    sample_peek_id(bytes, len, &id) < 0)
+		return ROLE_NONE;
+	return idmap_lookup(p->ids, id, arg);
+}
+
+/* A record that is no tracepoint sample, of role and arg (sample_role).
+ * monotonic: from a tracepoint ring (a LOST record, say).  replay: it
+ * comes back from p->held. */
+static int on_other_rec(struct record_pipeline *p, int cpu, int monotonic,
+			const void *bytes, size_t len, enum ev_role role,
+			uint16_t arg, int replay)
+{
 	struct perf_rec r;
 	struct ev e;
-	uint64_t id;
-	uint16_t arg;
-	enum ev_role role = ROLE_NONE;
-	uint16_t stacked = 0;
 	int err;
 
-	p->n.records++;
-	if (((const struct perf_event_header *)bytes)->type == PERF_RECORD_SAMPLE &&
-	    sample_peek_id(bytes, len, &id) == 0) {
-		role = idmap_lookup(p->ids, id, &arg);
-		if (role >= ROLE_TP_SCHED_SWITCH)
-			return on_tracepoint(p, cpu, bytes, len, role, arg);
-		stacked = arg;
-	}
-	err = perf_rec_decode(stacked ? p->stack_fmt : p->fmt, bytes, len, &r);
+	err = perf_rec_decode(arg ? p->stack_fmt : p->fmt, bytes, len, &r);
 	if (monotonic)
 		to_realtime(p, &r);
 	if (err == -ENOMSG) {
@@ -338,6 +357,9 @@ static int on_record(void *ctx, int cpu, int monotonic, const void *bytes,
 	if (r.type == PERF_RECORD_COMM &&
 	    idmap_get(p->ids, r.sid.id) == ROLE_RING_OWNER)
 		return 0;	/* faultline's own COMM, made to flush LOST */
+	if (!replay && !monotonic && held_for_unwinder(p, &r, arg))
+		return held_records_push(&p->held, r.sid.time, cpu, bytes, len) < 0 ?
+		       errmsg_set(&p->err, ENOMEM, "out of memory holding records") : 0;
 	switch (r.type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
@@ -355,7 +377,7 @@ static int on_record(void *ctx, int cpu, int monotonic, const void *bytes,
 		p->n.unknown++;
 		return 0;
 	}
-	if (stacked && r.type == PERF_RECORD_SAMPLE &&
+	if (arg && r.type == PERF_RECORD_SAMPLE &&
 	    (err = sample_stack(p, &r.u.sample, &e.u.fault.stack_id)) < 0)
 		return err;
 	e.cpu = (uint32_t)cpu;	/* the ring's CPU: samples do not carry it */
@@ -364,11 +386,37 @@ static int on_record(void *ctx, int cpu, int monotonic, const void *bytes,
 	return 0;
 }
 
+static int replay_held(void *ctx, int cpu, const void *bytes, size_t len)
+{
+	uint16_t arg;
+	enum ev_role role = sample_role(ctx, bytes, len, &arg);
+
+	return on_other_rec(ctx, cpu, 0, bytes, len, role, arg, 1);
+}
+
+static int on_record(void *ctx, int cpu, int monotonic, const void *bytes,
+		     size_t len)
+{
+	struct record_pipeline *p = ctx;
+	uint16_t arg;
+	enum ev_role role = sample_role(p, bytes, len, &arg);
+
+	p->n.records++;
+	/* Tracepoint samples have their own format. */
+	if (role >= ROLE_TP_SCHED_SWITCH)
+		return on_tracepoint(p, cpu, bytes, len, role, arg);
+	return on_other_rec(p, cpu, monotonic, bytes, len, role, arg, 0);
+}
+
 static int on_round(void *ctx, uint64_t watermark)
 {
 	struct record_pipeline *p = ctx;
-	long n = order_queue_flush(&p->order, watermark, fault_stream_event,
-				   &p->faults);
+	int err = held_records_replay(&p->held, replay_held, p);
+	long n;
+
+	if (err < 0)
+		return err;	/* p->err says why */
+	n = order_queue_flush(&p->order, watermark, fault_stream_event, &p->faults);
 
 	/* For the next round's tracepoint records: a step of the realtime
 	 * clock (settimeofday, an NTP step) moves the offset. */

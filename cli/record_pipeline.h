@@ -16,6 +16,7 @@
 #include "../collector/recorder.h"
 #include "../collector/targets.h"
 #include "../decoder/fault_stream.h"
+#include "../decoder/held_records.h"
 #include "../decoder/order.h"
 #include "../decoder/stack_table.h"
 #include "../decoder/tracepoint.h"
@@ -53,6 +54,7 @@ struct record_pipeline {
 	struct stack_config stacks;
 	struct stack_table stack_tab;	/* owned: stacks deduplicated */
 	struct unwinder unwinder;	/* owned: --stacks=dwarf */
+	struct held_records held;	/* owned: --stacks=dwarf, to the round's end */
 	struct order_queue order;	/* owned */
 	struct fault_stream faults;	/* owned */
 	struct loader *loader;		/* borrowed: begun by the command */

@@ -16,6 +16,8 @@
  *                      tests/unit/test_unwind.c replays
  *   --info FILE        write what was done: pid, tid, addresses
  *
+ * It first sleeps 1 ms: a switch out of a thread that does not block.
+ *
  * chain_* are noinline and do work after their call, so each is a real
  * frame (no inlining, no tail call) at any optimization level.
  */
@@ -29,6 +31,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dropped_page.h"
@@ -247,6 +250,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* A voluntary sleep: a switch out that does not block. */
+	nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	if (major_file) {
 		major = prepare_major(major_file, &resident);
 		if (capture_file)

@@ -387,6 +387,28 @@ static void a_stack_deeper_than_its_copy_is_stored_cut_short_with_the_reason(voi
 			   (long long)stack_id) < 7);
 }
 
+static void stacks_on_faults_puts_a_stack_on_every_completed_fault(void **state)
+{
+	const char *db = scratch_path("faults.db");
+	const char *info = scratch_path("faults.info");
+	char *fl_args[] = { "--stacks=fp", "--stacks-on=faults,switches", NULL };
+	char *wl_args[] = { "--major-file", scratch_path("faults.dat"), "--info",
+			    (char *)info, NULL };
+
+	(void)state;
+	record_workload(db, 1, fl_args, wl_args);
+	assert_true(db_int(db, "SELECT count(*) FROM fault WHERE kind = 'minor'") > 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM fault WHERE exit_cpu IS "
+				"NOT NULL AND stack_id IS NULL"), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM fault WHERE exit_cpu IS "
+				"NULL AND stack_id IS NOT NULL"), 0);
+	/* switches: the stack of every switch out is kept, whatever the
+	 * interval that follows: the workload's 1 ms sleep has its own. */
+	assert_true(db_int(db, "SELECT count(*) FROM thread_state WHERE tid = %lld "
+			   "AND stack_id IS NOT NULL AND state = 'sleeping'",
+			   info_get(info, "tid")) > 0);
+}
+
 static void stacks_none_stores_no_stack(void **state)
 {
 	const char *db = scratch_path("none.db");
@@ -442,6 +464,7 @@ int main(void)
 		cmocka_unit_test_teardown(a_fault_in_the_dynamic_linker_shows_its_frames_above_the_caller, kill_leftovers),
 		cmocka_unit_test_teardown(no_symbolize_leaves_the_frames_for_faultline_symbolize, kill_leftovers),
 		cmocka_unit_test_teardown(a_stack_deeper_than_its_copy_is_stored_cut_short_with_the_reason, kill_leftovers),
+		cmocka_unit_test_teardown(stacks_on_faults_puts_a_stack_on_every_completed_fault, kill_leftovers),
 		cmocka_unit_test_teardown(stacks_none_stores_no_stack, kill_leftovers),
 		cmocka_unit_test_teardown(bad_stack_options_are_usage_errors_that_say_what_is_allowed, kill_leftovers),
 	};

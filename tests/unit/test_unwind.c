@@ -2,11 +2,13 @@
  * Stacks without a kernel: the unwinder replays a sample recorded from
  * stack_workload_nofp's own major fault (tests/unit/fixtures/, made by
  * `make unwind-fixture`) against that program's ELF in build/, and the
- * callchain parser and the stack table are driven with hand-built input.
+ * callchain parser, the stack table and the held records are driven with
+ * hand-built input.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 #include <linux/perf_event.h>
 
 #include "../../decoder/callchain.h"
+#include "../../decoder/held_records.h"
 #include "../../decoder/stack_table.h"
 #include "../../decoder/unwind.h"
 #include "../integration/elf_syms.h"
@@ -339,6 +342,45 @@ static void many_stacks_keep_their_ids_as_the_table_grows(void **state)
 	stack_table_release(&t);
 }
 
+struct replayed {
+	char order[16];
+	int n;
+};
+
+static int note_replayed(void *ctx, int cpu, const void *bytes, size_t len)
+{
+	struct replayed *r = ctx;
+
+	assert_int_equal(len, 1);
+	assert_int_equal(cpu, ((const char *)bytes)[0] - 'a');
+	r->order[r->n++] = ((const char *)bytes)[0];
+	return r->n == 5 ? -EIO : 0;
+}
+
+static void held_records_come_back_by_time_then_arrival(void **state)
+{
+	struct held_records h;
+	struct replayed r = { "", 0 };
+
+	(void)state;
+	held_records_init(&h);
+	/* A later CPU's ring read first: its records are older. */
+	assert_int_equal(held_records_push(&h, 30, 0, "a", 1), 0);
+	assert_int_equal(held_records_push(&h, 10, 1, "b", 1), 0);
+	assert_int_equal(held_records_push(&h, 30, 2, "c", 1), 0);
+	assert_int_equal(held_records_push(&h, 20, 3, "d", 1), 0);
+	assert_int_equal(held_records_replay(&h, note_replayed, &r), 0);
+	assert_string_equal(r.order, "bdac");
+	assert_int_equal(h.n, 0);
+	/* The first error stops the replay, and what is left is dropped. */
+	assert_int_equal(held_records_push(&h, 5, 4, "e", 1), 0);
+	assert_int_equal(held_records_push(&h, 6, 5, "f", 1), 0);
+	assert_int_equal(held_records_replay(&h, note_replayed, &r), -EIO);
+	assert_string_equal(r.order, "bdace");
+	assert_int_equal(h.n, 0);
+	held_records_release(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +391,7 @@ int main(void)
 		cmocka_unit_test(callchain_markers_are_dropped_and_each_part_starts_exact),
 		cmocka_unit_test(the_same_frames_make_the_same_stack_once),
 		cmocka_unit_test(many_stacks_keep_their_ids_as_the_table_grows),
+		cmocka_unit_test(held_records_come_back_by_time_then_arrival),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
