@@ -6,13 +6,9 @@
  * kallsyms.  No SQLite: schema/symbol_store.c feeds it rows and stores
  * what it returns.
  *
- * Each distinct file gets one Dwfl holding it as one module at its own
- * link-time addresses, shared by every process that mapped it: a frame's
- * address becomes a file offset through its mapping, then an ELF address
- * through the file's PT_LOAD headers.  Separate debug files are found by
- * libdwfl's standard search (build id under each absolute directory of
- * the debuginfo path, then .gnu_debuglink next to the file, in .debug/
- * and under the absolute directories).
+ * Each distinct file is opened once for all the processes that mapped it
+ * (elf_files.h): a frame's address becomes a file offset through its
+ * mapping, then an ELF address through the file's PT_LOAD headers.
  */
 #ifndef FL_SYMBOLIZE_H
 #define FL_SYMBOLIZE_H

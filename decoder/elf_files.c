@@ -1,0 +1,315 @@
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf_files.h"
+
+/* libdwfl asks the vDSO module's userdata (the elf_files) for its ELF. */
+static int vdso_find_elf(Dwfl_Module *mod, void **userdata, const char *name,
+			 Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	struct elf_files *s = *userdata;
+
+	(void)mod, (void)name, (void)base;
+	*file_name = NULL;
+	*elfp = elf_memory(s->vdso, s->vdso_len);
+	return -1;
+}
+
+int elf_files_init(struct elf_files *fs, const char *debuginfo_path,
+		   const void *vdso, size_t vdso_len)
+{
+	memset(fs, 0, sizeof(*fs));
+	elf_version(EV_CURRENT);
+	fs->debuginfo_path = strdup(debuginfo_path ? debuginfo_path
+				    : ":.debug:/usr/lib/debug");
+	if (!fs->debuginfo_path)
+		return -ENOMEM;
+	fs->file_cb.find_elf = dwfl_build_id_find_elf;
+	fs->file_cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	fs->file_cb.section_address = dwfl_offline_section_address;
+	fs->file_cb.debuginfo_path = &fs->debuginfo_path;
+	fs->vdso_cb = fs->file_cb;
+	fs->vdso_cb.find_elf = vdso_find_elf;
+	if (vdso && vdso_len) {
+		fs->vdso = malloc(vdso_len);
+		if (!fs->vdso)
+			return -ENOMEM;
+		memcpy(fs->vdso, vdso, vdso_len);
+		fs->vdso_len = vdso_len;
+	}
+	return 0;
+}
+
+void elf_files_release(struct elf_files *fs)
+{
+	for (size_t i = 0; i < fs->nfiles; i++) {
+		dwfl_end(fs->files[i].dwfl);
+		free(fs->files[i].path);
+		free(fs->files[i].loads);
+		addr_syms_release(&fs->files[i].syms);
+		free(fs->files[i].sub_off);
+	}
+	free(fs->files);
+	free(fs->slots);
+	free(fs->vdso);
+	free(fs->debuginfo_path);
+	memset(fs, 0, sizeof(*fs));
+}
+
+static uint64_t hash_str(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	return h;
+}
+
+static int grow_slots(struct elf_files *s)
+{
+	size_t n = s->nslots ? 2 * s->nslots : 64;
+	uint32_t *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nfiles; i++) {
+		size_t j = hash_str(s->files[i].path) & (n - 1);
+
+		while (slots[j])
+			j = (j + 1) & (n - 1);
+		slots[j] = (uint32_t)i + 1;
+	}
+	free(s->slots);
+	s->slots = slots;
+	s->nslots = n;
+	return 0;
+}
+
+/* The PT_LOAD headers and the build id of an opened module. */
+static int read_headers(struct sym_file *f)
+{
+	const unsigned char *bits;
+	GElf_Addr bias, id_vaddr;
+	Elf *elf = dwfl_module_getelf(f->mod, &bias);
+	size_t phnum;
+	int len;
+
+	if (!elf || elf_getphdrnum(elf, &phnum) != 0)
+		return -1;
+	f->loads = calloc(phnum ? phnum : 1, sizeof(*f->loads));
+	if (!f->loads)
+		return -ENOMEM;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+
+		if (ph && ph->p_type == PT_LOAD)
+			f->loads[f->nloads++] = (struct sym_load){
+				ph->p_offset, ph->p_filesz, ph->p_vaddr };
+	}
+	len = dwfl_module_build_id(f->mod, &bits, &id_vaddr);
+	for (int i = 0; i < len && i < 64; i++) {
+		static const char hexdig[] = "0123456789abcdef";
+
+		f->build_id[2 * i] = hexdig[bits[i] >> 4];
+		f->build_id[2 * i + 1] = hexdig[bits[i] & 15];
+	}
+	return 0;
+}
+
+/* The vDSO image's address range, as libdwfl computes a module's. */
+static int vdso_range(const struct elf_files *s, GElf_Addr *lo, GElf_Addr *hi)
+{
+	Elf *elf = elf_memory(s->vdso, s->vdso_len);
+	size_t phnum;
+	int found = 0;
+
+	if (!elf)
+		return -1;
+	if (elf_getphdrnum(elf, &phnum) == 0)
+		for (size_t i = 0; i < phnum; i++) {
+			GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+
+			if (!ph || ph->p_type != PT_LOAD)
+				continue;
+			if (!found)
+				*lo = ph->p_vaddr & -(ph->p_align ? ph->p_align : 1);
+			*hi = ph->p_vaddr + ph->p_memsz;
+			found = 1;
+		}
+	elf_end(elf);
+	return found ? 0 : -1;
+}
+
+/* Opens f at its link-time addresses (bias 0).  -ENOMEM, or 0 with f->ok
+ * telling whether the file could be used. */
+static int open_file(struct elf_files *s, struct sym_file *f)
+{
+	const char *base = strrchr(f->path, '/');
+	int err;
+
+	if (!strcmp(f->path, DSO_VDSO)) {
+		GElf_Addr lo, hi;
+		void **ud;
+
+		if (!s->vdso || vdso_range(s, &lo, &hi) < 0)
+			return 0;
+		f->dwfl = dwfl_begin(&s->vdso_cb);
+		if (!f->dwfl)
+			return -ENOMEM;
+		dwfl_report_begin(f->dwfl);
+		f->mod = dwfl_report_module(f->dwfl, DSO_VDSO, lo, hi);
+		if (f->mod) {
+			dwfl_module_info(f->mod, &ud, NULL, NULL, NULL, NULL,
+					 NULL, NULL);
+			*ud = s;
+		}
+	} else {
+		f->dwfl = dwfl_begin(&s->file_cb);
+		if (!f->dwfl)
+			return -ENOMEM;
+		dwfl_report_begin(f->dwfl);
+		f->mod = dwfl_report_elf(f->dwfl, base ? base + 1 : f->path,
+					 f->path, -1, 0, true);
+	}
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (!f->mod)
+		return 0;
+	err = read_headers(f);
+	if (err == -ENOMEM)
+		return err;
+	f->ok = err == 0;
+	return 0;
+}
+
+struct sym_file *elf_files_get(struct elf_files *s, const char *path)
+{
+	struct sym_file *f;
+	size_t j;
+
+	if (s->nslots) {
+		for (j = hash_str(path) & (s->nslots - 1); s->slots[j];
+		     j = (j + 1) & (s->nslots - 1))
+			if (!strcmp(s->files[s->slots[j] - 1].path, path))
+				return &s->files[s->slots[j] - 1];
+	}
+	if (array_grow(&s->files, &s->files_cap, s->nfiles, sizeof(*s->files)) < 0 ||
+	    (2 * (s->nfiles + 1) > s->nslots && grow_slots(s) < 0))
+		return NULL;
+	f = &s->files[s->nfiles];
+	memset(f, 0, sizeof(*f));
+	f->path = strdup(path);
+	if (!f->path)
+		return NULL;
+	if (open_file(s, f) < 0) {
+		dwfl_end(f->dwfl);
+		free(f->loads);
+		free(f->path);
+		return NULL;
+	}
+	for (j = hash_str(path) & (s->nslots - 1); s->slots[j];
+	     j = (j + 1) & (s->nslots - 1))
+		;
+	s->slots[j] = (uint32_t)s->nfiles + 1;
+	s->nfiles++;
+	return f;
+}
+
+int sym_file_vaddr(const struct sym_file *f, uint64_t off, uint64_t *vaddr)
+{
+	for (size_t i = 0; i < f->nloads; i++) {
+		const struct sym_load *l = &f->loads[i];
+
+		if (off >= l->offset && off - l->offset < l->filesz) {
+			*vaddr = off - l->offset + l->vaddr;
+			return 0;
+		}
+	}
+	/* The page-aligned mapping may start before the segment's first
+	 * byte; code is never there, but a wild address can be. */
+	for (size_t i = 0; i < f->nloads; i++) {
+		const struct sym_load *l = &f->loads[i];
+		uint64_t pad = l->offset & 4095;
+
+		if (off + pad >= l->offset && off + pad - l->offset < l->filesz + pad) {
+			*vaddr = off - l->offset + l->vaddr;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* No function is near this long: a sizeless symbol (assembly) reaches to
+ * the next symbol, but not across a larger gap. */
+#define SIZELESS_MAX (64u << 10)
+
+static int is_code_symbol(const GElf_Sym *sym, GElf_Word shndx)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	return shndx != SHN_UNDEF && sym->st_value != 0 &&
+	       (type == STT_FUNC || type == STT_GNU_IFUNC ||
+		(type == STT_NOTYPE && GELF_ST_BIND(sym->st_info) != STB_LOCAL));
+}
+
+/* How much a name is wanted among symbols at one address: a global
+ * (2) over a local or weak one (1) over a versioned alias such as
+ * "__libc_start_main@GLIBC_2.2.5" (0). */
+static int symbol_rank(const GElf_Sym *sym, const char *name)
+{
+	if (strchr(name, '@'))
+		return 0;
+	return GELF_ST_BIND(sym->st_info) == STB_GLOBAL ? 2 : 1;
+}
+
+/*
+ * f->syms from the module's symbol table (.symtab of the file or its
+ * debug file, else .dynsym: libdwfl chooses).  Where symbols share an
+ * address the best ranked wins: it is added last, and the latest start
+ * wins in addr_syms_find.
+ */
+int sym_file_symbols(struct sym_file *f)
+{
+	int n = dwfl_module_getsymtab(f->mod), err = 0;
+
+	if (f->syms_built)
+		return 0;
+	f->syms_built = 1;
+	for (int rank = 0; rank < 3 && err == 0; rank++)
+		for (int i = 1; i < n && err == 0; i++) {
+			GElf_Sym sym;
+			GElf_Addr addr;
+			GElf_Word shndx;
+			const char *name = dwfl_module_getsym_info(f->mod, i, &sym,
+						&addr, &shndx, NULL, NULL);
+
+			if (!name || !*name || !is_code_symbol(&sym, shndx) ||
+			    symbol_rank(&sym, name) != rank)
+				continue;
+			err = addr_syms_add(&f->syms, addr, sym.st_size, name, NULL);
+		}
+	if (err < 0)
+		return err;
+	addr_syms_sort(&f->syms);
+	for (size_t i = 0; i < f->syms.n; i++) {
+		struct addr_sym *a = &f->syms.v[i];
+		size_t j = i + 1;
+
+		if (a->size)
+			continue;
+		while (j < f->syms.n && f->syms.v[j].start == a->start)
+			j++;
+		if (j < f->syms.n && f->syms.v[j].start - a->start <= SIZELESS_MAX) {
+			a->size = f->syms.v[j].start - a->start;
+			a->guessed = 1;
+		}
+	}
+	addr_syms_sort(&f->syms);
+	f->sub_off = calloc(f->syms.n ? f->syms.n : 1, sizeof(*f->sub_off));
+	if (!f->sub_off)
+		return -ENOMEM;
+	f->dw = dwfl_module_getdwarf(f->mod, &f->dwbias);
+	return 0;
+}
+
