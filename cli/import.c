@@ -257,7 +257,7 @@ static void format_utc(int64_t ns, char *buf, size_t n)
 
 /* One file's import: its name, the parser, the store, the read buffer. */
 struct import_file {
-	const char *name;		/* borrowed: as given, "-" for stdin */
+	const char *name;		/* borrowed: as given; "stdin" for "-" */
 	int fd;
 	struct metric_parser parser;
 	struct metric_store store;
