@@ -957,14 +957,23 @@ static const char *const ts_names[] = {
 	[TS_NS] = "ns", [TS_RFC3339] = "RFC 3339",
 };
 
+/* Index of name among names[lo..hi], or -1. */
+static int name_index(const char *const *names, int lo, int hi, const char *name)
+{
+	for (int i = lo; i <= hi; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
+
 int metric_format_parse(const char *name, enum metric_format *out)
 {
-	for (int f = METRIC_FMT_CSV; f <= METRIC_FMT_PLAIN; f++)
-		if (!strcmp(name, format_names[f])) {
-			*out = (enum metric_format)f;
-			return 0;
-		}
-	return -1;
+	int f = name_index(format_names, METRIC_FMT_CSV, METRIC_FMT_PLAIN, name);
+
+	if (f < 0)
+		return -1;
+	*out = (enum metric_format)f;
+	return 0;
 }
 
 const char *metric_format_name(enum metric_format f)
@@ -974,12 +983,12 @@ const char *metric_format_name(enum metric_format f)
 
 int metric_ts_unit_parse(const char *name, enum ts_kind *out)
 {
-	for (int k = TS_S; k <= TS_NS; k++)
-		if (!strcmp(name, ts_names[k])) {
-			*out = (enum ts_kind)k;
-			return 0;
-		}
-	return -1;
+	int k = name_index(ts_names, TS_S, TS_NS, name);
+
+	if (k < 0)
+		return -1;
+	*out = (enum ts_kind)k;
+	return 0;
 }
 
 const char *metric_ts_kind_name(enum ts_kind k)
