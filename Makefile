@@ -37,7 +37,8 @@ DECODER_SRC = decoder/perf_record.c decoder/event.c decoder/idmap.c decoder/time
 	      decoder/thread_table.c decoder/fault_stream.c decoder/tracepoint.c \
 	      decoder/text_fields.c decoder/addr_syms.c decoder/kallsyms.c \
 	      decoder/perf_map.c decoder/addr_space.c decoder/elf_files.c decoder/symbolize.c \
-	      decoder/metric_parse.c decoder/metric_parse_field.c
+	      decoder/metric_parse.c decoder/metric_parse_field.c \
+	      decoder/metric_parse_split.c
 COLLECTOR_SRC = collector/ring.c collector/procfs.c collector/targets.c collector/tracepoints.c \
 		collector/event_resolve.c collector/perf_open.c \
 		collector/fault_events.c collector/recorder.c collector/symbol_sources.c \
