@@ -73,20 +73,19 @@ for ((r = 0; r < ROUNDS; r++)); do
 	done
 done
 
+# What each recorded: faultline's session counts; perf's samples and
+# LOST records as its --stats counts them (perf report -D, which would
+# give lost sample counts, aborts on large files here).  Each fault makes
+# two samples: entry and completion.
 lost_fl() {
-	sqlite3 "$tmp/$1.db" "SELECT records_lost || ' records, ' || samples_lost ||
-		' samples' FROM session"
+	sqlite3 "$tmp/$1.db" "SELECT faults_stored || ' faults, lost ' ||
+		(records_lost + samples_lost) || ' records' FROM session"
 }
-# Records the kernel dropped, as PERF_RECORD_LOST counts them (perf also
-# writes LOST_SAMPLES records at the end that count the same losses).
 lost_perf() {
-	perf report -D -i "$tmp/$1.data" 2>/dev/null | awk '
-		/PERF_RECORD_LOST: / { sub(/.*lost:/, ""); r += $1 }
-		END { printf "lost %d records", r }'
-}
-lost_fl() {
-	sqlite3 "$tmp/$1.db" "SELECT 'lost ' || (records_lost + samples_lost) ||
-		' records' FROM session"
+	{ perf report --stats -i "$tmp/$1.data" 2>/dev/null || true; } | awk '
+		/ SAMPLE events:/ && !s { s = $3 }
+		/ LOST events:/ && !l { l = $3 }
+		END { printf "%d samples, %d LOST records", s, l }'
 }
 stacks_fl() { sqlite3 "$tmp/$1.db" "SELECT count(*) FROM fault WHERE stack_id IS NOT NULL"; }
 
