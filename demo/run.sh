@@ -43,8 +43,9 @@ free_port() {
 port=$(free_port)
 q() { sqlite3 -box "$db" "$@"; }
 
-echo "== faultline record -o $db --udp-port $port -e skb:kfree_skb --stacks dwarf -- nak_demo --port $port ..."
-"$FAULTLINE" record -o "$db" --udp-port "$port" -e skb:kfree_skb --stacks dwarf -- \
+echo "== faultline record -o $db --udp-port $port -e skb:kfree_skb --stacks dwarf --stacks-on major -- nak_demo --port $port ..."
+"$FAULTLINE" record -o "$db" --udp-port "$port" -e skb:kfree_skb \
+	--stacks dwarf --stacks-on major -- \
 	"$NAK_DEMO" --port "$port" --naks "$dir/naks.csv" --cold "$dir/cold.dat" \
 	--info "$dir/info"
 rx_tid=$(sed -n 's/^rx_tid=//p' "$dir/info")
