@@ -558,7 +558,9 @@ static int lookup_sockets(struct udp_sampler *s)
 	for (size_t i = 0; i < s->nknown; i++) {
 		int err = diag_one(s, &s->known[i], &x);
 
-		if (err == -ENOENT || err == -ESTALE || err == -EPROTO) {
+		/* Any failed lookup (no socket, another one, or netlink
+		 * itself failing) leaves the sample to a scan. */
+		if (err < 0) {
 			b->n = first;
 			if (++s->diag_misses >= UDP_DIAG_GIVE_UP) {
 				close(s->fd_diag);
@@ -566,8 +568,7 @@ static int lookup_sockets(struct udp_sampler *s)
 			}
 			return scan_sockets(s);
 		}
-		if (err == 0)
-			err = batch_push_sock(b, &x);
+		err = batch_push_sock(b, &x);
 		if (err < 0)
 			return err;
 	}

@@ -16,9 +16,9 @@
  * local address and port: a hash lookup, answered with the same queue
  * depth (idiag_rqueue) and the socket's drop count (SK_MEMINFO_DROPS).
  * A lookup that finds no socket, or another one (a new socket on the
- * port, or one of several sharing it with SO_REUSEPORT), makes that
- * sample a scan; after UDP_DIAG_GIVE_UP such samples in a row the
- * thread scans every time.
+ * port, or one of several sharing it with SO_REUSEPORT), or that fails,
+ * makes that sample a scan; after UDP_DIAG_GIVE_UP such samples in a row
+ * the thread scans every time.
  *
  * The sampling runs on a thread of its own, woken every interval by
  * clock_nanosleep: the recorder's loop wakes only when the rings fill or
