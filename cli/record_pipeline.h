@@ -5,6 +5,9 @@
  *   ring bytes -> perf_rec_decode -> ev_from_rec -> order_queue
  *     -> (watermark) fault_stream -> loader_fault / loader_thread
  *   MMAP2 -> loader_mapping;  LOST, LOST_SAMPLES, THROTTLE -> loader_lost
+ *   --stacks: a sample's callchain, or its stack copy unwound (dwarf:
+ *     held_records first), -> stack_table -> the event's stack_id; a
+ *     stack's rows (loader_stack, loader_frame) when a row first names it
  *
  * Glue only: decoding is decoder/'s, writing is schema/'s.
  */

@@ -8,8 +8,11 @@
  *
  * Every event samples every occurrence (period 1) with the same
  * sample_type, in CLOCK_REALTIME, so one struct sample_fmt decodes every
- * ring and the stream is already in wall-clock time.  The entry event also
- * carries the sideband (MMAP2, COMM, FORK/EXIT) for its threads.
+ * ring and the stream is already in wall-clock time.  With --stacks the
+ * events that carry a stack add its bits (recorder.stack_fmt, chosen by
+ * the sample's id), and a fourth event, context-switches, may join them.
+ * The entry event also carries the sideband (MMAP2, COMM, FORK/EXIT) for
+ * its threads.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,7 +53,8 @@ void fault_sample_fmt(struct sample_fmt *f)
 
 /* Which fault events carry a stack: the completions, chosen by --stacks-on
  * (the stack at completion is the faulting one: the event fires in the
- * faulting thread, on the way back to user space). */
+ * faulting thread, sampled with the user registers of the faulting
+ * instruction). */
 static int fault_event_stacked(enum ev_role role, const struct stack_config *sc)
 {
 	if (sc->mode == STACKS_NONE)
@@ -68,7 +72,8 @@ static int fault_event_stacked(enum ev_role role, const struct stack_config *sc)
  * own switch-out path, so its user stack and callchain are the blocking
  * thread's.  PERF_RECORD_SWITCH is no sample and carries no stack; the
  * sched_switch tracepoint would need CPU-wide events in another clock and
- * samples every thread on the CPU.  Its sample precedes the thread's
+ * samples every thread on the CPU (not measured against this: it was
+ * ruled out by those two).  Its sample precedes the thread's
  * SWITCH out record (perf_event_task_sched_out samples, then writes the
  * record), which is how the pipeline pairs them.
  */
