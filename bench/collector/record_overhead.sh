@@ -58,15 +58,16 @@ p=$(printf '%s\n' "${perf[@]}" | min)
 f=$(printf '%s\n' "${fl[@]}" | min)
 fl_lost=$(sqlite3 "$tmp/fl.db" "SELECT records_lost + samples_lost FROM session")
 fl_rows=$(sqlite3 "$tmp/fl.db" "SELECT count(*) FROM fault")
+# The first "LOST events: N (x%)" line is the aggregate over all events.
 perf_lost=$(perf report -i "$tmp/perf.data" --stats 2>/dev/null |
-	awk '/LOST/ { s += $NF } END { print s + 0 }')
+	awk '/ LOST events:/ && !n { n = $3 } END { print n + 0 }')
 
 echo "== per-fault cost, fault loop of $FAULTS faults, best of $ROUNDS (ns per fault)"
 printf '  bare                 %8.1f\n' "$b"
 printf '  perf record -c 1     %8.1f   adds %7.1f\n' "$p" "$(calc "$p - $b" 1)"
 printf '  faultline record     %8.1f   adds %7.1f\n' "$f" "$(calc "$f - $b" 1)"
 echo "  faultline's added cost / perf's: $(calc "($f - $b) / ($p - $b)")"
-echo "  lost: faultline $fl_lost records, perf $perf_lost; faultline stored $fl_rows fault rows"
+echo "  lost: faultline $fl_lost records, perf $perf_lost LOST records; faultline stored $fl_rows fault rows"
 
 # End to end: perf's database needs perf script + export-to-sqlite.py.
 bw=$(printf '%s\n' "${bare_wall[@]}" | min)

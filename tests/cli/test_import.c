@@ -4,7 +4,6 @@
  * gives one message naming file, line and reason, exit status 1, and a
  * database that is exactly as it was.
  */
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -289,21 +288,6 @@ static void a_file_that_cannot_be_opened_is_named(void **state)
 	assert_true(db_opens(db));
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int flag,
-			struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int remove_scratch(void **state)
-{
-	(void)state;
-	return nftw(scratch_dir(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,5 +306,5 @@ int main(void)
 		cmocka_unit_test_teardown(a_file_that_cannot_be_opened_is_named, kill_leftovers),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, remove_scratch);
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }

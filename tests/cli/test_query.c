@@ -5,7 +5,6 @@
  * query's rows are compared exactly.  Then every message a user can
  * cause: one line, cause and fix, non-zero exit.
  */
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -501,22 +500,6 @@ static void every_canned_query_returns_the_columns_its_header_declares(void **st
 	db_close(db);
 }
 
-static int remove_one(const char *path, const struct stat *sb, int flag,
-		      struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-/* The scratch directory and everything the tests wrote there. */
-static int remove_scratch(void **state)
-{
-	(void)state;
-	return nftw(scratch_dir(), remove_one, 8, FTW_DEPTH | FTW_PHYS);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -538,5 +521,5 @@ int main(void)
 		cmocka_unit_test(every_canned_query_returns_the_columns_its_header_declares),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, remove_scratch);
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,16 +41,48 @@ static const char *workload_bin(void)
 
 /* A fresh scratch directory on disk (not tmpfs: the major-fault test
  * needs a file whose pages can leave the page cache).  Static buffer. */
+/* Deletes what nftw hands it, deepest first.  A tmpfs that a failed test
+ * left mounted inside is detached, so it goes too. */
+static int scratch_remove_entry(const char *path, const struct stat *sb,
+				int type, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	if (type != FTW_DP) {
+		unlink(path);
+		return 0;
+	}
+	if (rmdir(path) != 0 && errno == EBUSY && umount2(path, MNT_DETACH) == 0)
+		rmdir(path);
+	return 0;
+}
+
+static char scratch_dir_path[128];
+static pid_t scratch_dir_owner;
+
+/* At exit of the test process that made it (not of a forked child that
+ * returns through exit()): the scratch directory goes, unless
+ * FAULTLINE_KEEP_SCRATCH is set to look at what a failed test left. */
+static void scratch_remove_at_exit(void)
+{
+	if (getpid() != scratch_dir_owner || getenv("FAULTLINE_KEEP_SCRATCH"))
+		return;
+	nftw(scratch_dir_path, scratch_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static const char *scratch_dir(void)
 {
-	static char dir[128];
+	char *dir = scratch_dir_path;
 
 	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "/var/tmp/faultline-test.XXXXXX");
+		snprintf(dir, sizeof(scratch_dir_path),
+			 "/var/tmp/faultline-test.XXXXXX");
 		if (!mkdtemp(dir)) {
 			perror("mkdtemp");
 			abort();
 		}
+		scratch_dir_owner = getpid();
+		atexit(scratch_remove_at_exit);
 	}
 	return dir;
 }
