@@ -27,7 +27,11 @@ INTERVAL_US=${INTERVAL_US:-1000}
 tmp=$(mktemp -d /var/tmp/faultline-bench.XXXXXX)
 wl_pid=
 cleanup() {
-	[ -n "$wl_pid" ] && kill "$wl_pid" 2>/dev/null && wait "$wl_pid" 2>/dev/null
+	# wait returns the workload's SIGTERM status: under set -e that
+	# would end the trap before the rm.
+	if [ -n "$wl_pid" ] && kill "$wl_pid" 2>/dev/null; then
+		wait "$wl_pid" 2>/dev/null || true
+	fi
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
