@@ -230,6 +230,22 @@ static int take_header(struct metric_parser *p, size_t nfields, struct errmsg *e
 
 /* ---- rows --------------------------------------------------------------- */
 
+/* Does v read as a JSON integer that SQLite keeps exact: an optional '-',
+ * then 0 or up to 18 digits without a leading zero?  Such a label (a port,
+ * a partition) is stored as a number, as the socket sampler stores its
+ * port, so json_extract gives the same value for both; "007" stays text. */
+static int label_is_integer(const struct mp_slice *v)
+{
+	size_t i = v->len && v->p[0] == '-', digits = v->len - i;
+
+	if (digits == 0 || digits > 18 || (v->p[i] == '0' && digits > 1))
+		return 0;
+	for (; i < v->len; i++)
+		if (v->p[i] < '0' || v->p[i] > '9')
+			return 0;
+	return !(v->len == 2 && v->p[0] == '-' && v->p[1] == '0');
+}
+
 /* The labels of the row as a JSON object, keys sorted, into p->json. */
 static int labels_json(struct metric_parser *p, const struct mp_label *l,
 		       size_t n, struct metric_row *row)
@@ -249,7 +265,10 @@ static int labels_json(struct metric_parser *p, const struct mp_label *l,
 		if (i)
 			*o++ = ',';
 		for (int k = 0; k < 2; k++) {
-			*o++ = '"';
+			int quote = k == 0 || !label_is_integer(part[k]);
+
+			if (quote)
+				*o++ = '"';
 			for (size_t j = 0; j < part[k]->len; j++) {
 				unsigned char c = (unsigned char)part[k]->p[j];
 
@@ -262,7 +281,8 @@ static int labels_json(struct metric_parser *p, const struct mp_label *l,
 					*o++ = (char)c;
 				}
 			}
-			*o++ = '"';
+			if (quote)
+				*o++ = '"';
 			if (k == 0)
 				*o++ = ':';
 		}

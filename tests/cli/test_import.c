@@ -101,7 +101,7 @@ static void each_format_lands_in_metric_series_and_metric(void **state)
 			 1795000000000000000ll);
 	assert_int_equal(db_int(db, "SELECT min(ts) FROM metric JOIN metric_series "
 				"USING (series_id) WHERE name = 'lat' AND "
-				"labels = '{\"port\":\"9000\"}' AND unit IS NULL"),
+				"labels = '{\"port\":9000}' AND unit IS NULL"),
 			 1795358478014000000ll);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM metric JOIN metric_series "
 				"USING (series_id) WHERE name = 'lat'"), 2);
