@@ -287,13 +287,9 @@ $(BUILD)/bench/loader_rate: bench/schema/loader_rate.c $(LIB_OBJ)
 
 install: all
 	install -D -m 755 $(FAULTLINE) $(DESTDIR)$(PREFIX)/bin/faultline
-	install -D -m 644 man/faultline.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline.1
-	install -D -m 644 man/faultline-record.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-record.1
-	install -D -m 644 man/faultline-query.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-query.1
-	install -D -m 644 man/faultline-report.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-report.1
-	install -D -m 644 man/faultline-symbolize.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-symbolize.1
-	install -D -m 644 man/faultline-stacks.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-stacks.1
-	install -D -m 644 man/faultline-import.1 $(DESTDIR)$(PREFIX)/share/man/man1/faultline-import.1
+	for m in man/*.1; do \
+		install -D -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/$${m#man/} || exit 1; \
+	done
 	install -D -m 644 man/faultline-schema.5 $(DESTDIR)$(PREFIX)/share/man/man5/faultline-schema.5
 
 clean:
