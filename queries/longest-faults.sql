@@ -2,7 +2,7 @@
 -- and the file mapped at the faulting address.
 --
 -- Parameters:
---   :session_id  INTEGER = NULL  the session, or NULL for the latest one
+--   :session     INTEGER = NULL  the session; the latest when NULL
 --   :limit       INTEGER = 10    how many faults
 -- Columns:
 --   time_utc  TEXT     fault entry, UTC, nanosecond precision
@@ -13,7 +13,7 @@
 --   addr      TEXT     faulting address, hex
 --   file      TEXT     file mapped at addr; NULL for anonymous memory
 WITH s AS (
-  SELECT coalesce(:session_id, (SELECT max(session_id) FROM session)) AS id
+  SELECT coalesce(:session, (SELECT max(session_id) FROM session)) AS id
 )
 SELECT f.time_utc, round(f.dur_ms, 3) AS dur_ms, f.kind, f.tid, f.comm,
        f.addr_hex AS addr,

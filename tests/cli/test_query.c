@@ -266,7 +266,7 @@ static void sessions_metrics_and_longest_faults_answer_too(void **state)
 		   "metrics", NULL);
 	assert_csv("time_utc,dur_ms,kind,tid,comm,addr,file\r\n"
 		   "2023-11-14T22:11:45.000000000Z,100.0,major,101,old-rx,0x1000,\r\n",
-		   "longest-faults", "session_id=1", "limit=1", NULL);
+		   "longest-faults", "session=1", "limit=1", NULL);
 }
 
 static void json_and_table_output_keep_types_and_align(void **state)
