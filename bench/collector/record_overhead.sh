@@ -32,9 +32,7 @@ tmp=$(mktemp -d /var/tmp/faultline-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 ns_of() { sed -n 's/.*ns_per_fault=\([0-9.]*\).*/\1/p'; }
-now() { date +%s.%N; }
-min() { sort -g | head -n1; }
-calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
+. "$(dirname "$0")/../lib.sh"	# now, min, calc
 
 declare -a bare perf fl bare_wall perf_wall fl_wall
 for ((r = 0; r < ROUNDS; r++)); do

@@ -32,8 +32,7 @@ tmp=$(mktemp -d /var/tmp/faultline-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 ns_of() { sed -n 's/.*ns_per_fault=\([0-9.]*\).*/\1/p'; }
-min() { sort -g | head -n1; }
-calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
+. "$(dirname "$0")/../lib.sh"	# now, min, calc
 
 # name -> command prefix (the loop and its arguments follow)
 names=(bare fl-none fl-fp fl-dwarf fl-fp-faults fl-dwarf-faults

@@ -58,8 +58,7 @@ record() {
 	cpu_of "$FAULTLINE" record -o "$tmp/fl.db" -p "$wl_pid" \
 		--duration "${DURATION}s" "$@"
 }
-min() { sort -g | head -n1; }
-calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
+. "$(dirname "$0")/../lib.sh"	# now, min, calc
 
 declare -a off on floor
 for ((r = 0; r < ROUNDS; r++)); do

@@ -23,9 +23,7 @@ csv=$dir/import_rate_$LINES.csv
 tmp=$(mktemp -d /var/tmp/faultline-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-now() { date +%s.%N; }
-min() { sort -g | head -n1; }
-calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
+. "$(dirname "$0")/../lib.sh"	# now, min, calc
 
 mkdir -p "$dir"
 if [ ! -s "$csv" ]; then

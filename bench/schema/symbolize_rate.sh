@@ -28,9 +28,7 @@ ROUNDS=${ROUNDS:-3}
 tmp=$(mktemp -d /var/tmp/faultline-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-now() { date +%s.%N; }
-min() { sort -g | head -n1; }
-calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
+. "$(dirname "$0")/../lib.sh"	# now, min, calc
 
 echo "1. symbol_store_symbolize on a synthetic session"
 "$RATE" "$STACKS" "$tmp"
