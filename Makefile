@@ -5,6 +5,7 @@
 #   make demo         build, record the bundled demo, print what it found
 #   make check        build and run every test, then again under ASan+UBSan
 #   make check-fast   the tests once, without the sanitizer pass
+#   make check-stress the tests once, beside two CPU hogs
 #   make fuzz         run the libFuzzer targets (FUZZ_SECONDS each)
 #   make bench        the benchmarks in bench/ (needs linux-perf)
 #   make install PREFIX=/usr/local
@@ -28,33 +29,91 @@ WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wno-missing-field-initializers
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE \
 	     $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpfm
+# libipt (Intel PT decoding) has no .pc file on Debian either: -lipt.
+LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpfm -lipt -lm
 LDFLAGS += $(SANFLAGS)
 
-COMMON_SRC = common/errmsg.c
-DECODER_SRC = decoder/perf_record.c decoder/event.c decoder/idmap.c decoder/timeline.c \
+COMMON_SRC = common/errmsg.c common/clock.c common/cpulist.c common/array.c common/strbuf.c \
+	     common/json.c common/utf8.c common/file.c common/sha256.c common/out_file.c
+DECODER_SRC = decoder/clock_map.c decoder/comm_cache.c decoder/perf_record.c decoder/event.c \
+	      decoder/idmap.c decoder/timeline.c \
 	      decoder/order.c decoder/hist.c decoder/fault_pair.c \
 	      decoder/thread_table.c decoder/fault_stream.c decoder/tracepoint.c \
 	      decoder/text_fields.c decoder/addr_syms.c decoder/kallsyms.c \
 	      decoder/perf_map.c decoder/addr_space.c decoder/elf_files.c decoder/symbolize.c \
 	      decoder/metric_parse.c decoder/metric_parse_field.c \
-	      decoder/metric_parse_split.c
-COLLECTOR_SRC = collector/ring.c collector/procfs.c collector/targets.c collector/tracepoints.c \
+	      decoder/metric_parse_split.c decoder/metric_parse_cols.c
+COLLECTOR_SRC = collector/ring.c collector/spool.c collector/drain.c collector/procfs.c \
+		collector/targets.c collector/tracepoints.c \
 		collector/event_resolve.c collector/perf_open.c \
 		collector/fault_events.c collector/recorder.c collector/symbol_sources.c \
-		collector/udp_sampler.c
-SCHEMA_SRC = schema/db.c schema/loader.c schema/symbol_store.c schema/query_def.c \
+		collector/udp_sampler.c collector/waking_filter.c
+# The record engine: ring records to rows (record/session.h).
+RECORD_SRC = record/session.c record/options_json.c record/pipeline.c record/clock.c \
+	     record/udp.c
+SCHEMA_SRC = schema/db.c schema/upgrade.c schema/loader.c schema/symbol_store.c schema/query_def.c \
 	     schema/metric_store.c
 CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
-	  cli/record.c cli/record_pipeline.c cli/record_summary.c cli/record_udp.c \
+	  cli/record.c cli/record_summary.c \
 	  cli/query.c cli/query_run.c cli/table_out.c cli/report.c \
 	  cli/session_pick.c cli/symbolize.c cli/stacks.c cli/fmt_dur.c \
-	  cli/import.c
+	  cli/import.c cli/import_check.c
+# Readers of a finished database: exports (export/) and the timeline plot
+# (plot/).  They read through SQL only.
+EXPORT_SRC = export/session_info.c export/stack_text.c export/chrome_trace.c \
+	     export/csv.c
+PLOT_SRC = plot/reduce.c plot/source.c plot/lost.c plot/html.c plot/svg.c \
+	   plot/plot.c plot/when.c
+PLOT_GEN_SRC = $(BUILD)/gen/plot_page_js.c $(BUILD)/gen/plot_page_css.c
+CLI_SRC += cli/export.c cli/plot.c
 # record --stacks
 DECODER_SRC += decoder/stack_table.c decoder/callchain.c decoder/unwind.c \
 	       decoder/held_records.c
 COLLECTOR_SRC += collector/stack_events.c
-CLI_SRC += cli/record_stacks.c
+RECORD_SRC += record/stacks.c record/symbolize.c
+# record --udp-port: the /proc/net parsers, sock_diag, the sampling thread
+DECODER_SRC += decoder/proc_net_udp.c
+COLLECTOR_SRC += collector/sock_diag.c collector/sampler_thread.c
+# symbolization, one path for symbolize and record --stacks
+DECODER_SRC += decoder/symbolize_job.c
+# record --pt, faultline pt
+DECODER_SRC += decoder/pt_time.c decoder/pt_image.c decoder/pt_flow.c \
+	       decoder/pt_sideband.c
+COLLECTOR_SRC += collector/pt_pmu.c collector/pt_config.c collector/pt_aux.c \
+		 collector/pt_clock.c collector/pt_record.c collector/pt_drain.c
+SCHEMA_SRC += schema/pt_store.c schema/pt_replay.c schema/pt_names.c
+RECORD_SRC += record/pt.c
+CLI_SRC += cli/record_pt.c cli/pt.c
+# faultline upgrade (schema/upgrade.c)
+CLI_SRC += cli/upgrade.c
+# labels, faultline label, faultline merge
+SCHEMA_SRC += schema/merge.c
+CLI_SRC += cli/labels.c cli/label.c cli/merge.c
+# faultline diagnose: the engine and its patterns (diagnose/), the PLT
+# reader that names a lazily bound function
+DIAGNOSE_SRC = diagnose/engine.c diagnose/group.c diagnose/describe.c \
+	       diagnose/render.c diagnose/patterns.c diagnose/p_lazy_binding.c \
+	       diagnose/p_reclaim.c diagnose/p_numa.c diagnose/p_file_evicted.c \
+	       diagnose/p_anon_swapped.c diagnose/p_recorder.c \
+	       diagnose/p_preemption.c diagnose/p_slow_wakeup.c
+DECODER_SRC += decoder/plt_bind.c
+CLI_SRC += cli/diagnose.c cli/diagnose_event.c
+# plot --finding N
+CLI_SRC += cli/plot_finding.c
+# faultline diagnose: each thread's time off the CPU by reason
+DIAGNOSE_SRC += diagnose/reasons.c
+SCHEMA_SRC += schema/views.c
+# record --cgroup: the cpu.stat parsers, the sampler, its rows; the
+# cpu-quota pattern
+DECODER_SRC += decoder/cgroup_cpu.c
+COLLECTOR_SRC += collector/cgroup_sampler.c
+RECORD_SRC += record/cgroup.c
+DIAGNOSE_SRC += diagnose/p_cpu_quota.c
+# export --to PostgreSQL (libpq), query on PostgreSQL
+PKGS += libpq
+EXPORT_SRC += export/pg_conn.c export/pg_schema.c export/pg_copy.c export/pg_session.c \
+	      export/pg_export.c export/session_select.c
+CLI_SRC += cli/query_pg.c
 
 GEN_SRC = $(BUILD)/gen/schema_sql.c $(BUILD)/gen/indexes_sql.c $(BUILD)/gen/queries_sql.c
 QUERIES = $(sort $(wildcard queries/*.sql))
@@ -62,15 +121,19 @@ QUERIES = $(sort $(wildcard queries/*.sql))
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 DECODER_OBJ = $(call obj,$(COMMON_SRC) $(DECODER_SRC))
 COLLECTOR_OBJ = $(call obj,$(COLLECTOR_SRC))
+RECORD_OBJ = $(call obj,$(RECORD_SRC))
 SCHEMA_OBJ = $(call obj,$(SCHEMA_SRC)) $(GEN_SRC:.c=.o)
 CLI_OBJ = $(call obj,$(filter-out cli/faultline.c,$(CLI_SRC)))
+READER_OBJ = $(call obj,$(EXPORT_SRC) $(PLOT_SRC)) $(PLOT_GEN_SRC:.c=.o)
 MAIN_OBJ = $(call obj,cli/faultline.c)
-LIB_OBJ = $(DECODER_OBJ) $(COLLECTOR_OBJ) $(SCHEMA_OBJ) $(CLI_OBJ)
+DIAGNOSE_OBJ = $(call obj,$(DIAGNOSE_SRC))
+LIB_OBJ = $(DECODER_OBJ) $(COLLECTOR_OBJ) $(SCHEMA_OBJ) $(RECORD_OBJ) $(READER_OBJ) $(CLI_OBJ) \
+	  $(DIAGNOSE_OBJ)
 
 FAULTLINE = $(BUILD)/faultline
 
-.PHONY: all deps deps-check deps-demo deps-bench demo check check-fast unwind-fixture \
-	check-san fuzz bench install clean
+.PHONY: all deps deps-check deps-demo deps-bench demo check check-fast unwind-fixture bench-diagnose \
+	check-san check-stress fuzz bench install clean
 
 all: deps $(FAULTLINE)
 	@ln -sf $(FAULTLINE) faultline
@@ -94,6 +157,12 @@ $(BUILD)/gen/schema_sql.c: schema/schema.sql mk/embed.sh
 $(BUILD)/gen/indexes_sql.c: schema/indexes.sql mk/embed.sh
 	@mkdir -p $(dir $@)
 	mk/embed.sh indexes_sql $< > $@
+$(BUILD)/gen/plot_page_js.c: plot/page.js mk/embed.sh
+	@mkdir -p $(dir $@)
+	mk/embed.sh plot_page_js $< > $@
+$(BUILD)/gen/plot_page_css.c: plot/page.css mk/embed.sh
+	@mkdir -p $(dir $@)
+	mk/embed.sh plot_page_css $< > $@
 $(BUILD)/gen/queries_sql.c: $(QUERIES) mk/embed_queries.sh
 	@mkdir -p $(dir $@)
 	mk/embed_queries.sh $(QUERIES) > $@
@@ -107,25 +176,51 @@ $(FAULTLINE): $(MAIN_OBJ) $(LIB_OBJ)
 
 # ---- tests ---------------------------------------------------------------
 
-UNIT_TESTS = test_perf_record test_order test_fault_pair test_fault_stream test_timeline \
-	     test_ring test_opt test_hist test_symbolize test_unwind test_metric_parse
+UNIT_TESTS = test_common test_clock_map test_spool test_perf_record test_order test_fault_pair \
+	     test_fault_stream test_timeline test_ring test_opt test_hist test_symbolize \
+	     test_unwind test_metric_parse test_sha256 test_symbolize_job
+# record --pt, faultline pt
+UNIT_TESTS += test_pt_time test_pt_pmu test_pt_aux test_pt_decode test_pt_store
+# plot
+UNIT_TESTS += test_plot_reduce
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
 		  $(BUILD)/tests/test_tracepoints $(BUILD)/tests/test_udp_sampler \
-		  $(BUILD)/tests/test_stacks $(BUILD)/tests/test_demo
+		  $(BUILD)/tests/test_stacks $(BUILD)/tests/test_demo \
+		  $(BUILD)/tests/test_clock_step $(BUILD)/tests/test_pt_clock \
+		  $(BUILD)/tests/test_waking_filter $(BUILD)/tests/test_storm
 WORKLOAD_BIN = $(BUILD)/tests/fault_workload $(BUILD)/tests/sched_workload \
-	       $(BUILD)/tests/udp_workload
+	       $(BUILD)/tests/udp_workload $(BUILD)/tests/clock_step_workload \
+	       $(BUILD)/tests/waking_workload $(BUILD)/bench/pingpong
 DEMO_BIN = $(BUILD)/demo/nak_demo
 FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream fuzz_import fuzz_symbol_maps
 # record --stacks
 WORKLOAD_BIN += $(STACK_WORKLOAD_BIN)
 FUZZ_TARGETS += fuzz_unwind
+# record --udp-port
+UNIT_TESTS += test_proc_net_udp test_sampler_thread
+FUZZ_TARGETS += fuzz_proc_net_udp
+# record --pt
+FUZZ_TARGETS += fuzz_pt
+# faultline diagnose; plt_bind reads a library built here, lazily
+# linked, and one with IBT's .plt.sec stubs
+INTEGRATION_BIN += $(BUILD)/tests/test_diagnose
+UNIT_TESTS += test_plt_bind
+WORKLOAD_BIN += $(BUILD)/tests/diagnose_workload
+# record --cgroup, the cpu-quota pattern
+UNIT_TESTS += test_cgroup_cpu
+INTEGRATION_BIN += $(BUILD)/tests/test_cgroup_quota
 STACK_WORKLOAD_BIN = $(BUILD)/tests/stack_workload_fp $(BUILD)/tests/stack_workload_nofp
 FUZZ_REPLAY_BIN = $(addprefix $(BUILD)/tests/replay_,$(FUZZ_TARGETS))
 TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
 	   $(BUILD)/tests/test_query \
-	   $(BUILD)/tests/test_import \
+	   $(BUILD)/tests/test_import $(BUILD)/tests/test_finished_db \
+	   $(BUILD)/tests/test_pt \
+	   $(BUILD)/tests/test_export $(BUILD)/tests/test_plot \
+	   $(BUILD)/tests/test_upgrade $(BUILD)/tests/test_merge \
 	   $(FUZZ_REPLAY_BIN) tests/man_vs_help.sh
+# export --to and query on PostgreSQL
+TEST_BIN += $(BUILD)/tests/test_pg
 
 # A cmocka test: its source (the first prerequisite) and the library.
 define link_test
@@ -135,6 +230,17 @@ endef
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/records.h $(LIB_OBJ)
 	$(link_test)
+# The code the Intel PT tests decode, hand-written so its trace is known;
+# fixed flags, the same in both builds.  -Bsymbolic: its calls stay
+# direct (no PLT), as the assembly says.
+PTFIX = $(BUILD)/tests/ptfix/libptcode.so
+$(addprefix $(BUILD)/tests/,test_pt_aux test_pt_decode test_pt_store): tests/unit/pt_stream.h
+$(addprefix $(BUILD)/tests/,test_pt_decode test_pt_store): tests/unit/pt_fixture.h \
+		$(PTFIX)
+$(BUILD)/tests/test_pt_store: tests/unit/pt_db.h
+$(PTFIX): tests/fixtures/pt/ptcode.S
+	@mkdir -p $(dir $@)
+	$(CC) -shared -nostdlib -Wl,-Bsymbolic -Wl,--build-id=sha1 -o $@ $<
 
 # The symbolizer's fixture library, -g, and the copies its tests need:
 # stripped (.dynsym only); split, with the debug file found by build id
@@ -143,7 +249,8 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/records.h $(LIB_OBJ)
 SYMFIX = $(BUILD)/tests/symfix
 SYMFIX_FILES = $(SYMFIX)/libsymfix.so $(SYMFIX)/libsymfix_stripped.so \
 	       $(SYMFIX)/libsymfix_bid.so $(SYMFIX)/linked/libsymfix_link.so
-$(BUILD)/tests/test_symbolize: $(SYMFIX_FILES) tests/integration/run.h
+$(BUILD)/tests/test_symbolize: $(SYMFIX_FILES) tests/integration/run.h tests/unit/symfix.h
+$(BUILD)/tests/test_symbolize_job: $(SYMFIX_FILES) tests/unit/symfix.h
 
 $(SYMFIX)/libsymfix.so: tests/fixtures/symbolize/symfix.c
 	@mkdir -p $(dir $@)
@@ -173,6 +280,34 @@ $(BUILD)/tests/test_query: tests/cli/test_query.c tests/integration/run.h $(LIB_
 
 $(BUILD)/tests/test_import: tests/cli/test_import.c tests/integration/run.h $(LIB_OBJ)
 	$(link_test)
+
+$(BUILD)/tests/test_finished_db: tests/cli/test_finished_db.c tests/integration/run.h $(LIB_OBJ)
+	$(link_test)
+
+$(BUILD)/tests/test_upgrade: tests/cli/test_upgrade.c tests/integration/run.h $(LIB_OBJ)
+	$(link_test)
+
+$(BUILD)/tests/test_merge: tests/cli/test_merge.c tests/integration/run.h $(LIB_OBJ)
+	$(link_test)
+
+$(BUILD)/tests/test_pt: tests/cli/test_pt.c tests/integration/run.h tests/unit/pt_db.h \
+		tests/unit/pt_fixture.h tests/unit/pt_stream.h $(PTFIX) $(LIB_OBJ)
+	$(link_test)
+
+# plot and export: their checkers (tests/*_check.py) run python3 and
+# headless Chromium.
+$(BUILD)/tests/test_export $(BUILD)/tests/test_plot: $(BUILD)/tests/test_%: \
+		tests/cli/test_%.c tests/cli/plot_fixture.h tests/integration/run.h $(LIB_OBJ)
+	$(link_test)
+
+PLTFIX = $(BUILD)/tests/pltfix/libpltfix.so $(BUILD)/tests/pltfix/libpltfix_ibt.so
+$(BUILD)/tests/test_plt_bind: $(PLTFIX)
+$(BUILD)/tests/pltfix/libpltfix.so: tests/fixtures/plt/pltfix.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -fPIC -shared -fcf-protection=none -Wl,-z,lazy -o $@ $<
+$(BUILD)/tests/pltfix/libpltfix_ibt.so: tests/fixtures/plt/pltfix.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -fPIC -shared -fcf-protection=full -Wl,-z,ibtplt -Wl,-z,lazy -o $@ $<
 
 $(BUILD)/tests/%_workload: tests/integration/%_workload.c tests/integration/dropped_page.h
 	@mkdir -p $(dir $@)
@@ -216,6 +351,7 @@ check-fast: deps-check $(FAULTLINE) $(TEST_BIN) $(WORKLOAD_BIN) $(DEMO_BIN)
 	@FAULTLINE=$(FAULTLINE) WORKLOAD=$(BUILD)/tests/fault_workload \
 		SCHED_WORKLOAD=$(BUILD)/tests/sched_workload \
 		UDP_WORKLOAD=$(BUILD)/tests/udp_workload BUILD=$(BUILD) \
+		CLOCK_STEP_WORKLOAD=$(BUILD)/tests/clock_step_workload \
 		NAK_DEMO=$(DEMO_BIN) \
 		tests/run.sh $(TEST_BIN)
 
@@ -224,6 +360,23 @@ check-san: deps-check
 
 check: check-fast
 	@$(MAKE) --no-print-directory check-san
+
+# The suite with two CPU hogs beside it (this machine has 2 cores): a test
+# that passes only on a quiet machine fails here.  The hogs are killed when
+# the suite ends, whatever its result, on ^C too, and die with this shell
+# if it is killed outright.
+$(BUILD)/tests/cpu_hog: tests/cpu_hog.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -o $@ $<
+
+check-stress: deps-check $(BUILD)/tests/cpu_hog
+	@hogs=; \
+	trap 'kill $$hogs 2>/dev/null' EXIT; \
+	trap 'exit 130' INT TERM; \
+	for i in 1 2; do $(BUILD)/tests/cpu_hog & hogs="$$hogs $$!"; done; \
+	echo "check-stress: the suite beside two CPU hogs (pids$$hogs)"; \
+	$(MAKE) --no-print-directory check-fast; status=$$?; \
+	kill $$hogs 2>/dev/null; exit $$status
 
 # libFuzzer (clang): crashes land in tests/fuzz/crashes/<target>/, which
 # the replay binaries run on every make check.  New inputs go to a scratch
@@ -234,11 +387,25 @@ fuzz: deps-check
 		clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
 			$(shell pkg-config --cflags libtraceevent libdw libelf) \
 			-o build/fuzz/$$t tests/fuzz/$$t.c $(COMMON_SRC) $(DECODER_SRC) \
-			$(shell pkg-config --libs libtraceevent libdw libelf) && \
+			$(shell pkg-config --libs libtraceevent libdw libelf) -lipt && \
 		build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) \
 			-artifact_prefix=tests/fuzz/crashes/$$t/ \
 			build/fuzz/corpus/$$t tests/fuzz/corpus/$$t || exit 1; \
 	done
+
+# export --to PostgreSQL beside perf's export-to-postgresql.py; part of
+# make bench
+.PHONY: bench-fleet
+bench: bench-fleet
+bench-fleet: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/tests/fault_workload
+	FAULTLINE=$(FAULTLINE) BUILD=$(BUILD) LOOP=$(BUILD)/bench/fault_loop \
+		bench/fleet/export_pg.sh
+	FAULTLINE=$(FAULTLINE) BUILD=$(BUILD) WORKLOAD=$(BUILD)/tests/fault_workload \
+		bench/fleet/export_pg_jobs.sh
+
+# export --to and query on PostgreSQL: a real server (tests/pg_server.sh)
+$(BUILD)/tests/test_pg: tests/cli/test_pg.c tests/integration/run.h $(LIB_OBJ)
+	$(link_test)
 
 # ---- demo, bench, install ------------------------------------------------
 
@@ -246,20 +413,34 @@ demo: deps-demo $(FAULTLINE) $(DEMO_BIN)
 	@FAULTLINE=$(FAULTLINE) NAK_DEMO=$(DEMO_BIN) demo/run.sh
 
 bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_rate \
+		$(BUILD)/bench/pt_decode_rate $(PTFIX) \
 		$(BUILD)/bench/import_rate_parse \
 		$(BUILD)/bench/symbolize_rate \
 		$(BUILD)/bench/pingpong $(BUILD)/bench/wake_loop $(BUILD)/tests/udp_workload
 	$(BUILD)/bench/loader_rate
+	$(BUILD)/bench/pt_decode_rate $(PTFIX)
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop RATE=$(BUILD)/bench/symbolize_rate \
 		bench/schema/symbolize_rate.sh
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop bench/collector/record_overhead.sh
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop bench/collector/stack_overhead.sh
 	FAULTLINE=$(FAULTLINE) PINGPONG=$(BUILD)/bench/pingpong bench/collector/switch_overhead.sh
 	FAULTLINE=$(FAULTLINE) BUILD=$(BUILD) bench/queries/stalls_near.sh
+	FAULTLINE=$(FAULTLINE) BUILD=$(BUILD) bench/fleet/merge.sh
+	FAULTLINE=$(FAULTLINE) BUILD=$(BUILD) LOOP=$(BUILD)/bench/fault_loop \
+		bench/plot/plot_export.sh
 	FAULTLINE=$(FAULTLINE) PARSE=$(BUILD)/bench/import_rate_parse \
 		bench/schema/import_rate.sh
 	FAULTLINE=$(FAULTLINE) UDP_WORKLOAD=$(BUILD)/tests/udp_workload \
 		WAKE_LOOP=$(BUILD)/bench/wake_loop bench/collector/udp_sampling.sh
+	$(MAKE) --no-print-directory bench-diagnose
+
+# faultline diagnose on 10M fault and 1M thread_state rows
+bench-diagnose: $(FAULTLINE) $(BUILD)/bench/fingerprints
+	FAULTLINE=$(FAULTLINE) BUILD=$(BUILD) bench/diagnose/diagnose.sh
+
+$(BUILD)/bench/fingerprints: bench/diagnose/fingerprints.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS)
 
 $(BUILD)/bench/import_rate_parse: bench/schema/import_rate_parse.c $(DECODER_OBJ)
 	@mkdir -p $(dir $@)
@@ -278,6 +459,10 @@ $(BUILD)/bench/fault_loop: bench/collector/fault_loop.c
 	$(CC) -O2 -o $@ $<
 
 $(BUILD)/bench/symbolize_rate: bench/schema/symbolize_rate.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS)
+
+$(BUILD)/bench/pt_decode_rate: bench/decoder/pt_decode_rate.c tests/unit/pt_stream.h $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDFLAGS) $(LIBS)
 

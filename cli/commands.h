@@ -10,5 +10,12 @@ int cmd_report(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_stacks(int argc, char **argv);
+int cmd_pt(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_upgrade(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_label(int argc, char **argv);
+int cmd_diagnose(int argc, char **argv);
 
 #endif

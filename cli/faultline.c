@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/array.h"
 #include "commands.h"
 #include "usage.h"
 
@@ -19,9 +20,16 @@ static const struct command {
 	{ "record", cmd_record, "record page faults of chosen threads into SQLite" },
 	{ "query", cmd_query, "run a canned query, or any .sql file, on a database" },
 	{ "report", cmd_report, "summarise a session: latency, longest stalls, losses" },
+	{ "diagnose", cmd_diagnose, "name the cause of each stall: pattern, evidence, remedies" },
 	{ "stacks", cmd_stacks, "print the stacks of long faults and blocks" },
+	{ "pt", cmd_pt, "print the code path into a stall (record --pt)" },
 	{ "symbolize", cmd_symbolize, "name the recorded stack frames" },
+	{ "plot", cmd_plot, "draw a session's timeline: an HTML page or an SVG picture" },
+	{ "export", cmd_export, "export a session as a Perfetto/Chrome trace or as CSV" },
+	{ "merge", cmd_merge, "fold the sessions of several databases into one" },
+	{ "label", cmd_label, "add, replace or remove a session's labels" },
 	{ "import", cmd_import, "import an application's metrics (CSV, TSV, JSON lines)" },
+	{ "upgrade", cmd_upgrade, "upgrade a database of an older faultline in place" },
 	{ "version", cmd_version, "print faultline's version" },
 };
 
@@ -31,7 +39,7 @@ static void print_usage(FILE *out)
 		"faultline explains stalls: it records what the kernel did to "
 		"chosen threads,\nwith wall-clock timestamps, into a SQLite "
 		"database.\n\nCommands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nSee 'faultline COMMAND -h' and man faultline-COMMAND.\n");
 }
@@ -66,7 +74,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(name, "--version"))
 		name = "version";
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(name, commands[i].name))
 			return close_stdout(commands[i].fn(argc - 1, argv + 1));
 	error(NULL, "'%s' is not a faultline command; see 'faultline -h'", name);

@@ -10,13 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../common/array.h"
+#include "../common/sha256.h"
 #include "../decoder/metric_parse.h"
 #include "../schema/db.h"
 #include "../schema/metric_store.h"
 #include "commands.h"
+#include "import_check.h"
 #include "opt.h"
 #include "usage.h"
 
@@ -29,36 +31,35 @@
 struct import_args {
 	struct metric_spec spec;
 	const char **label_cols;	/* owned array; strings borrowed/owned */
+	size_t label_cols_cap;
 	struct metric_label *labels;	/* owned array; strings in owned */
+	size_t labels_cap;
 	char **owned;			/* owned: copies the two above point in */
-	size_t nowned;
+	size_t nowned, owned_cap;
 	const char *format, *ts_unit;	/* borrowed from argv */
 	const char *unit;		/* borrowed from argv, or NULL */
 	int quiet;
+	int again;			/* import content seen before */
+	int any_time;			/* import points outside every session */
 	const char **paths;		/* owned array of argv strings: DB, FILE... */
 	size_t npaths;
 };
 
 static int keep(struct import_args *a, char *s)
 {
-	char **v = realloc(a->owned, (a->nowned + 1) * sizeof(*v));
-
-	if (!v) {
+	if (ARRAY_RESERVE(a->owned, a->owned_cap, a->nowned + 1) < 0) {
 		free(s);
 		return -ENOMEM;
 	}
-	a->owned = v;
 	a->owned[a->nowned++] = s;
 	return 0;
 }
 
 static int push_label_col(struct import_args *a, const char *name)
 {
-	const char **v = realloc(a->label_cols, (a->spec.nlabel_cols + 1) * sizeof(*v));
-
-	if (!v)
+	if (ARRAY_RESERVE(a->label_cols, a->label_cols_cap,
+			  a->spec.nlabel_cols + 1) < 0)
 		return -ENOMEM;
-	a->label_cols = v;
 	a->label_cols[a->spec.nlabel_cols++] = name;
 	a->spec.label_cols = a->label_cols;
 	return 0;
@@ -98,7 +99,6 @@ static int add_label(void *value, const char *arg, const char *opt,
 {
 	struct import_args *a = value;
 	const char *eq = strchr(arg, '=');
-	struct metric_label *v;
 	char *copy;
 
 	if (!eq || eq == arg)
@@ -108,10 +108,8 @@ static int add_label(void *value, const char *arg, const char *opt,
 	if (!copy || keep(a, copy) < 0)
 		return -ENOMEM;
 	copy[eq - arg] = '\0';
-	v = realloc(a->labels, (a->spec.nlabels + 1) * sizeof(*v));
-	if (!v)
+	if (ARRAY_RESERVE(a->labels, a->labels_cap, a->spec.nlabels + 1) < 0)
 		return -ENOMEM;
-	a->labels = v;
 	a->labels[a->spec.nlabels++] = (struct metric_label){ copy, copy + (eq - arg) + 1 };
 	a->spec.labels = a->labels;
 	return 0;
@@ -131,7 +129,8 @@ static const char import_usage[] =
 	"faultline import [-m NAME | --metric-column COLUMN] [-f FORMAT]\n"
 	"                        [--time-column COLUMN] [--value-column COLUMN]\n"
 	"                        [--ts-unit UNIT] [--label-column COLUMN] [--labels COLUMN,...]\n"
-	"                        [--label KEY=VALUE] [--unit UNIT] [-q] DB FILE...";
+	"                        [--label KEY=VALUE] [--unit UNIT] [--again] [--any-time]\n"
+	"                        [-q] DB FILE...";
 
 static const char import_examples[] =
 	"  faultline import run.db naks.csv --metric naks\n"
@@ -215,7 +214,8 @@ static int parse_args(struct import_args *a, int argc, char **argv)
 		  "the extension, else from the first line)", OPT_STRING,
 		  &a->format, NULL },
 		{ 0, "time-column", "COLUMN", "the timestamp column (default: ts, "
-		  "time or timestamp)", OPT_STRING, &sp->time_col, NULL },
+		  "time or timestamp, or one with _s, _ms, _us or _ns, which gives "
+		  "its unit)", OPT_STRING, &sp->time_col, NULL },
 		{ 0, "value-column", "COLUMN", "the value column (default: value)",
 		  OPT_STRING, &sp->value_col, NULL },
 		{ 0, "ts-unit", "UNIT", "s, ms, us or ns for numeric timestamps "
@@ -229,6 +229,11 @@ static int parse_args(struct import_args *a, int argc, char **argv)
 		  "(repeatable)", OPT_CALLBACK, a, add_label },
 		{ 0, "unit", "UNIT", "the metric's unit, stored with its series",
 		  OPT_STRING, &a->unit, NULL },
+		{ 0, "again", NULL, "import a file whose content was imported "
+		  "before (skipped by default)", OPT_FLAG, &a->again, NULL },
+		{ 0, "any-time", NULL, "import a file whose points all lie outside "
+		  "every recorded session (refused by default)", OPT_FLAG,
+		  &a->any_time, NULL },
 		{ 'q', "quiet", NULL, "no summary lines", OPT_FLAG, &a->quiet, NULL },
 		{ 0 },
 	};
@@ -243,18 +248,6 @@ static int parse_args(struct import_args *a, int argc, char **argv)
 	return status ? status : check_args(a);
 }
 
-/* ns since the epoch as 2026-11-22T15:41:18.014000000Z. */
-static void format_utc(int64_t ns, char *buf, size_t n)
-{
-	time_t secs = (time_t)(ns / 1000000000);
-	struct tm tm;
-	size_t k;
-
-	gmtime_r(&secs, &tm);
-	k = strftime(buf, n, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + k, n - k, ".%09lldZ", (long long)(ns % 1000000000));
-}
-
 /* One file's import: its name, the parser, the store, the read buffer. */
 struct import_file {
 	const char *name;		/* borrowed: as given; "stdin" for "-" */
@@ -264,6 +257,8 @@ struct import_file {
 	char *buf;			/* owned */
 	size_t cap, have;
 	int line_error;			/* e is about parser.line */
+	struct sha256 sha;		/* of every byte read */
+	char digest[SHA256_HEX_LEN + 1];
 };
 
 /* Parses and stores each complete line of buf[0..len); a last line
@@ -299,8 +294,6 @@ static int read_all(struct import_file *f, struct errmsg *e)
 		long used;
 
 		if (f->have == f->cap) {
-			char *b;
-
 			if (f->cap >= LINE_MAX_BYTES) {
 				f->line_error = 1;
 				f->parser.line++;
@@ -308,17 +301,15 @@ static int read_all(struct import_file *f, struct errmsg *e)
 						  "not a metric file?",
 						  LINE_MAX_BYTES >> 20);
 			}
-			b = realloc(f->buf, f->cap * 2);
-			if (!b)
+			if (ARRAY_RESERVE(f->buf, f->cap, f->cap * 2) < 0)
 				return errmsg_set(e, ENOMEM, "out of memory");
-			f->buf = b;
-			f->cap *= 2;
 		}
 		n = read(f->fd, f->buf + f->have, f->cap - f->have);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return errmsg_set(e, errno, "cannot read: %s", strerror(errno));
+		sha256_update(&f->sha, f->buf + f->have, (size_t)n);
 		f->have += (size_t)n;
 		used = feed(f, f->have, n == 0, e);
 		if (used < 0)
@@ -337,17 +328,6 @@ struct import_run {
 	const char *db_path;
 	char done[1024];		/* names of the files imported, for messages */
 };
-
-static void print_summary(const struct import_file *f)
-{
-	char from[64], to[64];
-
-	format_utc(f->store.min_ts, from, sizeof(from));
-	format_utc(f->store.max_ts, to, sizeof(to));
-	fprintf(stderr, "faultline import: %s: %zu series, %llu rows, %s to %s\n",
-		f->name, f->store.nseries, (unsigned long long)f->store.rows, from,
-		to);
-}
 
 static int open_input(struct import_file *f, const char *path,
 		      struct errmsg *e)
@@ -372,9 +352,10 @@ static int import_one(struct import_run *run, const char *name)
 				 .fd = -1, .cap = READ_BYTES };
 	struct metric_spec spec = a->spec;
 	struct errmsg e;
-	int err;
+	int err, skip = 0;
 
 	errmsg_init(&e);
+	sha256_init(&f.sha);
 	if (!a->format)
 		spec.format = metric_format_from_path(name);
 	f.buf = malloc(f.cap);
@@ -388,10 +369,17 @@ static int import_one(struct import_run *run, const char *name)
 					 a->unit, &e);
 	if (err == 0)
 		err = read_all(&f, &e);
-	if (err == 0)
-		err = metric_store_commit(&f.store, &e);
-	if (err == 0 && !a->quiet)
-		print_summary(&f);
+	if (err == 0) {
+		sha256_hex(&f.sha, f.digest);
+		skip = a->again ? 0 : import_seen_before(f.name, &f.store, f.digest, &e);
+		err = skip < 0 ? skip : 0;
+	}
+	if (err == 0 && !skip)
+		err = import_check_times(f.name, &f.store, a->any_time, &e);
+	if (err == 0 && !skip)
+		err = metric_store_commit(&f.store, f.digest, &e);
+	if (err == 0 && !skip && !a->quiet)
+		import_print_summary(f.name, &f.store);
 	if (err < 0 && f.line_error)
 		error("import", "%s: %s:%lu: %s; nothing of %s is kept%s%s%s",
 		      run->db_path, f.name, f.parser.line, e.text, f.name,
@@ -402,7 +390,7 @@ static int import_one(struct import_run *run, const char *name)
 		      run->db_path, f.name, e.text, f.name,
 		      run->done[0] ? " (imported before it: " : "", run->done,
 		      run->done[0] ? ")" : "");
-	else
+	else if (!skip)
 		snprintf(run->done + strlen(run->done), sizeof(run->done) -
 			 strlen(run->done), "%s%s", run->done[0] ? ", " : "", f.name);
 	metric_store_release(&f.store);
@@ -411,6 +399,22 @@ static int import_one(struct import_run *run, const char *name)
 		close(f.fd);
 	free(f.buf);
 	return err;
+}
+
+/* Leaves the file without side files (db_end_write).  Another process
+ * holding it open only delays that: a warning; any other failure is the
+ * import's. */
+static void end_write(struct import_run *run, int *err)
+{
+	struct errmsg e;
+	int r;
+
+	errmsg_init(&e);
+	r = db_end_write(run->db, run->db_path, &e);
+	if (r == -EBUSY)
+		warning("import", "%s", e.text);
+	else if (r < 0 && *err == 0)
+		*err = error("import", "%s", e.text);
 }
 
 int cmd_import(int argc, char **argv)
@@ -438,6 +442,7 @@ int cmd_import(int argc, char **argv)
 		error("import", "%s", e.text);
 		err = -1;
 	}
+	end_write(&run, &err);
 	db_close(run.db);
 	free_args(&a);
 	return err < 0 ? 1 : 0;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/array.h"
 #include "opt.h"
 #include "usage.h"
 
@@ -33,6 +34,61 @@ int opt_parse_u64(const char *s, const char *opt_name, uint64_t *out,
 		return errmsg_set(e, EINVAL, "invalid %s '%s': expected a "
 				  "non-negative integer", opt_name, s);
 	return 0;
+}
+
+/* Digits from min to max; *end set to the first non-digit. */
+static int parse_digits_in(const char *s, uint64_t min, uint64_t max,
+			   uint64_t *out, const char **end)
+{
+	uint64_t v;
+
+	if (parse_digits(s, &v, end) < 0 || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int opt_parse_u64_in(const char *s, const char *opt_name, uint64_t min,
+		     uint64_t max, const char *expected, uint64_t *out,
+		     struct errmsg *e)
+{
+	const char *end;
+	uint64_t v;
+
+	if (parse_digits_in(s, min, max, &v, &end) < 0 || *end)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected %s",
+				  opt_name, s, expected);
+	*out = v;
+	return 0;
+}
+
+int opt_parse_u64_list(const char *s, const char *opt_name, uint64_t min,
+		       uint64_t max, const char *expected,
+		       int (*add)(void *ctx, uint64_t v), void *ctx,
+		       struct errmsg *e)
+{
+	const char *p = s, *end;
+	uint64_t v;
+
+	/* The whole list first: a refused list adds nothing. */
+	for (;; p = end + 1) {
+		if (parse_digits_in(p, min, max, &v, &end) < 0 ||
+		    (*end && *end != ','))
+			return errmsg_set(e, EINVAL, "invalid %s '%s': expected %s",
+					  opt_name, s, expected);
+		if (!*end)
+			break;
+	}
+	for (p = s;; p = end + 1) {
+		int err;
+
+		(void)parse_digits_in(p, min, max, &v, &end);	/* checked above */
+		err = add(ctx, v);
+		if (err < 0)
+			return err;
+		if (!*end)
+			return 0;
+	}
 }
 
 struct unit {
@@ -75,7 +131,7 @@ int opt_parse_duration(const char *s, const char *opt_name, uint64_t *ns,
 		*ns = 0;
 		return 0;
 	}
-	err = parse_with_unit(s, units, sizeof(units) / sizeof(units[0]), ns);
+	err = parse_with_unit(s, units, ARRAY_SIZE(units), ns);
 	if (err == -ERANGE)
 		return errmsg_set(e, ERANGE, "invalid %s '%s': too large",
 				  opt_name, s);
@@ -94,7 +150,7 @@ int opt_parse_size(const char *s, const char *opt_name, uint64_t *bytes,
 		{ "G", 1ull << 30 }, { "KiB", 1ull << 10 },
 		{ "MiB", 1ull << 20 }, { "GiB", 1ull << 30 },
 	};
-	int err = parse_with_unit(s, units, sizeof(units) / sizeof(units[0]),
+	int err = parse_with_unit(s, units, ARRAY_SIZE(units),
 				  bytes);
 
 	if (err == -ERANGE)
@@ -125,8 +181,12 @@ static void opt_label(const struct opt *o, char *buf, size_t n)
 		k = snprintf(buf, n, "-%c, ", o->short_name);
 	else
 		k = snprintf(buf, n, "    ");
-	snprintf(buf + k, n - (size_t)k, "--%s%s%s", o->long_name,
-		 o->arg_name ? " " : "", o->arg_name ? o->arg_name : "");
+	if (o->arg_optional)
+		snprintf(buf + k, n - (size_t)k, "--%s[=%s]", o->long_name,
+			 o->arg_name);
+	else
+		snprintf(buf + k, n - (size_t)k, "--%s%s%s", o->long_name,
+			 o->arg_name ? " " : "", o->arg_name ? o->arg_name : "");
 }
 
 void opt_print_help(const struct cmd_usage *u, FILE *out)
@@ -176,6 +236,7 @@ static int build_getopt(const struct opt *opts, size_t n, struct option *lo,
 	so[k++] = ':';
 	for (size_t i = 0; i < n; i++) {
 		lo[i] = (struct option){ opts[i].long_name,
+			opts[i].arg_optional ? optional_argument :
 			opts[i].arg_name ? required_argument : no_argument, NULL,
 			opts[i].short_name ? opts[i].short_name : 256 + (int)i };
 		if (opts[i].short_name) {

@@ -32,6 +32,9 @@ struct opt {
 	void *value;
 	int (*cb)(void *value, const char *arg, const char *opt_name,
 		  struct errmsg *e);
+	/* The argument may be left out (--pt or --pt=fault; never
+	 * "--pt fault"): cb then gets arg NULL.  OPT_CALLBACK only. */
+	int arg_optional;
 };
 
 struct cmd_usage {
@@ -61,6 +64,20 @@ void opt_print_help(const struct cmd_usage *u, FILE *out);
 /* Checked parsers; each returns 0 or -EINVAL with e naming opt_name. */
 int opt_parse_u64(const char *s, const char *opt_name, uint64_t *out,
 		  struct errmsg *e);
+/* An integer from min to max; a refusal says "invalid OPT 'S': expected
+ * EXPECTED" (EXPECTED says what the option takes, e.g. "a socket's inode
+ * number"). */
+int opt_parse_u64_in(const char *s, const char *opt_name, uint64_t min,
+		     uint64_t max, const char *expected, uint64_t *out,
+		     struct errmsg *e);
+/* Integers from min to max separated by commas ("9000,9001"), each handed
+ * to add(ctx, v) in order once the whole list checked out, so a refused
+ * list adds nothing.  0, -EINVAL with e as opt_parse_u64_in's, or add's
+ * negative return (e left to the caller). */
+int opt_parse_u64_list(const char *s, const char *opt_name, uint64_t min,
+		       uint64_t max, const char *expected,
+		       int (*add)(void *ctx, uint64_t v), void *ctx,
+		       struct errmsg *e);
 int opt_parse_duration(const char *s, const char *opt_name, uint64_t *ns,
 		       struct errmsg *e);
 int opt_parse_size(const char *s, const char *opt_name, uint64_t *bytes,

@@ -2,16 +2,21 @@
  * faultline query: runs one canned query (queries/NAME.sql, built into
  * the binary) or any .sql file on a database, read-only, with its
  * parameters given as NAME=VALUE, and prints the rows as a table, CSV or
- * JSON.  --list shows the canned queries and their parameters.
+ * JSON.  --list shows the canned queries and their parameters.  The
+ * database may be a PostgreSQL server that faultline export --to loaded
+ * (a postgresql:// URL): then the query's PostgreSQL variant runs there
+ * (query_pg.c).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../export/pg_conn.h"
 #include "../schema/db.h"
 #include "../schema/query_def.h"
 #include "commands.h"
 #include "opt.h"
+#include "query_pg.h"
 #include "query_run.h"
 #include "table_out.h"
 #include "usage.h"
@@ -19,6 +24,7 @@
 struct query_args {
 	int list;
 	enum out_format format;
+	const char *schema;		/* borrowed: --schema; NULL: not given */
 	char *positional[ARGS_MAX];	/* borrowed from argv: DB, NAME,
 					 * NAME=VALUE... */
 	int npositional;
@@ -35,12 +41,15 @@ static int set_format(void *value, const char *arg, const char *opt,
 
 static const char query_usage_text[] =
 	"faultline query DB NAME|FILE.sql [NAME=VALUE...] [-f table|csv|json]\n"
+	"       faultline query postgresql://... NAME|FILE.sql [NAME=VALUE...]\n"
+	"                       [--schema NAME] [-f table|csv|json]\n"
 	"       faultline query --list";
 
 static const char query_examples[] =
 	"  faultline query run.db stalls-near metric=nak window=200ms\n"
 	"  faultline query run.db fault-latency --format csv\n"
 	"  faultline query run.db ./my-question.sql tid=4243 -f json\n"
+	"  faultline query 'postgresql://results@db1/perf' runs label=role\n"
 	"  faultline query --list\n";
 
 /* The length of the first sentence of s, with its full stop. */
@@ -61,6 +70,8 @@ static int list_queries(void)
 		struct query_def q;
 		int err;
 
+		if (query_is_variant(embedded_queries[i].name))
+			continue;
 		query_def_init(&q);
 		err = query_def_parse(embedded_queries[i].name,
 				      embedded_queries[i].sql, &q, &e);
@@ -91,6 +102,7 @@ static int list_queries(void)
 static int run_query(const char *path, struct query_def *q, char **args,
 		     int nargs, enum out_format format)
 {
+	const struct table_style style = { format, 0, NULL };
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	struct errmsg e;
@@ -101,6 +113,8 @@ static int run_query(const char *path, struct query_def *q, char **args,
 	err = db_open_read(path, &db, &e);
 	if (err == 0)
 		err = query_check_session(db, path, q, args, nargs, &e);
+	if (err == 0)
+		err = query_check_metric(db, path, q, args, nargs, &e);
 	if (err == 0) {
 		err = query_prepare(db, q, args, nargs, &st, &e);
 		/* -EINVAL here is the user's arguments: a usage error.  A bad
@@ -109,7 +123,7 @@ static int run_query(const char *path, struct query_def *q, char **args,
 			status = EXIT_USAGE;
 	}
 	if (err == 0)
-		err = table_out(st, format, 0, stdout, &nrows, q->name, &e);
+		err = table_out(st, &style, stdout, &nrows, q->name, &e);
 	if (err == 0)
 		status = 0;
 	else if (err == -ENOMEM)
@@ -129,11 +143,15 @@ int cmd_query(int argc, char **argv)
 		  OPT_FLAG, &a.list, NULL },
 		{ 'f', "format", "FORMAT", "table (default), csv or json",
 		  OPT_CALLBACK, &a.format, set_format },
+		{ 0, "schema", "NAME", "PostgreSQL: the schema faultline export "
+		  "--to loaded (default faultline)", OPT_STRING, &a.schema, NULL },
 		{ 0 },
 	};
 	const struct cmd_usage u = {
 		"query", query_usage_text,
-		"Run a canned query, or any .sql file, on a faultline database.",
+		"Run a canned query, or any .sql file, on a faultline database, or on\n"
+		"PostgreSQL tables that faultline export --to loaded.\n"
+		"Reads only: writes nothing, so a database on a read-only mount will do.",
 		query_examples, opts,
 	};
 	struct query_def q;
@@ -155,9 +173,13 @@ int cmd_query(int argc, char **argv)
 		return error("query", "give a database and a query name or .sql "
 			     "file; 'faultline query --list' shows the queries"),
 			EXIT_USAGE;
+	if (a.schema && !pg_is_target(a.positional[0]))
+		return error("query", "--schema applies to a PostgreSQL database "
+			     "(postgresql://...)"), EXIT_USAGE;
 	query_def_init(&q);
 	errmsg_init(&e);
-	err = query_def_find(a.positional[1], &q, &e);
+	err = query_def_find_dialect(a.positional[1], pg_is_target(a.positional[0]) ?
+				     "pg" : NULL, &q, &e);
 	if (err < 0) {
 		error("query", "%s", err == -ENOMEM ? "out of memory" : e.text);
 		query_def_release(&q);
@@ -165,8 +187,12 @@ int cmd_query(int argc, char **argv)
 		 * the file's. */
 		return err == -ENOENT ? EXIT_USAGE : 1;
 	}
-	status = run_query(a.positional[0], &q, a.positional + 2,
-			   a.npositional - 2, a.format);
+	if (pg_is_target(a.positional[0]))
+		status = query_pg_run(a.positional[0], a.schema ? a.schema : "faultline",
+				      &q, a.positional + 2, a.npositional - 2, a.format);
+	else
+		status = run_query(a.positional[0], &q, a.positional + 2,
+				   a.npositional - 2, a.format);
 	query_def_release(&q);
 	return status;
 }

@@ -1,7 +1,9 @@
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../schema/db.h"
 #include "query_run.h"
 #include "session_pick.h"
 #include "usage.h"
@@ -71,9 +73,8 @@ static int bind_value(sqlite3_stmt *st, int i, const struct query_param *p,
 					  "integer", p->name, value);
 		return sqlite3_bind_int64(st, i, v) == SQLITE_OK ? 0 : -ENOMEM;
 	case QT_DURATION:
-		/* A bare number is ns, as in the schema; else a unit. */
-		if (parse_int(value, &v) == 0 && v >= 0)
-			return sqlite3_bind_int64(st, i, v) == SQLITE_OK ? 0 : -ENOMEM;
+		/* The one rule for durations (opt_parse_duration): a unit is
+		 * required, as in record and stacks; "200" could be ns or ms. */
 		if (opt_parse_duration(value, p->name, &ns, e) < 0)
 			return -EINVAL;
 		if (ns > INT64_MAX)
@@ -94,8 +95,54 @@ static int bind_value(sqlite3_stmt *st, int i, const struct query_param *p,
 	return -EINVAL;
 }
 
+int query_value_text(const struct query_param *p, const char *value,
+		     char *buf, size_t n, struct errmsg *e)
+{
+	int64_t v;
+	uint64_t ns;
+	double d;
+	char *end;
+
+	switch (p->type) {
+	case QT_INTEGER:
+		if (parse_int(value, &v) < 0)
+			return errmsg_set(e, EINVAL, "invalid %s '%s': expected an "
+					  "integer", p->name, value);
+		snprintf(buf, n, "%lld", (long long)v);
+		return 0;
+	case QT_DURATION:
+		if (opt_parse_duration(value, p->name, &ns, e) < 0)
+			return -EINVAL;
+		if (ns > INT64_MAX)
+			return errmsg_set(e, EINVAL, "invalid %s '%s': too large",
+					  p->name, value);
+		snprintf(buf, n, "%llu", (unsigned long long)ns);
+		return 0;
+	case QT_REAL:
+		errno = 0;
+		d = strtod(value, &end);
+		if (!*value || *end || errno)
+			return errmsg_set(e, EINVAL, "invalid %s '%s': expected a "
+					  "number", p->name, value);
+		snprintf(buf, n, "%.17g", d);
+		return 0;
+	case QT_TEXT:
+		if (strlen(value) >= n)
+			return errmsg_set(e, EINVAL, "invalid %s: longer than %zu bytes",
+					  p->name, n - 1);
+		snprintf(buf, n, "%s", value);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+const char *query_arg_value(char *const *args, int nargs, const char *name)
+{
+	return arg_value(args, nargs, name);
+}
+
 /* Every argument is NAME=VALUE, once, with a NAME the header declares. */
-static int check_args(const struct query_def *q, char *const *args, int nargs,
+int query_check_args(const struct query_def *q, char *const *args, int nargs,
 		      struct errmsg *e)
 {
 	for (int i = 0; i < nargs; i++) {
@@ -157,7 +204,7 @@ int query_prepare(sqlite3 *db, const struct query_def *q, char *const *args,
 {
 	sqlite3_stmt *st = NULL, *more = NULL;
 	const char *tail = NULL;
-	int err = check_args(q, args, nargs, e);
+	int err = query_check_args(q, args, nargs, e);
 
 	if (err < 0)
 		return err;
@@ -202,4 +249,65 @@ int query_check_session(sqlite3 *db, const char *path, const struct query_def *q
 	if (!value || parse_int(value, &id) < 0 || id <= 0)
 		return 0;
 	return session_pick(db, path, &id, e);
+}
+
+/* The metric names db holds, "a, b, c" (at most 20, then "..."), into
+ * *names (owned, sqlite3_free); NULL when there are none. */
+static int metric_names(sqlite3 *db, char **names)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db, "SELECT group_concat(name, ', ') || "
+		"CASE WHEN (SELECT count(DISTINCT name) FROM metric_series) > 20 "
+		"THEN ', ...' ELSE '' END FROM (SELECT DISTINCT name FROM "
+		"metric_series ORDER BY name LIMIT 20)", -1, &st, NULL);
+	const char *text;
+
+	*names = NULL;
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		text = (const char *)sqlite3_column_text(st, 0);
+		*names = text ? sqlite3_mprintf("%s", text) : NULL;
+		rc = text && !*names ? SQLITE_NOMEM : SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int query_check_metric(sqlite3 *db, const char *path, const struct query_def *q,
+		       char *const *args, int nargs, struct errmsg *e)
+{
+	const struct query_param *p = query_def_param(q, "metric");
+	const char *name = p ? arg_value(args, nargs, "metric") : NULL;
+	sqlite3_stmt *st = NULL;
+	char *names = NULL;
+	int rc, found, err;
+
+	if (!name)
+		return 0;
+	rc = sqlite3_prepare_v2(db, "SELECT 1 FROM metric_series WHERE name = ?",
+				-1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	found = rc == SQLITE_ROW;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(db, rc, path, "cannot read", e);
+	if (found)
+		return 0;
+	rc = metric_names(db, &names);
+	if (rc != SQLITE_OK)
+		return db_fail(db, rc, path, "cannot read", e);
+	if (names)
+		err = errmsg_set(e, ENOENT, "no metric '%s' in '%s': it holds %s; "
+				 "'faultline query %s metrics' shows them by session",
+				 name, path, names, path);
+	else
+		err = errmsg_set(e, ENOENT, "no metric '%s' in '%s': it holds no "
+				 "metric; load the application's with 'faultline "
+				 "import %s FILE --metric %s'", name, path, path, name);
+	sqlite3_free(names);
+	return err;
 }

@@ -42,11 +42,39 @@ int query_prepare(sqlite3 *db, const struct query_def *q, char *const *args,
 		  int nargs, sqlite3_stmt **out, struct errmsg *e);
 
 /*
+ * Checks that every argument (nargs strings, "NAME=VALUE") names a
+ * parameter q declares, once.  0, or -EINVAL with e set (a usage error).
+ */
+int query_check_args(const struct query_def *q, char *const *args, int nargs,
+		     struct errmsg *e);
+
+/* The value of NAME among args ("NAME=VALUE", borrowed), or NULL. */
+const char *query_arg_value(char *const *args, int nargs, const char *name);
+
+/*
+ * value, given for p, checked by p's type as query_prepare checks it and
+ * written into buf (n bytes) as a server takes it: an INTEGER's digits,
+ * a DURATION in ns, a REAL, TEXT as it is.  0, or -EINVAL with e set.
+ */
+int query_value_text(const struct query_param *p, const char *value,
+		     char *buf, size_t n, struct errmsg *e);
+
+/*
  * When q has a parameter "session" (or "session_id") given in args, checks
  * that db (at path) holds that session.  0, -ENOENT with e set when it
  * does not, or another negative errno.
  */
 int query_check_session(sqlite3 *db, const char *path, const struct query_def *q,
 			char *const *args, int nargs, struct errmsg *e);
+
+/*
+ * When q has a parameter "metric" and args give it, checks that db (at
+ * path) holds a series of that name, so a misspelt name is an error
+ * naming the metrics there, not an empty answer.  A default is not
+ * checked: its absence is an answer (no socket was sampled).  0,
+ * -ENOENT with e set when it holds none, or another negative errno.
+ */
+int query_check_metric(sqlite3 *db, const char *path, const struct query_def *q,
+		       char *const *args, int nargs, struct errmsg *e);
 
 #endif

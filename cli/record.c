@@ -1,9 +1,10 @@
 /*
  * faultline record: page faults of chosen threads, timed and stored.
- * Options, then: open the database, open the events, record through the
- * pipeline, write the session's end and print the summary.
+ * Options, then the record engine (record/session.h) does the work, and
+ * this file says what it is doing and what it did.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,16 +14,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../collector/recorder.h"
-#include "../schema/db.h"
+#include "../common/array.h"
+#include "../common/cpulist.h"
+#include "../common/json.h"
+#include "../common/strbuf.h"
+#include "../record/session.h"
 #include "commands.h"
+#include "labels.h"
 #include "opt.h"
-#include "record_pipeline.h"
-#include "record_stacks.h"
+#include "record_pt.h"
 #include "record_summary.h"
-#include "record_udp.h"
 #include "usage.h"
-#include "version.h"
 
 /* 4 MiB per CPU.  On the 2-core VM of bench/collector, the fault loop at
  * full rate (about 11 MB/s of samples) lost records with 16 and 64 KiB
@@ -30,72 +32,117 @@
  * faults are several times faster, or a reader held up for a while. */
 #define DEFAULT_RING_BYTES (4ull << 20)
 
+/* 64 MiB: the context-switch storm of bench/collector/switch_overhead.sh
+ * (100,000 pipe round trips, -a: about 45 MB of records in 1.5 s) piled
+ * up 25-43 MiB in it while the engine caught up (31-35 MiB beside two
+ * CPU hogs).  It is resident from the start (collector/spool.c says
+ * why), so it is most of faultline's memory. */
+#define DEFAULT_SPOOL_BYTES (64ull << 20)
+
 struct record_args {
 	const char *output;
 	struct target_set targets;
-	struct tp_spec *tracepoints;	/* owned array; strings owned too */
-	size_t ntracepoints;
+	struct tp_spec_list tracepoints;	/* owned */
 	int all;
 	uint64_t min_fault_dur_ns;
 	uint64_t duration_ns;
 	uint64_t buffer_bytes;
+	uint64_t spool_bytes;
+	cpu_set_t cpus;			/* --cpu */
+	int have_cpus;
+	int ready_fd;			/* --ready-fd, -1: none */
 	int quiet;
 	struct udp_sampler udp;		/* --udp-port, --socket */
 	uint64_t sample_interval_ns;	/* 0: --sample-interval not given */
+	const char *cgroup_path;	/* --cgroup, or NULL: the first target's */
+	struct cgroup_sampler cgroup;	/* opened by open_cgroup, or not */
+	uint64_t cgroup_interval_ns;
 	struct stack_config stacks;
 	uint64_t stack_size;
 	int no_symbolize;
+	int no_thread_states;		/* --no-thread-states */
+	/* --pt, --pt-size, --pt-config, --pt-trigger. */
+	int pt_on;
+	struct pt_settings pt;
+	struct labels labels;		/* --label, owned */
+	struct strbuf labels_json;	/* owned: labels as session.labels */
 };
+
+/* --label KEY=VALUE (repeatable; a KEY given again takes the last). */
+static int add_label(void *value, const char *arg, const char *opt,
+		     struct errmsg *e)
+{
+	return labels_add(value, arg, opt, e);
+}
+
+/* --pt[=MODE]. */
+static int set_pt(void *value, const char *arg, const char *opt,
+		  struct errmsg *e)
+{
+	struct record_args *a = value;
+
+	a->pt_on = 1;
+	return record_pt_mode(&a->pt, arg, opt, e);
+}
 
 /* 1 ms: under 2% of a core on the 2-core VM of
  * bench/collector/udp_sampling.sh, and a full 4 KiB receive buffer of
  * a feed at 10k datagrams a second is a few ms. */
 #define DEFAULT_SAMPLE_INTERVAL_NS 1000000ull
 
+/* 10 ms: a tenth of the usual 100 ms quota period, so each period's
+ * throttling shows in the samples; reading three cgroup files costs
+ * about as much as one UDP sample. */
+#define DEFAULT_CGROUP_INTERVAL_NS 10000000ull
+
 static int add_pids(void *value, const char *arg, const char *opt,
 		    struct errmsg *e)
 {
-	struct target_set *t = value;
-
-	return target_add_ids(&t->pids, &t->npids, arg, opt, e);
+	return target_add_pids(value, arg, opt, e);
 }
 
 static int add_tids(void *value, const char *arg, const char *opt,
 		    struct errmsg *e)
 {
-	struct target_set *t = value;
-
-	return target_add_ids(&t->tids, &t->ntids, arg, opt, e);
+	return target_add_tids(value, arg, opt, e);
 }
 
 static int add_comm(void *value, const char *arg, const char *opt,
 		    struct errmsg *e)
 {
-	struct target_set *t = value;
-	char **v;
-
-	if (!*arg || strlen(arg) > 15)
-		return errmsg_set(e, EINVAL, "invalid %s '%s': a thread name is 1 "
-				  "to 15 characters (the kernel keeps no more)",
-				  opt, arg);
-	v = realloc(t->comms, (t->ncomms + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	t->comms = v;
-	t->comms[t->ncomms++] = (char *)arg;
-	return 0;
+	return target_add_comm(value, (char *)arg, opt, e);
 }
 
+static int add_port(void *ctx, uint64_t port)
+{
+	return udp_sampler_add_port(ctx, port);
+}
+
+/* Out of memory is the only failure left once the text checked out. */
+static int added(int err, struct errmsg *e)
+{
+	return err == -ENOMEM ? errmsg_set(e, ENOMEM, "out of memory") : err;
+}
+
+/* --udp-port: "9000,9001", ports 1 to 65535. */
 static int add_udp_ports(void *value, const char *arg, const char *opt,
 			 struct errmsg *e)
 {
-	return udp_sampler_add_ports(value, arg, opt, e);
+	return added(opt_parse_u64_list(arg, opt, 1, 65535, "UDP ports from 1 "
+					"to 65535, separated by commas, e.g. "
+					"9000,9001", add_port, value, e), e);
 }
 
+/* --socket: an inode number. */
 static int add_socket(void *value, const char *arg, const char *opt,
 		      struct errmsg *e)
 {
-	return udp_sampler_add_inode(value, arg, opt, e);
+	uint64_t inode;
+	int err = opt_parse_u64_in(arg, opt, 1, UINT64_MAX, "a socket's inode "
+				   "number, as the inode column of /proc/net/udp "
+				   "or 'ss -uae' shows it", &inode, e);
+
+	return err < 0 ? err : added(udp_sampler_add_inode(value, inode), e);
 }
 
 static int set_sample_interval(void *value, const char *arg, const char *opt,
@@ -109,41 +156,39 @@ static int set_sample_interval(void *value, const char *arg, const char *opt,
 	return err;
 }
 
-/* "SUBSYS:NAME" or "SUBSYS:NAME/FILTER/" into a new tp_spec. */
+static int set_cpus(void *value, const char *arg, const char *opt,
+		    struct errmsg *e)
+{
+	struct record_args *a = value;
+
+	if (cpulist_parse(arg, &a->cpus) < 0)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected CPU numbers "
+				  "and ranges, e.g. 0 or 0-1,4", opt, arg);
+	a->have_cpus = 1;
+	return 0;
+}
+
+static int set_ready_fd(void *value, const char *arg, const char *opt,
+			struct errmsg *e)
+{
+	char *end;
+	long fd;
+
+	errno = 0;
+	fd = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || fd < 0 || fd > INT32_MAX ||
+	    fcntl((int)fd, F_GETFD) < 0)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected a file "
+				  "descriptor open for writing, e.g. --ready-fd 3 "
+				  "with 3>ready.fifo", opt, arg);
+	*(int *)value = (int)fd;
+	return 0;
+}
+
 static int add_tracepoint(void *value, const char *arg, const char *opt,
 			  struct errmsg *e)
 {
-	struct record_args *a = value;
-	const char *colon = strchr(arg, ':'), *slash;
-	size_t sys_len, name_len, arg_len = strlen(arg);
-	struct tp_spec *v, sp = { 0 };
-
-	slash = colon ? strchr(colon, '/') : NULL;
-	sys_len = colon ? (size_t)(colon - arg) : 0;
-	name_len = colon ? (slash ? (size_t)(slash - colon - 1) : strlen(colon + 1)) : 0;
-	if (!sys_len || !name_len ||
-	    strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != sys_len ||
-	    strspn(colon + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != name_len ||
-	    (slash && (arg_len - (size_t)(slash - arg) < 3 || arg[arg_len - 1] != '/')))
-		return errmsg_set(e, EINVAL, "invalid %s '%s': expected SUBSYS:NAME "
-				  "or SUBSYS:NAME/FILTER/, e.g. skb:kfree_skb or "
-				  "'sched:sched_switch/prev_pid == 42/'", opt, arg);
-	sp.system = strndup(arg, sys_len);
-	sp.name = strndup(colon + 1, name_len);
-	if (slash)
-		sp.filter = strndup(slash + 1, arg_len - (size_t)(slash - arg) - 2);
-	v = realloc(a->tracepoints, (a->ntracepoints + 1) * sizeof(*v));
-	if (!v || !sp.system || !sp.name || (slash && !sp.filter)) {
-		free(sp.system);
-		free(sp.name);
-		free(sp.filter);
-		if (v)
-			a->tracepoints = v;
-		return -ENOMEM;
-	}
-	a->tracepoints = v;
-	a->tracepoints[a->ntracepoints++] = sp;
-	return 0;
+	return tp_spec_add(value, arg, opt, e);
 }
 
 static int set_stacks(void *value, const char *arg, const char *opt,
@@ -182,11 +227,11 @@ static int set_stacks_on(void *value, const char *arg, const char *opt,
 	while (*p) {
 		size_t len = strcspn(p, ","), i;
 
-		for (i = 0; i < sizeof(stacks_on_names) / sizeof(stacks_on_names[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(stacks_on_names); i++)
 			if (strlen(stacks_on_names[i].name) == len &&
 			    !strncmp(p, stacks_on_names[i].name, len))
 				break;
-		if (i == sizeof(stacks_on_names) / sizeof(stacks_on_names[0]))
+		if (i == ARRAY_SIZE(stacks_on_names))
 			return errmsg_set(e, EINVAL, "invalid %s '%s': expected a "
 					  "comma-separated list of major, blocked, "
 					  "faults and switches", opt, arg);
@@ -199,24 +244,18 @@ static int set_stacks_on(void *value, const char *arg, const char *opt,
 	return 0;
 }
 
-static void free_tracepoints(struct record_args *a)
-{
-	for (size_t i = 0; i < a->ntracepoints; i++) {
-		free(a->tracepoints[i].system);
-		free(a->tracepoints[i].name);
-		free(a->tracepoints[i].filter);
-	}
-	free(a->tracepoints);
-}
-
 static const char record_usage[] =
 	"faultline record [-o DB] [-p PID[,PID]] [-t TID[,TID]] [--comm NAME]\n"
 	"                        [-a] [-e SUBSYS:NAME[/FILTER/]] [--min-fault-duration DUR]\n"
 	"                        [--udp-port PORT[,PORT]] [--socket INODE]\n"
-	"                        [--sample-interval DUR]\n"
+	"                        [--sample-interval DUR] [--cgroup PATH]\n"
 	"                        [--duration DUR] [--buffer-size SIZE]\n"
+	"                        [--spool-size SIZE] [--cpu LIST] [--ready-fd FD]\n"
 	"                        [--stacks fp|dwarf|none] [--stack-size BYTES]\n"
-	"                        [--stacks-on EVENTS] [--no-symbolize] [-q]\n"
+	"                        [--stacks-on EVENTS] [--no-symbolize]\n"
+	"                        [--no-thread-states]\n"
+	"                        [--pt[=MODE]] [--pt-size SIZE] [--pt-config TERMS]\n"
+	"                        [--pt-trigger DUR] [--label KEY=VALUE]... [-q]\n"
 	"                        [-- COMMAND [ARGS...]]";
 
 static const char record_examples[] =
@@ -225,7 +264,9 @@ static const char record_examples[] =
 	"  faultline record -o run.db --comm lbm-rx --min-fault-duration 1ms\n"
 	"  faultline record -o run.db -e skb:kfree_skb -e sock:sock_rcvqueue_full -- ./rx\n"
 	"  faultline record -o run.db --udp-port 9000 -e skb:kfree_skb -p 4242\n"
-	"  faultline record -o run.db --stacks=dwarf -p 4242 --duration 60s\n";
+	"  faultline record -o run.db --stacks=dwarf -p 4242 --duration 60s\n"
+	"  faultline record -o run.db --pt -p 4242 --duration 60s\n"
+	"  faultline record -o run.db --cgroup /sys/fs/cgroup/cpu/app -p 4242\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -241,6 +282,12 @@ static int check_args(struct record_args *a, char **rest)
 
 	t->all = a->all;
 	t->command = rest[0] ? rest : NULL;
+	/* SQLite takes these as a database in memory (or a temporary
+	 * file): the recording would vanish when faultline exits. */
+	if (!a->output[0] || !strcmp(a->output, ":memory:"))
+		return usage_error("-o '%s' names no file: the recording would be "
+				   "lost at exit; give a file name, e.g. -o run.db",
+				   a->output);
 	if (a->all && (t->npids || t->ntids || t->ncomms))
 		return usage_error("-a records every thread; drop %s",
 				   "-p, -t and --comm");
@@ -255,9 +302,18 @@ static int check_args(struct record_args *a, char **rest)
 		      (unsigned long long)page);
 		return EXIT_USAGE;
 	}
-	if (a->sample_interval_ns && !udp_sampler_wanted(&a->udp))
-		return usage_error("%s samples sockets: give --udp-port or "
-				   "--socket too", "--sample-interval");
+	if (a->spool_bytes < (1u << 20) || a->spool_bytes > (1ull << 40)) {
+		error("record", "invalid --spool-size %llu: it must be from 1M to "
+		      "1T, e.g. 64M", (unsigned long long)a->spool_bytes);
+		return EXIT_USAGE;
+	}
+	if (a->sample_interval_ns && !udp_sampler_wanted(&a->udp) &&
+	    !a->cgroup_path)
+		return usage_error("%s samples sockets and cgroups: give "
+				   "--udp-port, --socket or --cgroup too",
+				   "--sample-interval");
+	a->cgroup_interval_ns = a->sample_interval_ns ? a->sample_interval_ns :
+				DEFAULT_CGROUP_INTERVAL_NS;
 	if (!a->sample_interval_ns)
 		a->sample_interval_ns = DEFAULT_SAMPLE_INTERVAL_NS;
 	if (a->stack_size < 8 || a->stack_size > STACK_SIZE_MAX || a->stack_size % 8) {
@@ -274,7 +330,14 @@ static int check_args(struct record_args *a, char **rest)
 	    a->stacks.on != (STACKS_ON_MAJOR | STACKS_ON_BLOCKED))
 		return usage_error("%s chooses the events that carry a stack; add "
 				   "--stacks=fp or --stacks=dwarf", "--stacks-on");
-	return 0;
+	if (a->no_thread_states && (a->stacks.on & (STACKS_ON_BLOCKED |
+						    STACKS_ON_SWITCHES)) &&
+	    a->stacks.mode != STACKS_NONE)
+		return usage_error("%s leaves out the switches that blocked and "
+				   "switches stacks are taken on; add --stacks-on "
+				   "major or faults", "--no-thread-states");
+	return record_pt_check(a->pt_on, &a->pt, a->stacks.mode == STACKS_DWARF ?
+			       a->stack_size : 0) ? EXIT_USAGE : 0;
 }
 
 static int parse_args(struct record_args *a, int argc, char **argv)
@@ -292,16 +355,19 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		{ 'a', "all-cpus", NULL, "every thread on the machine",
 		  OPT_FLAG, &a->all, NULL },
 		{ 'e', "event", "SUBSYS:NAME[/FILTER/]", "also record this tracepoint "
-		  "(repeatable), with a kernel-side filter", OPT_CALLBACK, a,
-		  add_tracepoint },
+		  "(repeatable), with a kernel-side filter", OPT_CALLBACK,
+		  &a->tracepoints, add_tracepoint },
 		{ 0, "udp-port", "PORT[,PORT]", "sample the receive queue depth and "
 		  "drops of the UDP sockets on PORT (repeatable)", OPT_CALLBACK,
 		  &a->udp, add_udp_ports },
 		{ 0, "socket", "INODE", "sample the UDP socket with this inode "
 		  "(repeatable)", OPT_CALLBACK, &a->udp, add_socket },
-		{ 0, "sample-interval", "DUR", "how often --udp-port and --socket "
-		  "sample (default 1ms)", OPT_CALLBACK, &a->sample_interval_ns,
-		  set_sample_interval },
+		{ 0, "sample-interval", "DUR", "how often --udp-port, --socket "
+		  "and --cgroup sample (default 1ms; 10ms for the cgroup)",
+		  OPT_CALLBACK, &a->sample_interval_ns, set_sample_interval },
+		{ 0, "cgroup", "PATH", "sample this cgroup's CPU quota and "
+		  "throttling (v1 or v2; default: the first target process's "
+		  "cgroup, unless the root)", OPT_STRING, &a->cgroup_path, NULL },
 		{ 0, "min-fault-duration", "DUR", "store faults at least this long "
 		  "(all are counted in histograms; default 0: store all)",
 		  OPT_DURATION, &a->min_fault_dur_ns, NULL },
@@ -310,6 +376,12 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		  &a->duration_ns, NULL },
 		{ 'm', "buffer-size", "SIZE", "ring buffer per CPU, a power of two "
 		  "(default 4M)", OPT_SIZE, &a->buffer_bytes, NULL },
+		{ 0, "spool-size", "SIZE", "memory for records read but not yet "
+		  "decoded (default 64M)", OPT_SIZE, &a->spool_bytes, NULL },
+		{ 0, "cpu", "LIST", "run faultline's own threads on these CPUs, "
+		  "e.g. 0 or 0-1,4", OPT_CALLBACK, a, set_cpus },
+		{ 0, "ready-fd", "FD", "write \"ready\" to FD and close it once "
+		  "the events are on", OPT_CALLBACK, &a->ready_fd, set_ready_fd },
 		{ 0, "stacks", "MODE", "record stacks: fp (frame pointers), dwarf "
 		  "(stack copies unwound with CFI) or none (default)", OPT_CALLBACK,
 		  &a->stacks, set_stacks },
@@ -321,6 +393,25 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		  &a->stacks, set_stacks_on },
 		{ 0, "no-symbolize", NULL, "leave stacks unsymbolized (run faultline "
 		  "symbolize later)", OPT_FLAG, &a->no_symbolize, NULL },
+		{ 0, "no-thread-states", NULL, "faults only: no switch records, no "
+		  "sched tracepoints, no thread_state rows (less cost per switch)",
+		  OPT_FLAG, &a->no_thread_states, NULL },
+		/* Intel PT. */
+		{ 0, "pt", "MODE", "Intel PT: the code path into each major fault "
+		  "(fault, default), into stalls (stall), or all of it (full)",
+		  OPT_CALLBACK, a, set_pt, 1 },
+		{ 0, "pt-size", "SIZE", "trace bytes per fault or stall snapshot "
+		  "(default 32K); AUX area per CPU with --pt=full (default 4M)",
+		  OPT_SIZE, &a->pt.size, NULL },
+		{ 0, "pt-config", "TERMS", "intel_pt terms on top of faultline's, "
+		  "e.g. cyc,psb_period=1 (checked against the CPU's caps)",
+		  OPT_STRING, &a->pt.terms, NULL },
+		{ 0, "pt-trigger", "DUR", "--pt=stall snapshots when a target thread "
+		  "was off the CPU this long (default 10ms), and on SIGUSR2",
+		  OPT_DURATION, &a->pt.trigger_ns, NULL },
+		{ 0, "label", "KEY=VALUE", "a label of the session, e.g. run=4711 "
+		  "(repeatable; stored in session.labels)", OPT_CALLBACK,
+		  &a->labels, add_label },
 		{ 'q', "quiet", NULL, "no live status line and no summary",
 		  OPT_FLAG, &a->quiet, NULL },
 		{ 0 },
@@ -359,214 +450,39 @@ static char *join_argv(int argc, char **argv)
 	return s;
 }
 
-/* Writes a JSON string literal. */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void json_ids(FILE *f, const char *key, const pid_t *v, size_t n)
-{
-	fprintf(f, ",\"%s\":[", key);
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s%d", i ? "," : "", (int)v[i]);
-	fputc(']', f);
-}
-
-static void json_u64s(FILE *f, const char *key, const uint64_t *v, size_t n)
-{
-	fprintf(f, ",\"%s\":[", key);
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)v[i]);
-	fputc(']', f);
-}
-
-/* The effective options as JSON, for the session row.  Caller frees. */
-static char *options_json(const struct record_args *a)
+/* What is being recorded, said once when recording starts on a terminal
+ * (perf says "Press Ctrl-C"): the targets, where rows go, how to stop. */
+static void print_start(const struct record_args *a, const struct record_session *rs)
 {
 	const struct target_set *t = &a->targets;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	char what[256];
+	int n = 0;
 
-	if (!f)
-		return NULL;
-	fprintf(f, "{\"min_fault_duration_ns\":%llu,\"duration_ns\":%llu,"
-		"\"buffer_bytes\":%llu,\"all\":%s",
-		(unsigned long long)a->min_fault_dur_ns,
-		(unsigned long long)a->duration_ns,
-		(unsigned long long)a->buffer_bytes, a->all ? "true" : "false");
-	fprintf(f, ",\"stacks\":\"%s\",\"stack_size\":%u,\"stacks_on\":%u,"
-		"\"symbolize\":%s", a->stacks.mode == STACKS_FP ? "fp" :
-		a->stacks.mode == STACKS_DWARF ? "dwarf" : "none",
-		a->stacks.stack_size, a->stacks.on,
-		a->no_symbolize ? "false" : "true");
-	json_ids(f, "pids", t->pids, t->npids);
-	json_ids(f, "tids", t->tids, t->ntids);
-	fputs(",\"comms\":[", f);
-	for (size_t i = 0; i < t->ncomms; i++) {
-		fputs(i ? "," : "", f);
-		json_str(f, t->comms[i]);
-	}
-	fputs("],\"events\":[", f);
-	for (size_t i = 0; i < a->ntracepoints; i++) {
-		const struct tp_spec *sp = &a->tracepoints[i];
-
-		fprintf(f, "%s{\"system\":", i ? "," : "");
-		json_str(f, sp->system);
-		fputs(",\"name\":", f);
-		json_str(f, sp->name);
-		fputs(",\"filter\":", f);
-		if (sp->filter)
-			json_str(f, sp->filter);
-		else
-			fputs("null", f);
-		fputc('}', f);
-	}
-	fputc(']', f);
-	json_u64s(f, "udp_ports", a->udp.ports, a->udp.nports);
-	json_u64s(f, "sockets", a->udp.inodes, a->udp.ninodes);
-	fprintf(f, ",\"sample_interval_ns\":%llu", udp_sampler_wanted(&a->udp) ?
-		(unsigned long long)a->sample_interval_ns : 0ull);
-	fputs(",\"command\":[", f);
-	for (size_t i = 0; t->command && t->command[i]; i++) {
-		fputs(i ? "," : "", f);
-		json_str(f, t->command[i]);
-	}
-	fputs("]}", f);
-	fclose(f);
-	return buf;
-}
-
-struct record_run {
-	struct record_args *args;
-	sqlite3 *db;
-	struct recorder rec;
-	struct loader loader;
-	struct record_pipeline pipe;
-	struct record_udp udp;		/* with --udp-port or --socket */
-	struct record_stacks stacks;	/* with --stacks */
-	struct errmsg err;
-	int loader_begun;
-};
-
-static int begin_session(struct record_run *run, int argc, char **argv,
-			 struct errmsg *e)
-{
-	struct record_args *a = run->args;
-	struct utsname un;
-	char *cmdline = join_argv(argc, argv);
-	char *options = options_json(a);
-	struct session_info si;
-	int err;
-
-	if (!cmdline || !options) {
-		free(cmdline);
-		free(options);
-		return errmsg_set(e, ENOMEM, "out of memory");
-	}
-	uname(&un);
-	si.start = clock_anchor_now();
-	si.start_ts = si.start.realtime_ns;
-	si.host = un.nodename;
-	si.kernel = un.release;
-	si.command_line = cmdline;
-	si.options = options;
-	si.version = FAULTLINE_VERSION;
-	si.min_fault_dur_ns = a->min_fault_dur_ns;
-	si.buffer_bytes = a->buffer_bytes;
-	si.cpus = run->rec.ncpus;
-	err = loader_begin(&run->loader, run->db, a->output, &si, e);
-	run->loader_begun = err == 0;
-	if (err == 0) {
-		record_pipeline_init(&run->pipe, &run->rec, &a->targets,
-				     &run->loader, a->min_fault_dur_ns,
-				     !a->quiet && isatty(STDERR_FILENO));
-		record_udp_init(&run->udp, &a->udp, &run->loader,
-				a->sample_interval_ns);
-		if (udp_sampler_wanted(&a->udp))
-			run->pipe.udp = &run->udp;
-		err = record_pipeline_synthesize(&run->pipe, si.start_ts);
-		if (err == 0)
-			err = loader_commit(&run->loader, &run->pipe.err);
-		if (err < 0)
-			*e = run->pipe.err;
-	}
-	free(cmdline);
-	free(options);
-	return err;
-}
-
-/* Records and finishes; the first failure's message lands in e. */
-static int record_and_finish(struct record_run *run, struct errmsg *e)
-{
-	struct recorder_sink sink = record_pipeline_sink(&run->pipe);
-	struct session_counts counts;
-	int err = run->pipe.udp ? record_udp_start(run->pipe.udp, e) : 0;
-
-	if (err == 0)
-		err = recorder_run(&run->rec, &sink, e);
-	if (run->pipe.udp)
-		record_udp_stop(run->pipe.udp);
-
-	if (err < 0 && !e->text[0])
-		*e = run->pipe.err;
-	if (err == 0) {
-		err = record_pipeline_finish(&run->pipe);
-		if (err < 0)
-			*e = run->pipe.err;
-	}
-	if (err == 0)
-		record_stacks_symbolize(&run->stacks, run->db, run->args->output,
-					run->loader.session_id, &run->pipe,
-					!run->args->no_symbolize);
-	record_pipeline_counts(&run->pipe, &run->rec, &counts);
-	if (err < 0) {
-		struct errmsg ignored;
-
-		errmsg_init(&ignored);
-		loader_end(&run->loader, &counts, e->text, &ignored);
-		return err;
-	}
-	return loader_end(&run->loader, &counts, NULL, e);
-}
-
-static int run_record(struct record_run *run, int argc, char **argv)
-{
-	struct record_args *a = run->args;
-	struct recorder_config cfg = {
-		&a->targets, (size_t)a->buffer_bytes, a->duration_ns,
-		a->tracepoints, a->ntracepoints,
-		a->stacks,
-	};
-	struct errmsg *e = &run->err;
-	int err;
-
-	err = target_check(&a->targets, e);
-	if (err == 0 && udp_sampler_wanted(&a->udp))
-		err = udp_sampler_open(&a->udp, e);
-	if (err == 0)
-		err = db_open_write(a->output, &run->db, e);
-	if (err == 0)
-		err = recorder_open(&run->rec, &cfg, e);
-	if (err == 0 && run->rec.warning.text[0] && !a->quiet)
-		warning("record", "%s", run->rec.warning.text);
-	if (err == 0)
-		err = begin_session(run, argc, argv, e);
-	if (err == 0)
-		err = record_and_finish(run, e);
-	return err;
+	what[0] = '\0';
+	if (t->command)
+		n = snprintf(what, sizeof(what), "'%s' (pid %d)", t->command[0],
+			     (int)t->child);
+	else if (t->all)
+		n = snprintf(what, sizeof(what), "every thread");
+	for (size_t i = 0; i < t->npids && n < (int)sizeof(what); i++)
+		n += snprintf(what + n, sizeof(what) - (size_t)n, "%spid %d",
+			      n ? ", " : "", (int)t->pids[i]);
+	for (size_t i = 0; i < t->ntids && n < (int)sizeof(what); i++)
+		n += snprintf(what + n, sizeof(what) - (size_t)n, "%stid %d",
+			      n ? ", " : "", (int)t->tids[i]);
+	for (size_t i = 0; i < t->ncomms && n < (int)sizeof(what); i++)
+		n += snprintf(what + n, sizeof(what) - (size_t)n, "%sthreads named '%s'",
+			      n ? ", " : "", t->comms[i]);
+	fprintf(stderr, "faultline record: recording %s into '%s' (session %lld) "
+		"on %d CPUs%s; ", what, a->output, (long long)rs->session_id,
+		rs->rec.ncpus, a->tracepoints.n ? ", with -e tracepoints" : "");
+	if (a->duration_ns)
+		fprintf(stderr, "stops after %.3g s or at Ctrl-C\n",
+			(double)a->duration_ns / 1e9);
+	else if (t->command || t->npids || t->ntids)
+		fprintf(stderr, "stops when the targets exit or at Ctrl-C\n");
+	else
+		fprintf(stderr, "press Ctrl-C to stop\n");
 }
 
 /* A port or socket that never showed up is likely a typo: say so. */
@@ -584,52 +500,143 @@ static void warn_unseen_sockets(const struct record_args *a)
 
 static void free_args(struct record_args *a)
 {
-	free_tracepoints(a);
-	free(a->targets.comms);
+	tp_spec_list_release(&a->tracepoints);
 	target_set_release(&a->targets);
+	labels_release(&a->labels);
+	strbuf_release(&a->labels_json);
 	udp_sampler_release(&a->udp);
+	cgroup_sampler_release(&a->cgroup);
+}
+
+/* The process whose cgroup is sampled when --cgroup is not given: the
+ * first -p or -t, or faultline itself for a command (the child inherits
+ * its cgroup); 0 for --comm and -a, which name none. */
+static pid_t first_target(const struct target_set *t)
+{
+	if (t->npids)
+		return t->pids[0];
+	if (t->ntids)
+		return t->tids[0];
+	return t->command ? getpid() : 0;
+}
+
+/* --cgroup: a cgroup that cannot be read is a usage error (2).  Without
+ * it, the first target's cgroup is sampled when it has one of its own;
+ * one that cannot be read is left out without a word (nothing asked). */
+static int open_cgroup(struct record_args *a)
+{
+	struct errmsg e;
+	pid_t pid;
+
+	errmsg_init(&e);
+	if (a->cgroup_path) {
+		if (cgroup_sampler_open(&a->cgroup, a->cgroup_path, &e) == 0)
+			return 0;
+		error("record", "%s", e.text);
+		return EXIT_USAGE;
+	}
+	pid = first_target(&a->targets);
+	if (pid > 0)
+		(void)cgroup_sampler_open_pid(&a->cgroup, pid, &e);
+	return 0;
+}
+
+/* The engine's configuration from the options; strings borrowed. */
+static void make_config(struct record_args *a, struct record_config *c,
+			const char *cmdline)
+{
+	memset(c, 0, sizeof(*c));
+	c->output = a->output;
+	c->targets = &a->targets;
+	c->tracepoints = &a->tracepoints;
+	c->min_fault_dur_ns = a->min_fault_dur_ns;
+	c->duration_ns = a->duration_ns;
+	c->ring_bytes = (size_t)a->buffer_bytes;
+	c->spool_bytes = (size_t)a->spool_bytes;
+	c->cpus = a->have_cpus ? &a->cpus : NULL;
+	c->ready_fd = a->ready_fd;
+	c->pt = a->pt_on ? &a->pt : NULL;
+	c->stacks = a->stacks;
+	c->symbolize = !a->no_symbolize;
+	c->thread_states = !a->no_thread_states;
+	c->udp = udp_sampler_wanted(&a->udp) ? &a->udp : NULL;
+	c->sample_interval_ns = a->sample_interval_ns;
+	c->cgroup = cgroup_sampler_wanted(&a->cgroup) ? &a->cgroup : NULL;
+	c->cgroup_interval_ns = a->cgroup_interval_ns;
+	c->command_line = cmdline;
+	c->labels_json = strbuf_str(&a->labels_json);
+	if (!a->quiet && isatty(STDERR_FILENO)) {
+		c->status = record_status_line;
+		c->status_ctx = NULL;
+	}
+}
+
+static int run(struct record_args *a, struct record_session *rs, int argc,
+	       char **argv, struct errmsg *e)
+{
+	char *cmdline = join_argv(argc, argv);
+	struct record_config cfg;
+	int err = 0;
+
+	labels_json(&a->labels, &a->labels_json);
+	if (!cmdline || strbuf_error(&a->labels_json))
+		err = errmsg_set(e, ENOMEM, "out of memory");
+	if (err == 0 && udp_sampler_wanted(&a->udp))
+		err = udp_sampler_open(&a->udp, e);
+	make_config(a, &cfg, cmdline);
+	if (err == 0)
+		err = record_session_open(rs, &cfg, e);
+	if (rs->warning.text[0])
+		warning("record", "%s", rs->warning.text);
+	if (err == 0 && !a->quiet && isatty(STDERR_FILENO))
+		print_start(a, rs);
+	if (err == 0)
+		err = record_session_run(rs, e);
+	if (cfg.status)
+		fputc('\n', stderr);	/* ends the status line */
+	free(cmdline);
+	return err;
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct record_args a = { .output = "faultline.db",
 				 .buffer_bytes = DEFAULT_RING_BYTES,
+				 .spool_bytes = DEFAULT_SPOOL_BYTES,
+				 .ready_fd = -1,
 				 .stack_size = STACK_SIZE_DEFAULT,
 				 .stacks.on = STACKS_ON_MAJOR | STACKS_ON_BLOCKED };
-	struct record_run run;
+	struct record_session rs;
+	struct errmsg e;
 	int status, err;
 
 	target_set_init(&a.targets);
+	tp_spec_list_init(&a.tracepoints);
 	udp_sampler_init(&a.udp);
+	cgroup_sampler_init(&a.cgroup);
+	labels_init(&a.labels, 0);
+	strbuf_init(&a.labels_json);
 	status = parse_args(&a, argc, argv);
+	if (status == 0)
+		status = open_cgroup(&a);
 	if (status) {
 		free_args(&a);
 		return status < 0 ? 0 : status;
 	}
-	memset(&run, 0, sizeof(run));
-	run.args = &a;
-	recorder_init(&run.rec);
-	errmsg_init(&run.err);
-	err = run_record(&run, argc, argv);
+	record_session_init(&rs);
+	errmsg_init(&e);
+	err = run(&a, &rs, argc, argv, &e);
 	if (err < 0)
-		error("record", "%s", run.err.text[0] ? run.err.text :
-		      strerror(-err));
-	if (run.loader_begun)
-		loader_release(&run.loader);
+		error("record", "%s", e.text[0] ? e.text : strerror(-err));
 	/* Closing checkpoints the WAL, so the size shown is the file's. */
-	db_close(run.db);
-	if (run.loader_begun) {
-		if (!a.quiet && err == 0)
-			record_summary_print(stderr, &run.pipe, &run.rec,
-					     run.loader.session_id, a.output);
-		if (!a.quiet && err == 0)
-			warn_unseen_sockets(&a);
-		if (!a.quiet && err == 0)
-			record_stacks_print(stderr, &run.stacks, &run.pipe, a.output);
-		record_pipeline_release(&run.pipe);
-		record_udp_release(&run.udp);
+	record_session_close(&rs);
+	if (rs.end_warning.text[0])
+		warning("record", "%s", rs.end_warning.text);
+	if (!a.quiet && err == 0) {
+		record_summary_print(stderr, &rs, a.output);
+		warn_unseen_sockets(&a);
 	}
-	recorder_release(&run.rec);
+	record_session_release(&rs);
 	free_args(&a);
 	return err < 0 ? 1 : 0;
 }

@@ -3,8 +3,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "../common/clock.h"
 #include "fmt_dur.h"
 #include "record_summary.h"
+#include "usage.h"
 
 static void print_latency(FILE *out, const struct record_pipeline *p,
 			  enum fault_kind kind)
@@ -49,21 +51,132 @@ static void print_stop(FILE *out, const struct recorder *r)
 		else
 			fprintf(out, "  the targets exited\n");
 		break;
+	case STOP_ERROR:
 	case STOP_NONE:
 		break;
 	}
 }
 
-void record_summary_print(FILE *out, const struct record_pipeline *p,
-			  const struct recorder *r, int64_t session_id,
+static void print_udp(FILE *out, const struct record_udp *u)
+{
+	struct udp_counts c;
+
+	udp_sampler_counts(u->sampler, &c);
+	fprintf(out, "  udp sampling: %llu samples every %.3g ms (%llu by lookup, "
+		"%llu by scan), %llu sockets, %llu metric rows, %.1f ms spent "
+		"(%.1f us a sample)\n",
+		(unsigned long long)c.samples, (double)u->interval_ns / 1e6,
+		(unsigned long long)c.lookups, (unsigned long long)c.scans,
+		(unsigned long long)u->nsocks, (unsigned long long)u->rows,
+		(double)c.busy_ns / 1e6,
+		c.samples ? (double)c.busy_ns / 1e3 / (double)c.samples : 0.0);
+	if (c.missed)
+		fprintf(out, "  MISSED %llu sampling intervals (the sampling thread "
+			"was not run in time); the sampler_missed_intervals "
+			"series says when\n", (unsigned long long)c.missed);
+}
+
+/* The summary line about stacks: sampled, cut short, frames named. */
+static void print_stacks(FILE *f, const struct record_session *rs,
+			 const char *path)
+{
+	const struct record_stacks *st = &rs->pipe.stacks;
+	const struct record_symbolized *s = &rs->sym;
+
+	if (!record_stacks_on(st))
+		return;
+	fprintf(f, "  stacks: %llu sampled, %llu cut short, %zu distinct, "
+		"%zu frames", (unsigned long long)st->sampled,
+		(unsigned long long)st->truncated, st->tab.nstacks,
+		st->tab.nframes);
+	if (s->symbolized)
+		fprintf(f, ", %llu named (%llu no file, %llu build id mismatch, "
+			"%llu no symbol)\n", (unsigned long long)s->c.ok,
+			(unsigned long long)s->c.no_file,
+			(unsigned long long)s->c.build_id_mismatch,
+			(unsigned long long)s->c.no_symbol);
+	else
+		fputs(", not symbolized\n", f);
+	if (s->failed.text[0])
+		warning("record", "the stacks were recorded but not symbolized: %s; "
+			"run 'faultline symbolize %s'", s->failed.text, path);
+}
+
+static void print_clock(FILE *out, const struct record_pipeline *p)
+{
+	const struct clock_map *m = &p->clock.map;
+
+	if (m->steps)
+		fprintf(out, "  CLOCK STEPPED %llu times while recording (the "
+			"clock_step table says when and by how much): durations "
+			"and order are unaffected; ts values after a step follow "
+			"the clock\n", (unsigned long long)m->steps);
+}
+
+/* Intel PT: what was decoded at the end, or why not and what to run. */
+static void print_pt(FILE *out, const struct record_session *rs,
+		     const char *path)
+{
+	const struct record_pt *pt = &rs->pt;
+
+	if (!rs->cfg.pt)
+		return;
+	if (!pt->decoded) {
+		warning("record", "the Intel PT traces are stored but not decoded: "
+			"%s; run 'faultline pt %s --decode'", pt->failed.text, path);
+		return;
+	}
+	fprintf(out, "  Intel PT: %llu traces (%llu bytes) decoded into %llu rows "
+		"and %llu gaps; 'faultline pt %s' shows the path into each "
+		"fault\n", (unsigned long long)pt->st.traces,
+		(unsigned long long)pt->st.bytes, (unsigned long long)pt->st.rows,
+		(unsigned long long)pt->st.gaps, path);
+}
+
+/* Below this many records, starting and ending dominate a per-million
+ * figure, which would then mislead. */
+#define PER_MILLION_FROM 100000
+
+/* What observing cost, so nobody has to guess: faultline's CPU time and
+ * memory (per million records read, on a recording large enough to say);
+ * the spool's high-water mark; what it dropped. */
+static void print_own_cost(FILE *out, const struct record_session *rs)
+{
+	const struct session_counts *c = &rs->counts;
+	double cpu_ms = (double)(c->recorder_user_ns + c->recorder_sys_ns) / 1e6;
+
+	fprintf(out, "  faultline used %.0f ms of CPU (%.0f user, %.0f system",
+		cpu_ms, (double)c->recorder_user_ns / 1e6,
+		(double)c->recorder_sys_ns / 1e6);
+	if (c->records_seen >= PER_MILLION_FROM)
+		fprintf(out, "; %.0f ms per million records",
+			cpu_ms * 1e6 / (double)c->records_seen);
+	fprintf(out, ") and %.0f MB at most; the spool held %.1f MB at most "
+		"of %.0f MB\n", (double)c->recorder_max_rss_bytes / 1e6,
+		(double)c->spool_peak_bytes / 1e6, (double)c->spool_bytes / 1e6);
+	if (c->records_dropped)
+		fprintf(out, "  DROPPED %llu records: decoding and storing fell "
+			"behind and the spool was full; raise --spool-size (the "
+			"lost table's spool rows say when)\n",
+			(unsigned long long)c->records_dropped);
+}
+
+void record_summary_print(FILE *out, const struct record_session *rs,
 			  const char *path)
 {
+	const struct record_pipeline *p = &rs->pipe;
+	const struct recorder *r = &rs->rec;
 	const struct fault_stats *st = &p->faults.st;
 	uint64_t lost = p->n.lost_records + p->n.lost_samples;
 	struct stat sb;
 
-	fprintf(out, "faultline record: session %lld in '%s'\n",
-		(long long)session_id, path);
+	if (!rs->begun)
+		return;
+	fprintf(out, "faultline record: session %lld in '%s'",
+		(long long)rs->session_id, path);
+	if (rs->cfg.labels_json && strcmp(rs->cfg.labels_json, "{}"))
+		fprintf(out, ", labels %s", rs->cfg.labels_json);
+	fputc('\n', out);
 	print_stop(out, r);
 	fprintf(out, "  %llu records read, %llu faults (%llu minor, %llu major, "
 		"%llu unfinished), %llu rows stored, %llu below the threshold\n",
@@ -72,12 +185,15 @@ void record_summary_print(FILE *out, const struct record_pipeline *p,
 		(unsigned long long)st->minor, (unsigned long long)st->major,
 		(unsigned long long)st->unfinished, (unsigned long long)st->stored,
 		(unsigned long long)st->below_threshold);
-	if (st->intervals || p->n.tracepoints)
+	if (!rs->cfg.thread_states)
+		fprintf(out, "  no thread states (--no-thread-states), %llu "
+			"tracepoint rows\n", (unsigned long long)p->n.tracepoints);
+	else if (st->intervals || p->n.tracepoints)
 		fprintf(out, "  %llu thread-state intervals, %llu tracepoint rows\n",
 			(unsigned long long)st->intervals,
 			(unsigned long long)p->n.tracepoints);
 	if (p->udp)
-		record_udp_summary(p->udp, out);
+		print_udp(out, p->udp);
 	print_latency(out, p, FAULT_MINOR);
 	print_latency(out, p, FAULT_MAJOR);
 	if (lost)
@@ -87,7 +203,7 @@ void record_summary_print(FILE *out, const struct record_pipeline *p,
 			"says when and on which CPU\n",
 			(unsigned long long)p->n.lost_records,
 			(unsigned long long)p->n.lost_samples);
-	else
+	else if (!p->n.dropped)
 		fprintf(out, "  nothing lost\n");
 	if (p->n.throttles)
 		fprintf(out, "  THROTTLED %llu times: the kernel paused sampling "
@@ -99,6 +215,26 @@ void record_summary_print(FILE *out, const struct record_pipeline *p,
 			"order (see the session row)\n",
 			(unsigned long long)(p->n.malformed + r->framing_errors),
 			(unsigned long long)p->order.late);
+	print_clock(out, p);
+	print_stacks(out, rs, path);
+	print_pt(out, rs, path);
+	print_own_cost(out, rs);
 	if (stat(path, &sb) == 0)
 		fprintf(out, "  database %.1f MB\n", (double)sb.st_size / 1e6);
+}
+
+void record_status_line(void *ctx, const struct record_pipeline *p)
+{
+	const struct fault_stats *st = &p->faults.st;
+	uint64_t start = p->clock.map.n ? p->clock.map.v[0].mono_ns : monotonic_ns();
+
+	(void)ctx;
+	fprintf(stderr, "\rfaultline record: %.0f s, %llu records, %llu faults, "
+		"%llu stored, %llu lost  ",
+		(double)(monotonic_ns() - start) / 1e9,
+		(unsigned long long)p->n.records,
+		(unsigned long long)(st->minor + st->major + st->unfinished),
+		(unsigned long long)st->stored,
+		(unsigned long long)(p->n.lost_records + p->n.lost_samples));
+	fflush(stderr);
 }

@@ -1,18 +1,25 @@
 /*
- * faultline report: a readable summary of one session, as a sequence of
- * the canned queries rendered as titled tables: the session, fault
- * latency per thread, the longest stalls with their stacks and states,
- * the stalls before each imported metric's events, the metrics, and what
- * was lost.
+ * faultline report: a readable summary of one session: the session, the
+ * findings of faultline diagnose (the answer first), then the canned
+ * queries rendered as titled tables: fault
+ * latency of the most harmful threads, the longest stalls with their
+ * stacks and states, the stalls before each imported metric's events,
+ * the metrics, and what was lost.  Reads only (db_open_read).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../common/array.h"
+#include "../common/strbuf.h"
+#include "../diagnose/diagnose.h"
+#include "../diagnose/render.h"
 #include "../schema/db.h"
 #include "../schema/query_def.h"
 #include "commands.h"
+#include "diagnose_cli.h"
 #include "opt.h"
 #include "query_run.h"
 #include "session_pick.h"
@@ -22,30 +29,84 @@
 /* Rows shown per section: enough to see a pattern, short enough to read;
  * faultline query shows them all. */
 #define REPORT_ROWS 20
+/* Threads in the latency table: the worst few are what a stall is
+ * about; a launcher's helpers and shells only push them down. */
+#define REPORT_THREADS 10
 
 struct section {
 	const char *title;
+	const char *note;	/* a line under the title, or NULL */
 	const char *query;
 	const char *arg;	/* a NAME=VALUE beside session=N, or NULL */
 	const char *empty;	/* said when there are no rows */
 	enum out_format format;
+	/* With arg limiting the query to the first REPORT_THREADS threads:
+	 * counts the session's (?1) threads, to say how many were left out. */
+	const char *count_threads;
 };
 
 static const struct section sections[] = {
-	{ "Session", "sessions", NULL, "no such session", OUT_VERTICAL },
-	{ "Fault latency per thread (log2 buckets of fault_histogram: each "
-	  "percentile is its bucket's upper bound)", "fault-latency", NULL,
-	  "no histogram: the session did not end normally, or took no fault" },
-	{ "Longest stalls: the longest faults and times off the CPU",
-	  "longest-stalls", "limit=10", "no fault and no time off the CPU" },
-	{ "Metrics beside the session", "metrics", NULL, "none" },
-	{ "Lost", "lost", NULL, "nothing was lost" },
+	{ "Session", NULL, "sessions", NULL, "no such session", OUT_VERTICAL, NULL },
+	{ "Fault latency of the " FL_STR(REPORT_THREADS) " most harmful threads "
+	  "(longest fault, then most faults)",
+	  "(bucket and percentile values are upper bounds: p99_us 65.536 says 99% "
+	  "took less than 65.536 us,\n'<4.096us:25' counts 25 faults shorter than "
+	  "4.096 us and at least half of it; max_us is exact)",
+	  "fault-latency", "limit=" FL_STR(REPORT_THREADS),
+	  "no histogram: the session did not end normally, or took no fault",
+	  OUT_TABLE,
+	  "SELECT count(DISTINCT tid) FROM fault_histogram WHERE session_id = ?1" },
+	{ "Longest stalls: the longest faults and times off the CPU", NULL,
+	  "longest-stalls", "limit=10", "no fault and no time off the CPU",
+	  OUT_TABLE, NULL },
+	{ "Metrics beside the session", NULL, "metrics", NULL, "none", OUT_TABLE,
+	  NULL },
+	{ "Lost", NULL, "lost", NULL, "nothing was lost", OUT_TABLE, NULL },
 };
+
+/* How many threads s's query left out of session id (from its
+ * count_threads); 0 when it limits none or on failure (the table shown
+ * is right either way). */
+static int64_t threads_left_out(sqlite3 *db, const struct section *s,
+				int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t n = 0;
+
+	if (!s->count_threads ||
+	    sqlite3_prepare_v2(db, s->count_threads, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0) - REPORT_THREADS;
+	sqlite3_finalize(st);
+	return n > 0 ? n : 0;
+}
+
+/* The line after a section that did not show everything. */
+static void print_more(sqlite3 *db, const char *path, const struct section *s,
+		       char **args, int nargs, size_t nrows, int64_t id)
+{
+	int64_t threads;
+
+	if (s->count_threads) {
+		threads = threads_left_out(db, s, id);
+		if (threads > 0)
+			printf("... %" PRId64 " more thread%s: faultline query %s %s "
+			       "%s\n", threads, threads == 1 ? "" : "s", path, s->query,
+			       args[0]);
+	} else if (nrows > REPORT_ROWS) {
+		printf("... %zu more: faultline query %s %s%s%s %s\n",
+		       nrows - REPORT_ROWS, path, s->query, nargs > 1 ? " " : "",
+		       nargs > 1 ? args[1] : "", args[0]);
+	}
+}
 
 /* Runs s's canned query with args and prints its rows under its title. */
 static int section(sqlite3 *db, const char *path, const struct section *s,
-		   char **args, int nargs)
+		   char **args, int nargs, int64_t id)
 {
+	const struct table_style style = { s->format, REPORT_ROWS, s->empty };
 	struct query_def q;
 	sqlite3_stmt *st = NULL;
 	struct errmsg e;
@@ -55,17 +116,15 @@ static int section(sqlite3 *db, const char *path, const struct section *s,
 	query_def_init(&q);
 	errmsg_init(&e);
 	printf("\n== %s\n\n", s->title);
+	if (s->note)
+		printf("%s\n\n", s->note);
 	err = query_def_find(s->query, &q, &e);
 	if (err == 0)
 		err = query_prepare(db, &q, args, nargs, &st, &e);
 	if (err == 0)
-		err = table_out(st, s->format, REPORT_ROWS, stdout, &nrows, s->query, &e);
-	if (err == 0 && nrows == 0)
-		printf("(%s)\n", s->empty);
-	else if (err == 0 && nrows > REPORT_ROWS)
-		printf("... %zu more: faultline query %s %s%s%s %s\n",
-		       nrows - REPORT_ROWS, path, s->query, nargs > 1 ? " " : "",
-		       nargs > 1 ? args[1] : "", args[0]);
+		err = table_out(st, &style, stdout, &nrows, s->query, &e);
+	if (err == 0)
+		print_more(db, path, s, args, nargs, nrows, id);
 	sqlite3_finalize(st);
 	query_def_release(&q);
 	if (err == -ENOMEM)
@@ -74,7 +133,8 @@ static int section(sqlite3 *db, const char *path, const struct section *s,
 }
 
 /* The stalls before the events of each imported metric. */
-static int metric_sections(sqlite3 *db, const char *path, char *session_arg)
+static int metric_sections(sqlite3 *db, const char *path, char *session_arg,
+			   int64_t id)
 {
 	static const char sql[] =
 		"SELECT DISTINCT name FROM metric_series WHERE session_id IS NULL "
@@ -87,13 +147,13 @@ static int metric_sections(sqlite3 *db, const char *path, char *session_arg)
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		char title[256], metric[160];
 		char *args[2] = { session_arg, metric };
-		const struct section s = { title, "stalls-near", NULL,
-			"none: no thread stalled before its events", OUT_TABLE };
+		const struct section s = { title, NULL, "stalls-near", NULL,
+			"none: no thread stalled before its events", OUT_TABLE, NULL };
 
 		snprintf(title, sizeof(title), "Stalls of 1 ms or more in the 200 ms "
 			 "before each '%s' event", name);
 		snprintf(metric, sizeof(metric), "metric=%s", name);
-		err = section(db, path, &s, args, 2);
+		err = section(db, path, &s, args, 2, id);
 		rc = SQLITE_OK;
 	}
 	if (err == 0 && rc != SQLITE_DONE && rc != SQLITE_OK)
@@ -130,6 +190,98 @@ static const char report_examples[] =
 	"  faultline report run.db\n"
 	"  faultline report run.db --session 2 | less\n";
 
+/* The first line: which session, and why that one when none was asked
+ * for and there is a choice. */
+static void print_heading(const char *path, const struct session_choice *c,
+			  int asked)
+{
+	printf("faultline report: session %" PRId64 " of %s", c->id, path);
+	if (!asked && !c->recorded)
+		printf(" (the latest; no session recorded anything)");
+	else if (!asked && c->later)
+		printf(" (the latest that recorded something: the %" PRId64
+		       " after it recorded nothing; --session N picks another)",
+		       c->later);
+	else if (!asked && c->count > 1)
+		printf(" (the latest; the database holds sessions %" PRId64 " to %"
+		       PRId64 ": --session N picks another)", c->lo, c->hi);
+	printf("\n");
+}
+
+/* Which run this is, wherever the file travels: the session's uuid,
+ * host and labels (record --label, faultline label). */
+static void print_identity(sqlite3 *db, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT coalesce(uuid, 'none'), host, labels"
+			       " FROM session WHERE session_id = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		printf("uuid %s, host %s, labels %s\n",
+		       (const char *)sqlite3_column_text(st, 0),
+		       (const char *)sqlite3_column_text(st, 1),
+		       (const char *)sqlite3_column_text(st, 2));
+	sqlite3_finalize(st);
+}
+
+/* The sessions after id that failed, each with its error: a report of
+ * an earlier run should not hide why the last attempt did not record. */
+static void print_later_failures(sqlite3 *db, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT session_id, error FROM session WHERE"
+			       " session_id > ? AND status = 'failed' AND error IS NOT"
+			       " NULL ORDER BY session_id", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, id);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		printf("(session %lld failed: %s)\n",
+		       (long long)sqlite3_column_int64(st, 0),
+		       (const char *)sqlite3_column_text(st, 1));
+	sqlite3_finalize(st);
+}
+
+/* Findings shown at the top: the worst few; faultline diagnose shows all. */
+#define REPORT_FINDINGS 5
+
+/* The answer first: what faultline diagnose finds, the worst few. */
+static int findings(sqlite3 *db, int64_t id)
+{
+	struct diag_request req;
+	struct diag_result res;
+	const char *event = NULL;
+	struct strbuf sb;
+	struct errmsg e;
+	int err;
+
+	errmsg_init(&e);
+	diag_request_init(&req);
+	diag_result_init(&res);
+	strbuf_init(&sb);
+	req.session_id = id;
+	err = diag_default_event(db, NULL, &event, &e);
+	req.event = event;
+	if (err == 0)
+		err = diag_run(db, &req, &res, &e);
+	if (err == 0) {
+		printf("\n== Findings: why the threads stalled (faultline diagnose)\n\n");
+		diag_render_text(&req, &res, REPORT_FINDINGS, &sb);
+		err = strbuf_error(&sb);
+	}
+	if (err == 0)
+		fputs(strbuf_str(&sb), stdout);
+	strbuf_release(&sb);
+	diag_result_release(&res);
+	free((char *)event);
+	if (err == -ENOMEM)
+		return error("report", "out of memory");
+	return err < 0 ? error("report", "%s", e.text) : 0;
+}
+
 static int report(sqlite3 *db, const char *path, int64_t id)
 {
 	char session_arg[48];
@@ -137,35 +289,39 @@ static int report(sqlite3 *db, const char *path, int64_t id)
 	int err = 0;
 
 	snprintf(session_arg, sizeof(session_arg), "session=%" PRId64, id);
-	printf("faultline report: session %" PRId64 " of %s\n", id, path);
-	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]) && !err; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(sections) && !err; i++) {
 		const struct section *s = &sections[i];
 
 		args[1] = (char *)s->arg;
-		err = section(db, path, s, args, s->arg ? 2 : 1);
+		err = section(db, path, s, args, s->arg ? 2 : 1, id);
+		/* The answer before the tables it is drawn from. */
+		if (err == 0 && i == 0)
+			err = findings(db, id);
 		/* The events the stalls line up with, after the stalls. */
 		if (err == 0 && !strcmp(s->query, "longest-stalls"))
 			err = symbolize_hint(db, path, id);
 		if (err == 0 && !strcmp(s->query, "longest-stalls"))
-			err = metric_sections(db, path, session_arg);
+			err = metric_sections(db, path, session_arg, id);
 	}
 	return err;
 }
 
 int cmd_report(int argc, char **argv)
 {
-	int64_t id = 0;		/* 0: the latest */
+	int64_t id = 0;		/* 0: the latest that recorded something */
 	const struct opt opts[] = {
-		{ 's', "session", "N", "the session to summarise (default: the latest)",
-		  OPT_CALLBACK, &id, session_pick_parse },
+		{ 's', "session", "N", "the session to summarise (default: the latest "
+		  "that recorded something)", OPT_CALLBACK, &id, session_pick_parse },
 		{ 0 },
 	};
 	const struct cmd_usage u = {
 		"report", report_usage,
 		"Summarise a recorded session: fault latency, the longest stalls "
-		"and what they line up with, what was lost.",
+		"and what they line up with, what was lost.\nReads only: writes "
+		"nothing, so a database on a read-only mount will do.",
 		report_examples, opts,
 	};
+	struct session_choice c;
 	const char *path = NULL;
 	sqlite3 *db = NULL;
 	struct errmsg e;
@@ -176,12 +332,16 @@ int cmd_report(int argc, char **argv)
 	errmsg_init(&e);
 	err = db_open_read(path, &db, &e);
 	if (err == 0)
-		err = session_pick(db, path, &id, &e);
+		err = session_pick_recorded(db, path, id, &c, &e);
 	if (err < 0) {
 		db_close(db);
 		return error("report", "%s", e.text), 1;
 	}
-	err = report(db, path, id);
+	print_heading(path, &c, id != 0);
+	if (!id && c.later)
+		print_later_failures(db, c.id);
+	print_identity(db, c.id);
+	err = report(db, path, c.id);
 	db_close(db);
 	return err < 0 ? 1 : 0;
 }

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <string.h>
 
 #include "../schema/db.h"
 #include "session_pick.h"
@@ -77,4 +78,60 @@ int session_pick(sqlite3 *db, const char *path, int64_t *id, struct errmsg *e)
 				  "sessions %lld to %lld", (long long)*id, path,
 				  (long long)lo, (long long)hi);
 	return 0;
+}
+
+/* Did session id record anything?  Each table is looked up by an index
+ * (or key) that leads with session_id. */
+#define RECORDED(id) \
+	"(EXISTS (SELECT 1 FROM fault WHERE session_id = " id ")" \
+	" OR EXISTS (SELECT 1 FROM fault_histogram WHERE session_id = " id ")" \
+	" OR EXISTS (SELECT 1 FROM thread_state WHERE session_id = " id ")" \
+	" OR EXISTS (SELECT 1 FROM tracepoint_event WHERE session_id = " id "))"
+
+int session_pick_recorded(sqlite3 *db, const char *path, int64_t id,
+			  struct session_choice *c, struct errmsg *e)
+{
+	static const char sql[] =
+		"WITH r AS (SELECT max(session_id) AS id FROM session s"
+		"           WHERE " RECORDED("s.session_id") ")"
+		"SELECT coalesce(nullif(?1, 0), r.id, (SELECT max(session_id) FROM session)),"
+		"       (SELECT count(*) FROM session), (SELECT min(session_id) FROM session),"
+		"       (SELECT max(session_id) FROM session)"
+		"  FROM r";
+	sqlite3_stmt *st = NULL;
+	int64_t check = id;
+	int rc, err;
+
+	memset(c, 0, sizeof(*c));
+	/* That it is there, or that any is: session_pick says what is not. */
+	err = session_pick(db, path, &check, e);
+	if (err < 0)
+		return err;
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 1, id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		c->id = sqlite3_column_int64(st, 0);
+		c->count = sqlite3_column_int64(st, 1);
+		c->lo = sqlite3_column_int64(st, 2);
+		c->hi = sqlite3_column_int64(st, 3);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db, "SELECT " RECORDED("?1") ", (SELECT count(*)"
+					" FROM session WHERE session_id > ?1)", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 1, c->id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		c->recorded = sqlite3_column_int(st, 0);
+		c->later = sqlite3_column_int64(st, 1);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_OK ? 0 : db_fail(db, rc, path, "cannot read", e);
 }

@@ -1,6 +1,6 @@
 /*
  * session_pick: what the commands that read a recording (symbolize,
- * stacks) share: one database argument with options before or after it,
+ * stacks, report) share: one database argument with options before or after it,
  * and --session N, a session id or the latest one.
  */
 #ifndef FL_SESSION_PICK_H
@@ -29,5 +29,25 @@ int session_pick_parse(void *value, const char *arg, const char *opt,
  * holds; another -errno for a failed query.
  */
 int session_pick(sqlite3 *db, const char *path, int64_t *id, struct errmsg *e);
+
+/* What session_pick_recorded chose, for saying so. */
+struct session_choice {
+	int64_t id;		/* the session picked */
+	int64_t count;		/* sessions in the database */
+	int64_t lo, hi;		/* the lowest and highest session id */
+	int64_t later;		/* sessions after it (by default: none of
+				 * them recorded anything) */
+	int recorded;		/* the one picked recorded something */
+};
+
+/*
+ * Like session_pick, but when *id is 0 takes the latest session that
+ * recorded something (a fault, a histogram, a thread state or a
+ * tracepoint hit), so a failed last attempt does not hide the run before
+ * it; the latest of all when none did.  c says what was picked and what
+ * else is there.  0, -ENOENT with e set, or another negative errno.
+ */
+int session_pick_recorded(sqlite3 *db, const char *path, int64_t id,
+			  struct session_choice *c, struct errmsg *e);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/array.h"
 #include "../schema/db.h"
 #include "commands.h"
 #include "fmt_dur.h"
@@ -48,7 +49,7 @@ static int parse_kind(void *value, const char *arg, const char *opt,
 {
 	static const char *const kinds[] = { "major", "minor", "blocked", "all" };
 
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
 		if (!strcmp(arg, kinds[i])) {
 			*(const char **)value = kinds[i];
 			return 0;
@@ -278,7 +279,8 @@ int cmd_stacks(int argc, char **argv)
 	const struct cmd_usage u = {
 		"stacks", stacks_usage,
 		"Print the stacks of a session's faults and blocks, most frequent "
-		"first, one frame a line.",
+		"first, one frame a line.\nReads only: writes nothing, so a database "
+		"on a read-only mount will do.",
 		stacks_examples, opts,
 	};
 	const char *path = NULL;

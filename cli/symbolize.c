@@ -1,6 +1,6 @@
 /*
  * faultline symbolize: names the stack frames of a recorded session
- * (schema/symbol_store.h) and says, for each kind of frame left without
+ * (record/symbolize.h) and says, for each kind of frame left without
  * a name, why and what to do.
  */
 #include <errno.h>
@@ -9,17 +9,18 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "../common/array.h"
 #include "../schema/db.h"
-#include "../schema/symbol_store.h"
 #include "commands.h"
 #include "opt.h"
 #include "session_pick.h"
+#include "../record/symbolize.h"
 #include "usage.h"
 
 struct symbolize_args {
 	int64_t session;		/* 0: the latest */
 	const char **debug_dirs;	/* owned array; strings borrowed from argv */
-	size_t ndebug_dirs;
+	size_t ndebug_dirs, debug_dirs_cap;
 	int redo;
 };
 
@@ -27,13 +28,11 @@ static int add_debug_dir(void *value, const char *arg, const char *opt,
 			 struct errmsg *e)
 {
 	struct symbolize_args *a = value;
-	const char **v = realloc(a->debug_dirs, (a->ndebug_dirs + 1) * sizeof(*v));
 
 	(void)opt;
-	if (!v)
+	if (ARRAY_RESERVE(a->debug_dirs, a->debug_dirs_cap, a->ndebug_dirs + 1) < 0)
 		return errmsg_set(e, ENOMEM, "out of memory");
-	a->debug_dirs = v;
-	v[a->ndebug_dirs++] = arg;
+	a->debug_dirs[a->ndebug_dirs++] = arg;
 	return 0;
 }
 
@@ -150,7 +149,7 @@ static void print_counts(sqlite3 *db, const char *path, int64_t session,
 	printf("session %lld in '%s': %llu frames symbolized, %llu named\n",
 	       (long long)session, path, (unsigned long long)c->frames,
 	       (unsigned long long)c->ok);
-	for (size_t i = 0; i < sizeof(advice) / sizeof(advice[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(advice); i++) {
 		if (!n[i])
 			continue;
 		printf("  %-18s %8llu  %s\n", advice[i].status,
@@ -179,7 +178,7 @@ static int run(const char *path, struct symbolize_args *a)
 	if (err == 0)
 		err = session_pick(db, path, &a->session, &e);
 	if (err == 0)
-		err = symbol_store_symbolize(db, path, a->session, &o, &c, &e);
+		err = symbolize_session(db, path, a->session, &o, &c, &e);
 	if (err < 0) {
 		db_close(db);
 		return error("symbolize", "%s", e.text), 1;
@@ -193,6 +192,9 @@ static int run(const char *path, struct symbolize_args *a)
 		       "--redo does them again\n", (long long)a->session, path);
 	else
 		print_counts(db, path, a->session, &c);
+	/* Left in WAL mode, the file would need side files to be read. */
+	if (db_end_write(db, path, &e) < 0)
+		warning("symbolize", "%s", e.text);
 	db_close(db);
 	return 0;
 }

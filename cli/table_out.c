@@ -3,13 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/array.h"
+#include "../common/json.h"
 #include "table_out.h"
 
 int out_format_parse(const char *s, enum out_format *f)
 {
 	static const char *const names[] = { "table", "csv", "json" };
 
-	for (int i = 0; i < 3; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (!strcmp(s, names[i])) {
 			*f = (enum out_format)i;
 			return 0;
@@ -71,26 +73,6 @@ static void csv_field(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 static void json_value(FILE *out, sqlite3_stmt *st, int i)
 {
 	const char *t = (const char *)sqlite3_column_text(st, i);
@@ -111,7 +93,7 @@ static void json_value(FILE *out, sqlite3_stmt *st, int i)
 		fputs("null", out);
 		return;
 	default:
-		json_string(out, t ? t : "");
+		json_fputs(out, t ? t : "");
 	}
 }
 
@@ -121,7 +103,7 @@ struct grid {
 	int *numeric;		/* owned: per column, all values numbers so far */
 	int *seen;		/* owned: per column, a value other than NULL */
 	size_t *widths;		/* owned: per column */
-	size_t nrows, cap;
+	size_t nrows, cells_cap;	/* cells_cap: in cells, not rows */
 	int ncols;
 };
 
@@ -139,15 +121,9 @@ static int grid_add(struct grid *g, sqlite3_stmt *st)
 {
 	char **row;
 
-	if (g->nrows == g->cap) {
-		size_t cap = g->cap ? 2 * g->cap : 64;
-		char **c = realloc(g->cells, cap * (size_t)g->ncols * sizeof(*c));
-
-		if (!c)
-			return -ENOMEM;
-		g->cells = c;
-		g->cap = cap;
-	}
+	if (ARRAY_RESERVE(g->cells, g->cells_cap,
+			  (g->nrows + 1) * (size_t)g->ncols) < 0)
+		return -ENOMEM;
 	row = g->cells + g->nrows * (size_t)g->ncols;
 	for (int i = 0; i < g->ncols; i++) {
 		int type = sqlite3_column_type(st, i);
@@ -244,7 +220,8 @@ static void stream_header(sqlite3_stmt *st, enum out_format f, FILE *out)
 	fputs("\r\n", out);
 }
 
-/* A row as "name  value" lines, names padded to the longest. */
+/* A row as "name  value" lines, names padded to the longest; a NULL
+ * (a failed session's end, an error that is not there) is left out. */
 static void vertical_row(sqlite3_stmt *st, size_t row, FILE *out)
 {
 	int n = sqlite3_column_count(st);
@@ -259,6 +236,8 @@ static void vertical_row(sqlite3_stmt *st, size_t row, FILE *out)
 		const char *name = sqlite3_column_name(st, i);
 		const char *v = (const char *)sqlite3_column_text(st, i);
 
+		if (sqlite3_column_type(st, i) == SQLITE_NULL)
+			continue;
 		if (v && *v)
 			fprintf(out, "%s%*s  %s\n", name, (int)(w - width(name)), "", v);
 		else
@@ -287,16 +266,17 @@ static void stream_row(sqlite3_stmt *st, enum out_format f, size_t row, FILE *ou
 	for (int i = 0; i < n; i++) {
 		if (i)
 			fputs(", ", out);
-		json_string(out, sqlite3_column_name(st, i));
+		json_fputs(out, sqlite3_column_name(st, i));
 		fputs(": ", out);
 		json_value(out, st, i);
 	}
 	fputc('}', out);
 }
 
-int table_out(sqlite3_stmt *st, enum out_format f, size_t max_rows, FILE *out,
+int table_out(sqlite3_stmt *st, const struct table_style *style, FILE *out,
 	      size_t *nrows, const char *what, struct errmsg *e)
 {
+	enum out_format f = style->format;
 	struct grid g;
 	size_t n = 0;
 	int rc = SQLITE_DONE, err = 0;
@@ -308,17 +288,22 @@ int table_out(sqlite3_stmt *st, enum out_format f, size_t max_rows, FILE *out,
 	while (err == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (f != OUT_TABLE)
 			stream_row(st, f, n, out);
-		else if (!max_rows || n < max_rows)
+		else if (!style->max_rows || n < style->max_rows)
 			err = grid_add(&g, st);
 		n++;
 	}
 	if (err == 0 && rc != SQLITE_DONE)
 		err = errmsg_set(e, EIO, "query '%s' failed: %s", what,
 				 sqlite3_errmsg(sqlite3_db_handle(st)));
-	if (err == 0 && f == OUT_TABLE && n > 0)
+	if (err == 0 && n == 0 && style->empty && (f == OUT_TABLE || f == OUT_VERTICAL)) {
+		fprintf(out, "(%s)\n", style->empty);
+	} else if (err == 0 && f == OUT_TABLE) {
 		grid_write(&g, st, out);
-	else if (err == 0 && f == OUT_JSON)
+		if (n == 0)
+			fputs("(no rows)\n", out);
+	} else if (err == 0 && f == OUT_JSON) {
 		fputs(n ? "\n]\n" : "]\n", out);
+	}
 	if (f == OUT_TABLE)
 		grid_release(&g);
 	*nrows = n;

@@ -18,16 +18,27 @@ enum out_format { OUT_TABLE, OUT_CSV, OUT_JSON, OUT_VERTICAL };
 /* "table", "csv", "json" into *f; -1 for anything else. */
 int out_format_parse(const char *s, enum out_format *f);
 
+/* How table_out writes a statement's rows. */
+struct table_style {
+	enum out_format format;
+	size_t max_rows;	/* a table shows at most this many; 0: all */
+	const char *empty;	/* borrowed: a table with no rows is this line,
+				 * in parentheses, alone (report's sections);
+				 * NULL: the header, then "(no rows)" */
+};
+
 /*
  * Steps st (borrowed; the caller finalizes it) to its end and writes its
- * rows to out.  A table is written once every row is in, to align it
- * (nothing at all when there is none); with max_rows > 0 it shows at
- * most that many and *nrows still counts them all.  In a table and in CSV a NULL is empty; in JSON it is null,
- * INTEGER and REAL values are numbers and text is a string.  Returns 0,
- * -ENOMEM, or a negative errno with e set when a step fails (what names
- * the query in the message).
+ * rows to out as style says.  A table is written once every row is in,
+ * to align it; *nrows counts every row, shown or not.  With no rows, a
+ * table is its header and "(no rows)" (or style->empty), CSV its header
+ * line and JSON "[]", so an empty answer never looks like no answer.  In
+ * a table and in CSV a NULL is empty; in JSON it is null, INTEGER and
+ * REAL values are numbers and text is a string.  Returns 0, -ENOMEM, or
+ * a negative errno with e set when a step fails (what names the query in
+ * the message).
  */
-int table_out(sqlite3_stmt *st, enum out_format f, size_t max_rows, FILE *out,
+int table_out(sqlite3_stmt *st, const struct table_style *style, FILE *out,
 	      size_t *nrows, const char *what, struct errmsg *e);
 
 #endif

@@ -1,7 +1,7 @@
 #include <stdio.h>
 
 #include "commands.h"
-#include "version.h"
+#include "../common/version.h"
 
 int cmd_version(int argc, char **argv)
 {

@@ -7,8 +7,8 @@
  *   major-faults  fires when a fault completes as major            -> exit
  *
  * Every event samples every occurrence (period 1) with the same
- * sample_type, in CLOCK_REALTIME, so one struct sample_fmt decodes every
- * ring and the stream is already in wall-clock time.  With --stacks the
+ * sample_type, in CLOCK_MONOTONIC (perf_attr_sampling), so one struct
+ * sample_fmt decodes every ring and every record shares one clock.  With --stacks the
  * events that carry a stack add its bits (recorder.stack_fmt, chosen by
  * the sample's id), and a fourth event, context-switches, may join them.
  * The entry event also carries the sideband (MMAP2, COMM, FORK/EXIT) for
@@ -73,7 +73,7 @@ static int fault_event_stacked(enum ev_role role, const struct stack_config *sc)
  * thread's.  PERF_RECORD_SWITCH is no sample and carries no stack; the
  * sched_switch tracepoint would need CPU-wide events in another clock and
  * samples every thread on the CPU (not measured against this: it was
- * ruled out by those two).  Its sample precedes the thread's
+ * ruled out by that).  Its sample precedes the thread's
  * SWITCH out record (perf_event_task_sched_out samples, then writes the
  * record), which is how the pipeline pairs them.
  */
@@ -84,7 +84,7 @@ static void switch_attr(struct fault_attrs *fa, size_t ring_bytes,
 
 	perf_attr_sampling(&fa->attr[i], PERF_TYPE_SOFTWARE,
 			   PERF_COUNT_SW_CONTEXT_SWITCHES, FAULT_SAMPLE_TYPE,
-			   CLOCK_REALTIME, ring_bytes);
+			   ring_bytes);
 	fa->attr[i].exclude_hv = 1;
 	stack_attr_apply(&fa->attr[i], sc);
 	fa->name[i] = "context-switches";
@@ -93,7 +93,8 @@ static void switch_attr(struct fault_attrs *fa, size_t ring_bytes,
 }
 
 int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
-		      const struct stack_config *sc, struct errmsg *e)
+		      const struct stack_config *sc, int switches,
+		      struct errmsg *e)
 {
 	memset(fa, 0, sizeof(*fa));
 	fa->n = FAULT_EVENTS;
@@ -105,7 +106,7 @@ int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
 		if (err < 0)
 			return err;
 		perf_attr_sampling(a, code.type, code.config, FAULT_SAMPLE_TYPE,
-				   CLOCK_REALTIME, ring_bytes);
+				   ring_bytes);
 		a->exclude_hv = 1;
 		if (fault_events[i].role == ROLE_FAULT_ENTRY) {
 			a->mmap = 1;
@@ -118,7 +119,7 @@ int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
 			/* Every switch in and out of the target threads (of
 			 * every thread on the CPU, for pid -1): their
 			 * timelines.  Complete where sched_switch is not. */
-			a->context_switch = 1;
+			a->context_switch = (unsigned)!!switches;
 			a->comm = 1;
 			a->comm_exec = 1;
 			a->task = 1;
@@ -132,6 +133,18 @@ int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
 	if (stack_config_switches(sc))
 		switch_attr(fa, ring_bytes, sc);
 	return 0;
+}
+
+void fault_attrs_add_tracepoint(struct fault_attrs *fa,
+				const struct perf_event_attr *a,
+				const char *name, enum ev_role role)
+{
+	int i = fa->n++;
+
+	fa->attr[i] = *a;
+	fa->name[i] = name;
+	fa->role[i] = role;
+	fa->stacked[i] = 0;
 }
 
 /* perf_open, leaving kernel frames out of a stack the kernel refuses
@@ -197,14 +210,16 @@ int ring_owners_open(struct recorder *r, const struct fault_attrs *fa,
 	return 0;
 }
 
-/* Sends a fault event's records into its CPU's ring. */
-static int attach_to_ring(struct recorder *r, int idx, int fd,
-			  struct errmsg *e)
+/* Intel PT: the PT event for (pid, CPU c) before the fault events;
+ * *group_fd the group fault mode's carrier joins, else -1. */
+static int pt_leader(struct recorder *r, pid_t pid, int c, int inherit,
+		     int on_exec, int *group_fd, struct errmsg *e)
 {
-	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[idx].fd) < 0)
-		return errmsg_set(e, errno, "cannot share the ring on CPU %d: %s",
-				  r->cpus[idx], strerror(errno));
-	return 0;
+	*group_fd = -1;
+	if (!r->cfg.pt)
+		return 0;
+	return pt_record_open_leader(r->cfg.pt, r, pid, c, inherit, on_exec,
+				     group_fd, e);
 }
 
 int fault_events_open(struct recorder *r, struct fault_attrs *fa,
@@ -213,14 +228,30 @@ int fault_events_open(struct recorder *r, struct fault_attrs *fa,
 {
 	*gone = 0;
 	for (int c = 0; c < r->ncpus; c++) {
+		int group_fd, err = pt_leader(r, pid, c, inherit, on_exec,
+					      &group_fd, e);
+
+		if (err == -ESRCH && pid > 0) {
+			*gone = 1;	/* exited since it was listed */
+			return 0;
+		}
+		if (err < 0)
+			return err;
 		for (int i = 0; i < fa->n; i++) {
 			struct perf_event_attr a = fa->attr[i];
+			/* Intel PT's fault mode: the carrier joins the PT group. */
+			int carrier = group_fd >= 0 &&
+				      pt_record_is_carrier(r->cfg.pt, fa->role[i]);
 			uint64_t id;
-			int fd, err;
+			int fd;
 
 			a.inherit = (unsigned)inherit;
 			a.enable_on_exec = (unsigned)on_exec;
-			fd = open_stacked(fa, &a, pid, r->cpus[c]);
+			if (carrier)
+				pt_record_carrier(r->cfg.pt, &a);
+			fd = carrier ? pt_record_open_carrier(r->cfg.pt, &a, pid,
+							      r->cpus[c], group_fd)
+				     : open_stacked(fa, &a, pid, r->cpus[c]);
 			if (fd == -ESRCH && pid > 0) {
 				*gone = 1;	/* exited since it was listed */
 				return 0;
@@ -236,8 +267,10 @@ int fault_events_open(struct recorder *r, struct fault_attrs *fa,
 						  strerror(errno));
 			err = idmap_put_arg(&r->ids, id, fa->role[i],
 					    fa->stacked[i]);
-			if (err == 0)
-				err = attach_to_ring(r, c, fd, e);
+			if (err == 0 && carrier)
+				err = pt_record_carrier_opened(r->cfg.pt, id);
+			else if (err == 0)
+				err = recorder_share_ring(r, c, fd, e);
 			if (err < 0)
 				return err;
 		}

@@ -10,8 +10,9 @@
 #include "recorder.h"
 
 #define FAULT_EVENTS 3
-/* With --stacks on switch-outs, a fourth: context-switches. */
-#define FAULT_EVENTS_MAX 4
+/* With --stacks on switch-outs, a fourth: context-switches; for
+ * per-thread targets, sched_switch too. */
+#define FAULT_EVENTS_MAX 5
 
 struct fault_attrs {
 	struct perf_event_attr attr[FAULT_EVENTS_MAX];
@@ -26,10 +27,18 @@ struct fault_attrs {
 void fault_sample_fmt(struct sample_fmt *f);
 
 /* Resolves the three event names (libpfm4) and fills the attrs, disabled,
- * with wakeups at a quarter of ring_bytes, and the stack bits of sc on the
- * events that carry a stack.  0 or -errno with e. */
+ * with wakeups at a quarter of ring_bytes, the stack bits of sc on the
+ * events that carry a stack, and with switches the targets' switch
+ * records.  0 or -errno with e. */
 int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
-		      const struct stack_config *sc, struct errmsg *e);
+		      const struct stack_config *sc, int switches,
+		      struct errmsg *e);
+
+/* One more event opened with the fault events (per thread and CPU): a
+ * tracepoint's attr a (tracepoint_attr), under name, with role. */
+void fault_attrs_add_tracepoint(struct fault_attrs *fa,
+				const struct perf_event_attr *a,
+				const char *name, enum ev_role role);
 
 /* One ring per CPU of r, owned by a dummy event on faultline's own
  * thread.  Before fault_events_open.  0 or -errno with e. */

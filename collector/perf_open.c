@@ -2,13 +2,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "perf_open.h"
 
 void perf_attr_sampling(struct perf_event_attr *a, uint32_t type,
-			uint64_t config, uint64_t sample_type, int clock,
-			size_t ring_bytes)
+			uint64_t config, uint64_t sample_type, size_t ring_bytes)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -19,7 +19,7 @@ void perf_attr_sampling(struct perf_event_attr *a, uint32_t type,
 	a->sample_id_all = 1;
 	a->disabled = 1;
 	a->use_clockid = 1;
-	a->clockid = clock;
+	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(ring_bytes / 4);
 }

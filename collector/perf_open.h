@@ -17,13 +17,16 @@
 /*
  * What every faultline event shares: every occurrence sampled with
  * sample_type, the sample_id trailer on other records, disabled until
- * enabled, timestamps in clock, and a wake-up for the reader when a
- * quarter of its ring (ring_bytes) is used: three quarters are left to
- * absorb the time a drain takes.  Zeroes the rest of *a.
+ * enabled, and a wake-up for the reader when a quarter of its ring
+ * (ring_bytes) is used: three quarters are left to absorb the time a
+ * drain takes.  Timestamps are CLOCK_MONOTONIC, the recording's one
+ * clock: the kernel refuses CLOCK_REALTIME for tracepoints, events of
+ * different clocks cannot share a ring, and durations, order and matches
+ * must not move when someone steps the realtime clock.  Zeroes the rest
+ * of *a.
  */
 void perf_attr_sampling(struct perf_event_attr *a, uint32_t type,
-			uint64_t config, uint64_t sample_type, int clock,
-			size_t ring_bytes);
+			uint64_t config, uint64_t sample_type, size_t ring_bytes);
 
 /* Returns an fd (close-on-exec) or a negative errno. */
 int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu);

@@ -6,45 +6,33 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../common/array.h"
+#include "../common/cpulist.h"
+#include "../common/file.h"
 #include "procfs.h"
 
 int proc_online_cpus(int **cpus, int *n)
 {
-	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
-	int *v = NULL, cap = 0, cnt = 0, lo, hi;
-	char sep;
+	char *text = NULL;
+	size_t len;
+	struct errmsg e;
+	cpu_set_t set;
+	int *v, cnt = 0, err;
 
-	if (!f)
-		return -errno;
-	while (fscanf(f, "%d", &lo) == 1) {
-		hi = lo;
-		sep = (char)fgetc(f);
-		if (sep == '-') {
-			if (fscanf(f, "%d", &hi) != 1)
-				break;
-			sep = (char)fgetc(f);
-		}
-		for (int c = lo; c <= hi; c++) {
-			if (cnt == cap) {
-				int *nv = realloc(v, (size_t)(cap = cap ? cap * 2 : 16) *
-						  sizeof(*v));
-				if (!nv) {
-					free(v);
-					fclose(f);
-					return -ENOMEM;
-				}
-				v = nv;
-			}
-			v[cnt++] = c;
-		}
-		if (sep != ',')
-			break;
-	}
-	fclose(f);
-	if (!cnt) {
-		free(v);
+	errmsg_init(&e);
+	err = read_text_file("/sys/devices/system/cpu/online", &text, &len, &e);
+	if (err < 0)
+		return err;
+	err = cpulist_parse(text, &set);
+	free(text);
+	if (err < 0 || !CPU_COUNT(&set))
 		return -ENODEV;
-	}
+	v = calloc((size_t)CPU_COUNT(&set), sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			v[cnt++] = c;
 	*cpus = v;
 	*n = cnt;
 	return 0;
@@ -63,15 +51,10 @@ static int list_numeric(const char *dir, pid_t **out, size_t *n)
 	while ((de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		if (cnt == cap) {
-			pid_t *nv = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (ARRAY_RESERVE(v, cap, cnt + 1) < 0) {
+			free(v);
+			closedir(d);
+			return -ENOMEM;
 		}
 		v[cnt++] = (pid_t)atoi(de->d_name);
 	}
@@ -129,6 +112,44 @@ pid_t proc_tgid(pid_t tid)
 	return tgid;
 }
 
+pid_t proc_last_pid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "r");
+	int pid = -ENOENT;
+
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%d", &pid) != 1)
+		pid = -EINVAL;
+	fclose(f);
+	return pid;
+}
+
+/* PF_KTHREAD in include/linux/sched.h. */
+#define PROC_FLAG_KTHREAD 0x00200000u
+
+int proc_is_kthread(pid_t tid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long flags;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -ESRCH;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "pid (comm) state ppid pgrp session tty tpgid flags ...": the name
+	 * may hold spaces and parentheses, so count from the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return -EINVAL;
+	return (flags & PROC_FLAG_KTHREAD) != 0;
+}
+
 /* "start-end perms offset maj:min inode   path" */
 static int parse_maps_line(char *line, struct rec_mmap *m)
 {
@@ -179,4 +200,49 @@ int proc_maps_each(pid_t pid, int (*fn)(void *ctx, const struct rec_mmap *m),
 	}
 	fclose(f);
 	return err;
+}
+
+/* The value of "key\t: value" in cpuinfo text (its first CPU), into
+ * buf; "" when absent.  Only blanks may stand between key and ':', so
+ * "model" is not "model name". */
+void cpuinfo_field(const char *text, const char *key, char *buf, size_t n)
+{
+	size_t klen = strlen(key);
+	const char *line = text;
+
+	buf[0] = '\0';
+	while (line && *line) {
+		const char *end = strchr(line, '\n'), *p = line + klen;
+
+		if (!end)
+			end = line + strlen(line);
+		if (!strncmp(line, key, klen)) {
+			while (p < end && (*p == ' ' || *p == '\t'))
+				p++;
+			if (p < end && *p == ':') {
+				p++;
+				while (p < end && *p == ' ')
+					p++;
+				snprintf(buf, n, "%.*s", (int)(end - p), p);
+				return;
+			}
+		}
+		if (!*end)
+			break;
+		line = end + 1;
+	}
+}
+
+void proc_cpu_model(char *buf, size_t n)
+{
+	struct errmsg ignored;
+	char *text = NULL;
+	size_t len;
+
+	buf[0] = '\0';
+	errmsg_init(&ignored);
+	if (read_text_file("/proc/cpuinfo", &text, &len, &ignored) < 0)
+		return;
+	cpuinfo_field(text, "model name", buf, n);
+	free(text);
 }

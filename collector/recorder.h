@@ -1,14 +1,14 @@
 /*
- * recorder: opens the fault events for the targets, maps one ring per
- * CPU, and drains the rings until a stop condition, handing every raw
- * record to a sink.  It decodes nothing: bytes go to decoder/ through the
- * sink, which the record command wires to the decoder and the loader.
+ * recorder: opens the events for the targets (faults, switches,
+ * tracepoints), maps one ring per CPU that every event on that CPU
+ * writes into, and keeps what the drain loop (drain.h) needs to know
+ * when to stop.  It decodes nothing.
  *
  * Usage:
  *	recorder_init(&r);
  *	recorder_open(&r, &cfg, &err);	events opened, rings mapped, disabled
- *	recorder_run(&r, &sink, &err);	enable, drain until stopped, drain the
- *					rest and the kernel's pending LOST counts
+ *	drain_run(&r, &spool, ...);	enable, move ring bytes into the spool
+ *					until stopped (collector/drain.h)
  *	recorder_release(&r);
  */
 #ifndef FL_RECORDER_H
@@ -21,10 +21,13 @@
 #include "../common/errmsg.h"
 #include "../decoder/idmap.h"
 #include "../decoder/perf_record.h"
+#include "../decoder/tracepoint.h"
+#include "pt_record.h"
 #include "ring.h"
 #include "stack_events.h"
 #include "targets.h"
 #include "tracepoints.h"
+#include "waking_filter.h"
 
 /* A record stamped this long before a ring's head was read has been
  * published in it: the kernel stamps a software event and copies it into
@@ -33,30 +36,19 @@
  * this much of the stream, which bounds its memory by the event rate. */
 #define RECORDER_ORDER_SLACK_NS (50ull * 1000 * 1000)
 
-/* How often the sink's tick runs (live status, commits), in ms. */
-#define RECORDER_TICK_MS 1000
-
 struct recorder_config {
 	struct target_set *targets;	/* borrowed */
 	size_t ring_bytes;		/* data bytes per CPU: a power of two */
 	uint64_t duration_ns;		/* stop after this long; 0: no limit */
-	const struct tp_spec *tracepoints;	/* borrowed: -e, in order */
-	size_t ntracepoints;
+	const struct tp_spec_list *tracepoints;	/* borrowed: -e, in order */
 	struct stack_config stacks;	/* --stacks, --stack-size, --stacks-on */
-};
-
-struct recorder_sink {
-	void *ctx;
-	/* One record from cpu's ring; rec is borrowed until return.
-	 * monotonic: its timestamps are CLOCK_MONOTONIC (a tracepoint ring),
-	 * else CLOCK_REALTIME. */
-	int (*record)(void *ctx, int cpu, int monotonic, const void *rec,
-		      size_t len);
-	/* Every record stamped at or before watermark (CLOCK_REALTIME ns)
-	 * has been handed to record(); UINT64_MAX at the very end. */
-	int (*round)(void *ctx, uint64_t watermark);
-	/* Every RECORDER_TICK_MS while recording. */
-	int (*tick)(void *ctx);
+	int ready_fd;			/* --ready-fd: told once events are on; -1 */
+	/* --pt: borrowed, probed by the engine (record/pt.h); NULL
+	 * without --pt. */
+	struct pt_recording *pt;
+	/* 0: no switch records and no sched tracepoints (the engine then
+	 * builds no thread states). */
+	int thread_states;
 };
 
 enum stop_reason {
@@ -64,18 +56,17 @@ enum stop_reason {
 	STOP_SIGNAL,		/* SIGINT, SIGTERM or SIGHUP */
 	STOP_DURATION,		/* --duration elapsed */
 	STOP_TARGETS_GONE,	/* the command, or every -p/-t target, exited */
+	STOP_ERROR,		/* the engine behind the spool failed */
 };
 
 struct recorder {
 	struct recorder_config cfg;
 	int *cpus;			/* owned: online CPUs */
 	int ncpus;
-	struct ring *rings;		/* owned: rings[i] is cpus[i]'s */
-	/* owned: cpus[i]'s ring for tracepoints.  The kernel refuses
-	 * CLOCK_REALTIME for tracepoints (EINVAL on 6.18) and a ring's
-	 * events must share one clock: these are in CLOCK_MONOTONIC, which
-	 * the sink converts with a clock anchor. */
-	struct ring *tp_rings;
+	/* owned: rings[i] is cpus[i]'s, owned by a dummy event on
+	 * faultline's own thread; every event on that CPU writes into it
+	 * (one clock, CLOCK_MONOTONIC, makes that possible). */
+	struct ring *rings;
 	int *fds;			/* owned: every event fd opened */
 	size_t nfds, capfds;
 	size_t nfds_to_enable;		/* fds[0..this) are enabled by ioctl */
@@ -91,14 +82,16 @@ struct recorder {
 	struct tep_event *sched_switch;	/* borrowed from tep, or NULL */
 	struct tep_event *sched_waking;	/* borrowed from tep, or NULL */
 	struct tep_event **user_events;	/* owned array of borrowed: -e, in order */
+	/* owned: sched_waking for per-thread targets; unused (.r NULL)
+	 * with -a or --comm, or without sched tracing. */
+	struct waking_filter waking;
 	struct errmsg warning;		/* set when something is left out */
 
 	/* Results of recorder_run. */
 	enum stop_reason stop;
 	int stop_signal;		/* with STOP_SIGNAL */
 	int child_status;		/* wait status of the command, -1 if none */
-	uint64_t records;		/* records handed to the sink */
-	uint64_t bytes;			/* bytes read from the rings */
+	uint64_t bytes;			/* bytes moved from the rings */
 	uint64_t framing_errors;	/* ring reads cut short by impossible framing */
 };
 
@@ -108,6 +101,9 @@ void recorder_init(struct recorder *r);
 int recorder_map_ring(struct recorder *r, struct ring *ring, int idx, int fd,
 		      struct errmsg *e);
 
+/* Sends event fd's records into cpus[idx]'s ring.  0 or -errno with e. */
+int recorder_share_ring(struct recorder *r, int idx, int fd, struct errmsg *e);
+
 /* Keeps fd among the recorder's events (closed by recorder_release);
  * closes it and returns -ENOMEM if the list cannot grow. */
 int recorder_keep_fd(struct recorder *r, int fd);
@@ -116,11 +112,6 @@ int recorder_keep_fd(struct recorder *r, int fd);
  * there is one.  0 or -errno with e saying what failed and how to fix it. */
 int recorder_open(struct recorder *r, const struct recorder_config *cfg,
 		  struct errmsg *e);
-
-/* Records until a stop condition, then drains what is left.  0, or the
- * sink's negative return, or -errno with e set. */
-int recorder_run(struct recorder *r, const struct recorder_sink *sink,
-		 struct errmsg *e);
 
 /* Closes the events and unmaps the rings; waits for nothing. */
 void recorder_release(struct recorder *r);

@@ -1,60 +1,145 @@
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 
+#include "../common/array.h"
+#include "../common/file.h"
 #include "symbol_sources.h"
 
-int read_text_file(const char *path, char **buf, size_t *len,
-		   struct errmsg *e)
+void symbol_sources_init(struct symbol_sources *s)
 {
-	size_t cap = 1 << 16, n = 0;
-	char *b = NULL, *nb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	memset(s, 0, sizeof(*s));
+}
 
-	if (fd < 0) {
-		err = errno;
-		if (err == ENOENT)
-			return -ENOENT;
-		return errmsg_set(e, err, "cannot read '%s': %s", path,
-				  strerror(err));
-	}
-	for (;;) {
-		ssize_t got;
+void symbol_sources_release(struct symbol_sources *s)
+{
+	for (size_t i = 0; i < s->nperf_maps; i++)
+		free(s->perf_maps[i].text);
+	free(s->perf_maps);
+	free(s->kallsyms);
+	free(s->debuginfo_path);
+	symbol_sources_init(s);
+}
 
-		if (!b || n + 1 >= cap) {
-			cap = b ? 2 * cap : cap;
-			if (!(nb = realloc(b, cap))) {
-				err = errmsg_set(e, ENOMEM, "out of memory reading '%s'",
-						 path);
-				goto out;
-			}
-			b = nb;
-		}
-		got = read(fd, b + n, cap - n - 1);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			err = errmsg_set(e, errno, "cannot read '%s': %s", path,
-					 strerror(errno));
+static int nomem(struct errmsg *e)
+{
+	return errmsg_set(e, ENOMEM, "out of memory while symbolizing");
+}
+
+int symbol_sources_debug_dirs(struct symbol_sources *s,
+			      const char *const *dirs, size_t n,
+			      struct errmsg *e)
+{
+	static const char defaults[] = ":.debug:/usr/lib/debug";
+	size_t len = sizeof(defaults);
+	char (*abs)[PATH_MAX] = n ? calloc(n, PATH_MAX) : NULL;
+	int err = 0;
+
+	if (n && !abs)
+		return nomem(e);
+	for (size_t i = 0; i < n; i++) {
+		struct stat sb;
+
+		if (!realpath(dirs[i], abs[i]) || stat(abs[i], &sb) ||
+		    !S_ISDIR(sb.st_mode) || strchr(abs[i], ':')) {
+			err = errmsg_set(e, ENOTDIR, "debug directory '%s' %s; give "
+					 "a directory that holds debug files",
+					 dirs[i], strchr(abs[i], ':') ?
+					 "has a ':' in its path" : "is not a directory");
 			goto out;
 		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
+		len += strlen(abs[i]) + 1;
 	}
-	b[n] = '\0';
-	*buf = b;
-	*len = n;
-	b = NULL;
+	free(s->debuginfo_path);
+	s->debuginfo_path = malloc(len);
+	if (!s->debuginfo_path) {
+		err = nomem(e);
+		goto out;
+	}
+	s->debuginfo_path[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		strcat(s->debuginfo_path, abs[i]);
+		strcat(s->debuginfo_path, ":");
+	}
+	/* The leading ':' of the defaults (the file's own directory) would
+	 * make an empty entry after ours; both mean the same. */
+	strcat(s->debuginfo_path, n ? defaults + 1 : defaults);
 out:
-	free(b);
-	close(fd);
+	free(abs);
 	return err;
+}
+
+/* /proc/kallsyms into s; a kernel without one is no error. */
+static int read_kallsyms(struct symbol_sources *s, struct errmsg *e)
+{
+	int err = read_text_file("/proc/kallsyms", &s->kallsyms,
+				 &s->kallsyms_len, e);
+
+	return err == -ENOENT ? 0 : err;
+}
+
+/* pid's /tmp/perf-PID.map into s when there is one to read: a process
+ * that is no JIT has none, and one written by another user may be
+ * closed to us (either way its frames just get no JIT names). */
+static int read_perf_map(struct symbol_sources *s, int64_t pid,
+			 struct errmsg *e)
+{
+	struct sym_perf_map m = { .pid = pid };
+	struct errmsg why;
+	int err;
+
+	snprintf(m.path, sizeof(m.path), "/tmp/perf-%lld.map", (long long)pid);
+	errmsg_init(&why);
+	err = read_text_file(m.path, &m.text, &m.len, &why);
+	if (err == -ENOENT || err == -EACCES)
+		return 0;
+	if (err < 0) {
+		*e = why;
+		return err;
+	}
+	if (ARRAY_RESERVE(s->perf_maps, s->perf_maps_cap, s->nperf_maps + 1) < 0) {
+		free(m.text);
+		return nomem(e);
+	}
+	s->perf_maps[s->nperf_maps++] = m;
+	return 0;
+}
+
+int symbol_sources_gather(struct symbol_sources *s,
+			  const struct symbol_sources_want *w, struct errmsg *e)
+{
+	struct utsname un;
+	int err = 0;
+
+	if (uname(&un) == 0)
+		snprintf(s->release, sizeof(s->release), "%s", un.release);
+	/* kallsyms and the vDSO name only the kernel they come from. */
+	s->same_kernel = s->release[0] && w->kernel && !strcmp(w->kernel, s->release);
+	if (s->same_kernel) {
+		if (vdso_image(&s->vdso, &s->vdso_len) < 0) {
+			s->vdso = NULL;
+			s->vdso_len = 0;
+		}
+		if (w->kernel_frames)
+			err = read_kallsyms(s, e);
+	}
+	for (size_t i = 0; i < w->npids && err == 0; i++)
+		err = read_perf_map(s, w->pids[i], e);
+	return err;
+}
+
+void symbol_sources_view(const struct symbol_sources *s, struct sym_sources *v)
+{
+	*v = (struct sym_sources){
+		s->debuginfo_path, s->kallsyms, s->kallsyms_len, s->vdso,
+		s->vdso_len, s->perf_maps, s->nperf_maps };
 }
 
 int vdso_image(const void **image, size_t *len)

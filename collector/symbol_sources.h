@@ -1,23 +1,79 @@
 /*
  * symbol_sources: what this machine can tell about the names of code
- * outside files: the running kernel's /proc/kallsyms, this process's vDSO
- * image (the same for every process under one kernel), and the
- * /tmp/perf-PID.map files JITs write.  The parsing is in decoder/.
+ * outside files, gathered before a symbolization job names anything (and
+ * so before its results are written: nothing here is read while the
+ * write transaction is open): the running kernel's release and its
+ * /proc/kallsyms, this process's vDSO image (the same for every process
+ * under one kernel), the /tmp/perf-PID.map files JITs write, and the
+ * debug directories, checked and made absolute.  The parsing is in
+ * decoder/ (kallsyms.h, perf_map.h, symbolize_job.h).
+ *
+ * Usage:
+ *
+ *	symbol_sources_init(&s);
+ *	symbol_sources_debug_dirs(&s, dirs, ndirs, e);	(first: a bad one is
+ *							 an option error)
+ *	symbol_sources_gather(&s, &want, e);
+ *	symbol_sources_view(&s, &view);			(for symbolize_job_run)
+ *	symbol_sources_release(&s);			(after the job's last use)
  */
 #ifndef FL_SYMBOL_SOURCES_H
 #define FL_SYMBOL_SOURCES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../common/errmsg.h"
+#include "../decoder/symbolize_job.h"
+
+/* What a job needs gathered. */
+struct symbol_sources_want {
+	const char *kernel;	/* borrowed: the release the session was
+				 * recorded on; NULL when not known */
+	int kernel_frames;	/* some of its frames are the kernel's */
+	const int64_t *pids;	/* borrowed: the processes of its user frames,
+				 * ascending, distinct (sym_input_user_pids) */
+	size_t npids;
+};
+
+struct symbol_sources {
+	char release[65];	/* the running kernel's (uname -r); "" unknown */
+	int same_kernel;	/* the session was recorded on the running kernel */
+	char *debuginfo_path;	/* owned; libdwfl's format */
+	char *kallsyms;		/* owned; NUL-terminated; NULL: not gathered */
+	size_t kallsyms_len;
+	const void *vdso;	/* borrowed: this process's image; NULL: none */
+	size_t vdso_len;
+	struct sym_perf_map *perf_maps;	/* owned, their texts too; by pid */
+	size_t nperf_maps, perf_maps_cap;
+};
+
+void symbol_sources_init(struct symbol_sources *s);
+void symbol_sources_release(struct symbol_sources *s);
 
 /*
- * Reads the whole of path (a /proc file reports size 0, so it is read to
- * EOF) into *buf (owned by the caller, free(); NUL-terminated) and *len.
- * 0, -ENOENT when the file is not there, or another -errno with e set.
+ * libdwfl's debuginfo path in s: dirs (made absolute: libdwfl looks for
+ * .build-id/ only under absolute ones) searched first, then the usual
+ * places.  0, -ENOTDIR with e for one that is not a directory (or has a
+ * ':' in its path, libdwfl's separator), -ENOMEM.
  */
-int read_text_file(const char *path, char **buf, size_t *len,
-		   struct errmsg *e);
+int symbol_sources_debug_dirs(struct symbol_sources *s,
+			      const char *const *dirs, size_t n,
+			      struct errmsg *e);
+
+/*
+ * The rest of what w needs: the running kernel's release; when it is the
+ * session's, this process's vDSO image and, if w has kernel frames,
+ * /proc/kallsyms (absent: none); each pid's /tmp/perf-PID.map (absent or
+ * unreadable: none).  0, or -errno with e for a file that is there and
+ * cannot be read, or -ENOMEM.
+ */
+int symbol_sources_gather(struct symbol_sources *s,
+			  const struct symbol_sources_want *w, struct errmsg *e);
+
+/* What the decoder reads, borrowed from s: valid until
+ * symbol_sources_release. */
+void symbol_sources_view(const struct symbol_sources *s, struct sym_sources *v);
 
 /*
  * This process's vDSO image: *image borrowed (valid for the process's

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/array.h"
 #include "procfs.h"
 #include "targets.h"
 
@@ -38,6 +39,7 @@ void target_set_release(struct target_set *t)
 		end_child(t->child);
 	free(t->pids);
 	free(t->tids);
+	free(t->comms);
 	if (t->go_fd >= 0)
 		close(t->go_fd);
 	if (t->exec_err_fd >= 0)
@@ -45,15 +47,14 @@ void target_set_release(struct target_set *t)
 	target_set_init(t);
 }
 
-int target_add_ids(pid_t **list, size_t *n, const char *arg, const char *opt,
-		   struct errmsg *e)
+static int add_ids(pid_t **list, size_t *n, size_t *cap, const char *arg,
+		   const char *opt, struct errmsg *e)
 {
 	const char *p = arg;
 
 	while (*p) {
 		char *end;
 		long v;
-		pid_t *nl;
 
 		errno = 0;
 		v = strtol(p, &end, 10);
@@ -61,13 +62,36 @@ int target_add_ids(pid_t **list, size_t *n, const char *arg, const char *opt,
 		    (*end && *end != ','))
 			return errmsg_set(e, EINVAL, "invalid %s '%s': expected "
 					  "positive ids separated by commas", opt, arg);
-		nl = realloc(*list, (*n + 1) * sizeof(**list));
-		if (!nl)
+		if (ARRAY_RESERVE(*list, *cap, *n + 1) < 0)
 			return -ENOMEM;
-		*list = nl;
 		(*list)[(*n)++] = (pid_t)v;
 		p = *end ? end + 1 : end;
 	}
+	return 0;
+}
+
+int target_add_pids(struct target_set *t, const char *arg, const char *opt,
+		    struct errmsg *e)
+{
+	return add_ids(&t->pids, &t->npids, &t->pids_cap, arg, opt, e);
+}
+
+int target_add_tids(struct target_set *t, const char *arg, const char *opt,
+		    struct errmsg *e)
+{
+	return add_ids(&t->tids, &t->ntids, &t->tids_cap, arg, opt, e);
+}
+
+int target_add_comm(struct target_set *t, char *name, const char *opt,
+		    struct errmsg *e)
+{
+	if (!*name || strlen(name) > 15)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': a thread name is 1 "
+				  "to 15 characters (the kernel keeps no more)",
+				  opt, name);
+	if (ARRAY_RESERVE(t->comms, t->comms_cap, t->ncomms + 1) < 0)
+		return -ENOMEM;
+	t->comms[t->ncomms++] = name;
 	return 0;
 }
 
@@ -76,10 +100,71 @@ int target_system_wide(const struct target_set *t)
 	return t->all || t->ncomms > 0;
 }
 
-int target_check(const struct target_set *t, struct errmsg *e)
+/* Is there an executable file for the command, found as execvp will
+ * (a name with a '/' as it is, else along PATH)?  Checked before the
+ * session exists, so a typo costs no database row. */
+static int command_found(const char *cmd)
+{
+	const char *path = getenv("PATH"), *p;
+	char full[4096];
+
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) == 0 ? 0 : -errno;
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (p = path;; p += strcspn(p, ":") + 1) {
+		size_t len = strcspn(p, ":");
+
+		snprintf(full, sizeof(full), "%.*s%s%s", (int)len, p, len ? "/" : "",
+			 cmd);
+		if (access(full, X_OK) == 0)
+			return 0;
+		if (!p[len])
+			return -ENOENT;
+	}
+}
+
+static int check_command(const struct target_set *t, struct errmsg *e)
+{
+	int err;
+
+	if (!t->command)
+		return 0;
+	err = command_found(t->command[0]);
+	if (err == -ENOENT && strchr(t->command[0], '/'))
+		return errmsg_set(e, ENOENT, "cannot run '%s': command not found; "
+				  "check its path", t->command[0]);
+	if (err == -ENOENT)
+		return errmsg_set(e, ENOENT, "cannot run '%s': command not found "
+				  "in PATH; check its name, or give its path",
+				  t->command[0]);
+	if (err < 0)
+		return errmsg_set(e, -err, "cannot run '%s': %s", t->command[0],
+				  strerror(-err));
+	return 0;
+}
+
+/* A kernel thread takes no user page faults: worth a word at once. */
+static void warn_kthread(pid_t id, const char *opt, struct errmsg *warn)
+{
+	char comm[16] = "";
+
+	if (warn->text[0] || proc_is_kthread(id) != 1)
+		return;
+	proc_read_comm(id, id, comm);
+	errmsg_set(warn, EINVAL, "%s %d (%s) is a kernel thread: it takes no user "
+		   "page faults, so only its thread states will be recorded",
+		   opt, (int)id, comm);
+}
+
+int target_check(const struct target_set *t, struct errmsg *warn,
+		 struct errmsg *e)
 {
 	char path[64];
+	int err = check_command(t, e);
 
+	if (err < 0)
+		return err;
 	for (size_t i = 0; i < t->npids; i++) {
 		pid_t tgid = proc_tgid(t->pids[i]);
 
@@ -91,12 +176,14 @@ int target_check(const struct target_set *t, struct errmsg *e)
 					  "not a process; use -t %d for the thread or "
 					  "-p %d for the process", (int)t->pids[i],
 					  (int)tgid, (int)t->pids[i], (int)tgid);
+		warn_kthread(t->pids[i], "-p", warn);
 	}
 	for (size_t i = 0; i < t->ntids; i++) {
 		snprintf(path, sizeof(path), "/proc/%d", (int)t->tids[i]);
 		if (access(path, F_OK) != 0)
 			return errmsg_set(e, ESRCH, "no such thread %d; check the tid "
 					  "with 'ps -eL'", (int)t->tids[i]);
+		warn_kthread(t->tids[i], "-t", warn);
 	}
 	return 0;
 }

@@ -12,11 +12,11 @@
 
 struct target_set {
 	pid_t *pids;		/* owned: -p processes (all their threads) */
-	size_t npids;
+	size_t npids, pids_cap;
 	pid_t *tids;		/* owned: -t threads */
-	size_t ntids;
-	char **comms;		/* borrowed (argv): --comm names */
-	size_t ncomms;
+	size_t ntids, tids_cap;
+	char **comms;		/* owned array of borrowed (argv) --comm names */
+	size_t ncomms, comms_cap;
 	int all;		/* -a: every thread on the machine */
 	char **command;		/* borrowed (argv): -- COMMAND ARGS, or NULL */
 	pid_t child;		/* the started command; 0 before target_spawn */
@@ -33,18 +33,27 @@ void target_set_init(struct target_set *t);
  * second, and reaped: faultline started it, so faultline ends it. */
 void target_set_release(struct target_set *t);
 
-/* Appends to t->pids (or t->tids) from a list like "12,34".  0 or -EINVAL
- * with e naming the bad item. */
-int target_add_ids(pid_t **list, size_t *n, const char *arg, const char *opt,
-		   struct errmsg *e);
+/* Appends to t->pids (or t->tids) from a list like "12,34".  0, -EINVAL
+ * with e naming opt and the bad item, or -ENOMEM. */
+int target_add_pids(struct target_set *t, const char *arg, const char *opt,
+		    struct errmsg *e);
+int target_add_tids(struct target_set *t, const char *arg, const char *opt,
+		    struct errmsg *e);
+/* Appends a thread name (borrowed: it must outlive t).  0, -EINVAL with
+ * e for a name the kernel cannot hold, or -ENOMEM. */
+int target_add_comm(struct target_set *t, char *name, const char *opt,
+		    struct errmsg *e);
 
 /* Events are opened per CPU for every thread (pid -1) and rows kept
  * only for target threads: -a, and --comm (a name can appear anywhere,
  * at any time). */
 int target_system_wide(const struct target_set *t);
 
-/* Checks that every -p process and -t thread exists now. */
-int target_check(const struct target_set *t, struct errmsg *e);
+/* Checks that every -p process and -t thread exists now, and that the
+ * command can be run.  0 or -errno with e; a target worth a word (a
+ * kernel thread) sets *warn, if not set already. */
+int target_check(const struct target_set *t, struct errmsg *warn,
+		 struct errmsg *e);
 
 /* Is the thread (pid, tid, comm) a target?  For system-wide recording. */
 int target_wanted(const struct target_set *t, pid_t pid, pid_t tid,

@@ -110,39 +110,55 @@ static int apply_filter(int fd, const struct tep_event *ev, const char *filter,
 			  tracefs_tracing_dir(), ev->system, ev->name);
 }
 
+void tracepoint_attr(struct perf_event_attr *a, const struct tep_event *ev,
+		     size_t ring_bytes)
+{
+	perf_attr_sampling(a, PERF_TYPE_TRACEPOINT, (uint64_t)ev->id,
+			   TP_SAMPLE_TYPE, ring_bytes);
+}
+
+int tracepoint_open_cpu(struct recorder *r, struct tep_event *ev, int idx,
+			enum ev_role role, uint16_t arg, const char *filter,
+			struct errmsg *e)
+{
+	struct perf_event_attr a;
+	char name[256];
+	uint64_t id;
+	int fd, err = 0;
+
+	snprintf(name, sizeof(name), "%s:%s", ev->system, ev->name);
+	tracepoint_attr(&a, ev, r->cfg.ring_bytes);
+	fd = perf_open(&a, -1, r->cpus[idx]);
+	if (fd < 0)
+		return perf_open_explain(-fd, &a, name, -1, r->cpus[idx], e);
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		err = errmsg_set(e, errno, "cannot read the id of '%s': %s",
+				 name, strerror(errno));
+	if (err == 0)
+		err = idmap_put_arg(&r->ids, id, role, arg);
+	if (err == 0)
+		err = apply_filter(fd, ev, filter, e);
+	/* One ring per CPU for every event: the ring owner's. */
+	if (err == 0)
+		err = recorder_share_ring(r, idx, fd, e);
+	if (err < 0) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
 int tracepoint_open(struct recorder *r, struct tep_event *ev,
 		    enum ev_role role, uint16_t arg, const char *filter,
 		    struct errmsg *e)
 {
-	struct perf_event_attr a;
-	char name[256];
-
-	snprintf(name, sizeof(name), "%s:%s", ev->system, ev->name);
-	/* CLOCK_REALTIME is refused for tracepoints; see recorder.tp_rings. */
-	perf_attr_sampling(&a, PERF_TYPE_TRACEPOINT, (uint64_t)ev->id,
-			   TP_SAMPLE_TYPE, CLOCK_MONOTONIC, r->cfg.ring_bytes);
 	for (int c = 0; c < r->ncpus; c++) {
-		uint64_t id;
-		int fd = perf_open(&a, -1, r->cpus[c]), err;
+		int fd = tracepoint_open_cpu(r, ev, c, role, arg, filter, e);
 
 		if (fd < 0)
-			return perf_open_explain(-fd, &a, name, -1, r->cpus[c], e);
-		err = recorder_keep_fd(r, fd);
-		if (err == 0 && ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
-			err = errmsg_set(e, errno, "cannot read the id of '%s': %s",
-					 name, strerror(errno));
-		if (err == 0)
-			err = idmap_put_arg(&r->ids, id, role, arg);
-		if (err == 0)
-			err = apply_filter(fd, ev, filter, e);
-		if (err == 0 && !r->tp_rings[c].meta)
-			err = recorder_map_ring(r, &r->tp_rings[c], c, fd, e);
-		else if (err == 0 &&
-			 ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->tp_rings[c].fd) < 0)
-			err = errmsg_set(e, errno, "cannot share the ring on CPU %d: %s",
-					 r->cpus[c], strerror(errno));
-		if (err < 0)
-			return err;
+			return fd;
+		if (recorder_keep_fd(r, fd) < 0)
+			return -ENOMEM;
 	}
 	return 0;
 }

@@ -7,19 +7,13 @@
 #define FL_TRACEPOINTS_H
 
 #include <event-parse.h>
+#include <linux/perf_event.h>
+#include <stddef.h>
 
 #include "../common/errmsg.h"
 #include "../decoder/idmap.h"
 
 struct recorder;
-
-/* One -e SUBSYS:NAME[/FILTER/]; strings borrowed from argv or owned by
- * the caller. */
-struct tp_spec {
-	char *system;
-	char *name;
-	char *filter;		/* NULL: no filter */
-};
 
 /* Every tracepoint sample: who, when, and the raw record. */
 #define TP_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
@@ -41,6 +35,17 @@ int tracepoints_init(struct tep_handle **tep, struct errmsg *e);
  */
 struct tep_event *tracepoint_load(struct tep_handle *tep, const char *system,
 				  const char *name, struct errmsg *e);
+
+/* ev's attr: disabled, TP_SAMPLE_TYPE, every hit sampled. */
+void tracepoint_attr(struct perf_event_attr *a, const struct tep_event *ev,
+		     size_t ring_bytes);
+
+/* Opens ev, disabled, on r's CPU cpus[idx] for every thread, its records
+ * going to that CPU's ring, its id in r->ids with role and arg, the
+ * filter applied.  The fd (the caller's) or -errno with e. */
+int tracepoint_open_cpu(struct recorder *r, struct tep_event *ev, int idx,
+			enum ev_role role, uint16_t arg, const char *filter,
+			struct errmsg *e);
 
 /* Opens ev on every CPU of r (all threads), its records going to each
  * CPU's ring, its id in r->ids with role and arg, the filter applied.

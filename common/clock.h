@@ -1,7 +1,13 @@
 /*
- * clock: the two clocks faultline names.  A stored `ts` is CLOCK_REALTIME
- * nanoseconds since the Unix epoch; a `mono_ns` is CLOCK_MONOTONIC and is
- * only kept beside a realtime reading as an anchor pair (see session).
+ * clock: the clocks faultline names.
+ *
+ * Inside a recording one clock rules: CLOCK_MONOTONIC.  Every ring is
+ * opened in it (the kernel refuses CLOCK_REALTIME for tracepoints, and a
+ * step of the realtime clock must never touch a duration, the order of
+ * events, or a match between them), and every time the decoder handles
+ * is a `mono_ts`.  A stored `ts` is CLOCK_REALTIME nanoseconds since the
+ * Unix epoch, made once, when a row is written, from the session's clock
+ * anchors (decoder/clock_map.h).
  */
 #ifndef FL_CLOCK_H
 #define FL_CLOCK_H
@@ -20,20 +26,24 @@ static inline uint64_t clock_ns(clockid_t id)
 static inline uint64_t realtime_ns(void) { return clock_ns(CLOCK_REALTIME); }
 static inline uint64_t monotonic_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
 
-/* A (realtime, monotonic) pair read back to back: lets a reader audit or
- * redo a conversion between the clocks. */
+/*
+ * A clock anchor: a CLOCK_REALTIME reading taken between two
+ * CLOCK_MONOTONIC readings.  mono_ns is their midpoint; the realtime
+ * reading happened within uncertainty_ns of it.
+ */
 struct clock_anchor {
-	uint64_t realtime_ns;
-	uint64_t monotonic_ns;
+	uint64_t mono_ns;		/* CLOCK_MONOTONIC */
+	uint64_t realtime_ns;		/* CLOCK_REALTIME, ns since the epoch */
+	uint64_t uncertainty_ns;	/* half the bracket's width */
 };
 
-static inline struct clock_anchor clock_anchor_now(void)
-{
-	struct clock_anchor a;
+/* Brackets tried for one anchor; the tightest is kept.  A bracket is two
+ * vDSO clock reads apart (tens of ns); a preemption or a hypervisor exit
+ * inside one widens it by microseconds, and five tries nearly always
+ * include one without. */
+#define CLOCK_ANCHOR_TRIES 5
 
-	a.realtime_ns = realtime_ns();
-	a.monotonic_ns = monotonic_ns();
-	return a;
-}
+/* Takes an anchor now: the tightest of CLOCK_ANCHOR_TRIES brackets. */
+void clock_anchor_take(struct clock_anchor *a);
 
 #endif

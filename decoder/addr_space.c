@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/array.h"
 #include "addr_space.h"
 
 void addr_space_init(struct addr_space *s)
@@ -18,15 +19,8 @@ void addr_space_release(struct addr_space *s)
 
 int addr_space_add(struct addr_space *s, const struct sym_mapping *m)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		struct sym_mapping *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (ARRAY_RESERVE(s->v, s->cap, s->n + 1) < 0)
+		return -ENOMEM;
 	s->v[s->n++] = *m;
 	s->sorted = 0;
 	return 0;
@@ -43,11 +37,11 @@ static int by_start(const void *a, const void *b)
 
 static int sort(struct addr_space *s)
 {
-	uint64_t *max_end = realloc(s->max_end, (s->n ? s->n : 1) * sizeof(*max_end));
+	uint64_t *max_end;
 
-	if (!max_end)
+	if (ARRAY_RESERVE(s->max_end, s->max_end_cap, s->n) < 0)
 		return -ENOMEM;
-	s->max_end = max_end;
+	max_end = s->max_end;
 	qsort(s->v, s->n, sizeof(*s->v), by_start);
 	for (size_t i = 0; i < s->n; i++)
 		max_end[i] = i && max_end[i - 1] > s->v[i].end ? max_end[i - 1]

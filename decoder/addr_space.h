@@ -29,6 +29,7 @@ struct addr_space {
 	struct sym_mapping *v;	/* owned array; the strings stay borrowed */
 	size_t n, cap;
 	uint64_t *max_end;	/* owned; max end of v[0..i], for find */
+	size_t max_end_cap;
 	int sorted;
 };
 

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/array.h"
 #include "addr_syms.h"
 
 void addr_syms_init(struct addr_syms *t)
@@ -19,15 +20,8 @@ void addr_syms_release(struct addr_syms *t)
 int addr_syms_add(struct addr_syms *t, uint64_t start, uint64_t size,
 		  const char *name, const char *module)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 256;
-		struct addr_sym *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (ARRAY_RESERVE(t->v, t->cap, t->n + 1) < 0)
+		return -ENOMEM;
 	t->v[t->n++] = (struct addr_sym){ start, size, name, module, 0 };
 	return 0;
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/array.h"
 #include "elf_files.h"
 
 /* libdwfl asks the vDSO module's userdata (the elf_files) for its ELF. */
@@ -45,11 +46,14 @@ int elf_files_init(struct elf_files *fs, const char *debuginfo_path,
 void elf_files_release(struct elf_files *fs)
 {
 	for (size_t i = 0; i < fs->nfiles; i++) {
-		dwfl_end(fs->files[i].dwfl);
-		free(fs->files[i].path);
-		free(fs->files[i].loads);
-		addr_syms_release(&fs->files[i].syms);
-		free(fs->files[i].sub_off);
+		struct sym_file *f = fs->files[i];
+
+		dwfl_end(f->dwfl);
+		free(f->path);
+		free(f->loads);
+		addr_syms_release(&f->syms);
+		free(f->sub_off);
+		free(f);
 	}
 	free(fs->files);
 	free(fs->slots);
@@ -75,7 +79,7 @@ static int grow_slots(struct elf_files *s)
 	if (!slots)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->nfiles; i++) {
-		size_t j = hash_str(s->files[i].path) & (n - 1);
+		size_t j = hash_str(s->files[i]->path) & (n - 1);
 
 		while (slots[j])
 			j = (j + 1) & (n - 1);
@@ -191,28 +195,28 @@ struct sym_file *elf_files_get(struct elf_files *s, const char *path)
 	if (s->nslots) {
 		for (j = hash_str(path) & (s->nslots - 1); s->slots[j];
 		     j = (j + 1) & (s->nslots - 1))
-			if (!strcmp(s->files[s->slots[j] - 1].path, path))
-				return &s->files[s->slots[j] - 1];
+			if (!strcmp(s->files[s->slots[j] - 1]->path, path))
+				return s->files[s->slots[j] - 1];
 	}
-	if (array_grow(&s->files, &s->files_cap, s->nfiles, sizeof(*s->files)) < 0 ||
+	if (ARRAY_RESERVE(s->files, s->files_cap, s->nfiles + 1) < 0 ||
 	    (2 * (s->nfiles + 1) > s->nslots && grow_slots(s) < 0))
 		return NULL;
-	f = &s->files[s->nfiles];
-	memset(f, 0, sizeof(*f));
-	f->path = strdup(path);
-	if (!f->path)
+	f = calloc(1, sizeof(*f));
+	if (!f)
 		return NULL;
-	if (open_file(s, f) < 0) {
+	f->path = strdup(path);
+	if (!f->path || open_file(s, f) < 0) {
 		dwfl_end(f->dwfl);
 		free(f->loads);
 		free(f->path);
+		free(f);
 		return NULL;
 	}
 	for (j = hash_str(path) & (s->nslots - 1); s->slots[j];
 	     j = (j + 1) & (s->nslots - 1))
 		;
 	s->slots[j] = (uint32_t)s->nfiles + 1;
-	s->nfiles++;
+	s->files[s->nfiles++] = f;
 	return f;
 }
 

@@ -13,9 +13,8 @@
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
-#include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "addr_syms.h"
 
@@ -59,7 +58,10 @@ struct elf_files {
 	char *debuginfo_path;	/* owned; file_cb points at it */
 	void *vdso;		/* owned copy of the image, or NULL */
 	size_t vdso_len;
-	struct sym_file *files;	/* owned */
+	/* owned, and each entry owned: an entry stays where it is until
+	 * elf_files_release, so its path and build id can be handed out
+	 * for results that outlive the next lookup. */
+	struct sym_file **files;
 	size_t nfiles, files_cap;
 	uint32_t *slots;	/* owned; path hash: file index + 1, 0 empty */
 	size_t nslots;		/* a power of two, or 0 */
@@ -74,8 +76,8 @@ int elf_files_init(struct elf_files *fs, const char *debuginfo_path,
 void elf_files_release(struct elf_files *fs);
 
 /* The entry for path ("[vdso]" for the vDSO), opened on first use; its
- * ok field says whether it could be.  Valid until the next call.  NULL
- * only when out of memory. */
+ * ok field says whether it could be.  Borrowed: valid until
+ * elf_files_release.  NULL only when out of memory. */
 struct sym_file *elf_files_get(struct elf_files *fs, const char *path);
 
 /* The link-time address of file offset off: 0, or -1 when no PT_LOAD
@@ -84,22 +86,5 @@ int sym_file_vaddr(const struct sym_file *f, uint64_t off, uint64_t *vaddr);
 
 /* f->syms (and sub_off, dw), built on the first call.  0 or -ENOMEM. */
 int sym_file_symbols(struct sym_file *f);
-
-/* Makes room for element n of the array *(T **)arr of *cap elements of
- * size bytes, doubling it.  0 or -ENOMEM (the array is kept). */
-static inline int array_grow(void *arr, size_t *cap, size_t n, size_t size)
-{
-	void **v = arr, *nv;
-	size_t ncap = *cap ? 2 * *cap : 16;
-
-	if (n < *cap)
-		return 0;
-	nv = realloc(*v, ncap * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
 
 #endif

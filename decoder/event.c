@@ -28,7 +28,7 @@ static int fault_ev(enum ev_role role, const struct sample *s, struct ev *out)
 int ev_from_rec(enum ev_role role, const struct perf_rec *r, struct ev *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->ts = r->sid.time;
+	out->mono_ts = r->sid.time;
 	out->pid = r->sid.pid;
 	out->tid = r->sid.tid;
 	out->cpu = r->sid.cpu;
@@ -51,8 +51,8 @@ int ev_from_rec(enum ev_role role, const struct perf_rec *r, struct ev *out)
 		out->tid = r->u.task.tid;
 		out->u.task.ppid = r->u.task.ppid;
 		out->u.task.ptid = r->u.task.ptid;
-		if (!out->ts)
-			out->ts = r->u.task.time;
+		if (!out->mono_ts)
+			out->mono_ts = r->u.task.time;
 		return 1;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:

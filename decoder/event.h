@@ -21,17 +21,19 @@ enum ev_kind {
 	EV_EXIT,		/* thread exited */
 	EV_SWITCH_IN,		/* PERF_RECORD_SWITCH(_CPU_WIDE): onto cpu */
 	EV_SWITCH_OUT,		/* ... off cpu; u.sw.preempt if involuntary */
-	EV_PREV_STATE,		/* sched_switch: tid leaves in u.sched.prev_state */
+	EV_SCHED_SWITCH,	/* sched_switch: tid leaves cpu in
+				 * u.sched.prev_state for u.sched.next_tid */
 	EV_WAKING,		/* sched_waking: tid is woken by u.sched.waker_tid
 				 * running on cpu */
 	EV_SWITCH_STACK,	/* context-switches sample: tid is leaving the
 				 * CPU with the stack u.fault.stack_id */
+	EV_TRACEPOINT,		/* a hit of the -e tracepoint u.tp.idx by tid */
 };
 
 #define COMM_LEN 16		/* TASK_COMM_LEN, including the NUL */
 
 struct ev {
-	uint64_t ts;		/* CLOCK_REALTIME ns */
+	uint64_t mono_ts;	/* CLOCK_MONOTONIC ns: the recording's clock */
 	uint64_t seq;		/* arrival order, set by order_queue_push */
 	uint32_t pid, tid;
 	uint32_t cpu;
@@ -55,8 +57,17 @@ struct ev {
 			int preempt;
 		} sw;
 		struct {
-			uint32_t prev_state;
-			uint32_t waker_tid, waker_pid;
+			uint16_t idx;	/* which -e, in the order given */
+			/* owned by the order queue that holds the event:
+			 * the hit's fields as a JSON object, malloc'd */
+			char *fields;
+		} tp;
+		struct {
+			uint32_t prev_state;	/* EV_SCHED_SWITCH */
+			uint32_t next_tid;
+			char prev_comm[COMM_LEN];	/* tid's name */
+			char next_comm[COMM_LEN];
+			uint32_t waker_tid, waker_pid;	/* EV_WAKING */
 		} sched;
 	} u;
 };

@@ -8,7 +8,7 @@ int fault_pair_drain(struct fault_pending *p, uint32_t tid,
 	if (!p->active)
 		return 0;
 	memset(orphan, 0, sizeof(*orphan));
-	orphan->ts = p->ts;
+	orphan->mono_ts = p->mono_ts;
 	orphan->dur_ns = FAULT_NO_DUR;
 	orphan->tid = tid;
 	orphan->pid = p->pid;
@@ -27,7 +27,7 @@ int fault_pair_entry(struct fault_pending *p, const struct ev *e,
 	int res = fault_pair_drain(p, e->tid, orphan);
 
 	p->active = 1;
-	p->ts = e->ts;
+	p->mono_ts = e->mono_ts;
 	p->addr = e->u.fault.addr;
 	p->ip = e->u.fault.ip;
 	p->cpu = e->cpu;
@@ -48,15 +48,15 @@ int fault_pair_complete(struct fault_pending *p, const struct ev *e,
 	done->addr = e->u.fault.addr;
 	done->ip = e->u.fault.ip;
 	done->stack_id = e->u.fault.stack_id;
-	if (p->active && p->addr == e->u.fault.addr && p->ts <= e->ts) {
-		done->ts = p->ts;
-		done->dur_ns = e->ts - p->ts;
+	if (p->active && p->addr == e->u.fault.addr && p->mono_ts <= e->mono_ts) {
+		done->mono_ts = p->mono_ts;
+		done->dur_ns = e->mono_ts - p->mono_ts;
 		done->cpu = p->cpu;
 		p->active = 0;
 		return FP_DONE;
 	}
 	res = fault_pair_drain(p, e->tid, orphan);
-	done->ts = e->ts;
+	done->mono_ts = e->mono_ts;
 	done->dur_ns = FAULT_NO_DUR;
 	done->cpu = e->cpu;
 	return res | FP_DONE;

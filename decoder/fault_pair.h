@@ -34,8 +34,8 @@ enum fault_kind {
 #define FAULT_NO_DUR UINT64_MAX
 
 struct fault {
-	uint64_t ts;		/* entry, CLOCK_REALTIME ns; the completion's
-				 * own ts when there was no entry */
+	uint64_t mono_ts;	/* entry, CLOCK_MONOTONIC ns; the completion's
+				 * own when there was no entry */
 	uint64_t dur_ns;	/* completion - entry; FAULT_NO_DUR if unpaired */
 	uint32_t tid, pid;
 	uint32_t cpu;		/* CPU of the entry (of the completion if none) */
@@ -47,7 +47,8 @@ struct fault {
 
 struct fault_pending {
 	int active;
-	uint64_t ts, addr, ip;
+	uint64_t mono_ts;	/* entry, CLOCK_MONOTONIC ns */
+	uint64_t addr, ip;
 	uint32_t cpu, pid;
 };
 

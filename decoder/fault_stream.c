@@ -8,6 +8,7 @@ void fault_stream_init(struct fault_stream *s, const struct fault_stream_ops *op
 {
 	memset(s, 0, sizeof(*s));
 	thread_table_init(&s->threads);
+	comm_cache_init(&s->names);
 	s->ops = *ops;
 	s->min_dur_ns = min_dur_ns;
 }
@@ -15,6 +16,7 @@ void fault_stream_init(struct fault_stream *s, const struct fault_stream_ops *op
 void fault_stream_release(struct fault_stream *s)
 {
 	thread_table_release(&s->threads);
+	comm_cache_release(&s->names);
 }
 
 static int is_wanted(struct fault_stream *s, const struct thread *t)
@@ -22,11 +24,12 @@ static int is_wanted(struct fault_stream *s, const struct thread *t)
 	return s->ops.wanted ? s->ops.wanted(s->ops.ctx, t) : 1;
 }
 
-/* Starts a new name spell for t at ts (t->comm already set). */
-static void spell_begin(struct fault_stream *s, struct thread *t, uint64_t ts)
+/* Starts a new name spell for t at mono_ts (t->comm already set). */
+static void spell_begin(struct fault_stream *s, struct thread *t,
+			uint64_t mono_ts)
 {
-	t->first_ts = ts;
-	t->last_ts = ts;
+	t->first_mono_ts = mono_ts;
+	t->last_mono_ts = mono_ts;
 	t->exited = 0;
 	t->wanted = is_wanted(s, t);
 }
@@ -50,29 +53,19 @@ static struct thread *thread_of(struct fault_stream *s, const struct ev *e)
 		t->pid = e->pid;
 		if (s->ops.resolve)
 			s->ops.resolve(s->ops.ctx, t);
-		spell_begin(s, t, e->ts);
+		spell_begin(s, t, e->mono_ts);
 	}
 	return t;
-}
-
-struct thread *fault_stream_thread(struct fault_stream *s, uint32_t pid,
-				   uint32_t tid, uint64_t ts)
-{
-	struct ev e;
-
-	memset(&e, 0, sizeof(e));
-	e.ts = ts;
-	e.pid = pid;
-	e.tid = tid;
-	return thread_of(s, &e);
 }
 
 static int store_state(void *ctx, const struct state_interval *iv)
 {
 	struct fault_stream *s = ctx;
 
+	if (!s->ops.store_state)
+		return 0;
 	s->st.intervals++;
-	return s->ops.store_state ? s->ops.store_state(s->ops.ctx, iv) : 0;
+	return s->ops.store_state(s->ops.ctx, iv);
 }
 
 static int store(struct fault_stream *s, const struct fault *f)
@@ -145,12 +138,12 @@ static int on_comm(struct fault_stream *s, struct thread *t, const struct ev *e)
 
 	if (!strncmp(t->comm, e->u.comm.comm, COMM_LEN) && !e->u.comm.exec)
 		return 0;
-	if (t->first_ts != e->ts)	/* a spell of at least one event */
+	if (t->first_mono_ts != e->mono_ts)	/* a spell of at least one event */
 		err = spell_end(s, t);
 	t->pid = e->pid;
 	memcpy(t->comm, e->u.comm.comm, COMM_LEN);
 	t->comm[COMM_LEN - 1] = '\0';
-	spell_begin(s, t, e->ts);
+	spell_begin(s, t, e->mono_ts);
 	return err;
 }
 
@@ -172,14 +165,15 @@ static int on_fork(struct fault_stream *s, const struct ev *e)
 		memcpy(t->comm, parent->comm, COMM_LEN);
 	else if (s->ops.resolve)
 		s->ops.resolve(s->ops.ctx, t);
-	spell_begin(s, t, e->ts);
+	spell_begin(s, t, e->mono_ts);
 	memset(&t->tl, 0, sizeof(t->tl));
 	if (t->wanted)
-		timeline_created(&t->tl, e->ts);
+		timeline_created(&t->tl, e->mono_ts);
 	return err;
 }
 
-static int on_exit_ev(struct fault_stream *s, struct thread *t, uint64_t ts)
+static int on_exit_ev(struct fault_stream *s, struct thread *t,
+		      uint64_t mono_ts)
 {
 	int err = 0;
 
@@ -188,7 +182,7 @@ static int on_exit_ev(struct fault_stream *s, struct thread *t, uint64_t ts)
 	if (t->wanted)
 		err = drain_pending(s, t);
 	if (!err && t->wanted)
-		err = timeline_end(&t->tl, t->tid, t->pid, ts, store_state, s);
+		err = timeline_end(&t->tl, t->tid, t->pid, mono_ts, store_state, s);
 	t->exited = 1;
 	if (!err)
 		err = spell_end(s, t);
@@ -201,9 +195,9 @@ static int on_switch(struct fault_stream *s, struct thread *t,
 	if (!t->wanted || e->tid == 0)	/* tid 0: a CPU's idle task */
 		return 0;
 	if (e->kind == EV_SWITCH_IN)
-		return timeline_switch_in(&t->tl, t->tid, t->pid, e->ts, e->cpu,
+		return timeline_switch_in(&t->tl, t->tid, t->pid, e->mono_ts, e->cpu,
 					  store_state, s);
-	return timeline_switch_out(&t->tl, t->tid, t->pid, e->ts,
+	return timeline_switch_out(&t->tl, t->tid, t->pid, e->mono_ts, e->cpu,
 				   e->u.sw.preempt, store_state, s);
 }
 
@@ -213,18 +207,65 @@ void fault_stream_lost(struct fault_stream *s)
 		timeline_lost(&s->threads.by_order[i]->tl);
 }
 
-/* sched_switch's prev_state and sched_waking's wake-ups. */
+/* The name of a thread that may be no target: the table's, else the
+ * latest sched_switch gave, else name_other's (kept, so it is asked once
+ * per thread); "" when none knows it. */
+static const char *thread_name(struct fault_stream *s, uint32_t tid)
+{
+	const struct thread *t = thread_table_find(&s->threads, tid);
+	const char *c;
+	char comm[COMM_CACHE_LEN] = "";
+
+	if (t && t->comm[0])
+		return t->comm;
+	c = comm_cache_get(&s->names, tid);
+	if (c || !s->ops.name_other)
+		return c ? c : "";
+	s->ops.name_other(s->ops.ctx, tid, comm);
+	if (!comm[0] || comm_cache_put(&s->names, tid, comm) < 0)
+		return "";
+	return comm_cache_get(&s->names, tid);
+}
+
+/* Every sched_switch names the two threads it is about, targets or not:
+ * kept for naming wakers and preempting threads. */
+static int learn_names(struct fault_stream *s, const struct ev *e)
+{
+	int err = 0;
+
+	if (e->u.sched.prev_comm[0])
+		err = comm_cache_put(&s->names, e->tid, e->u.sched.prev_comm);
+	if (!err && e->u.sched.next_comm[0])
+		err = comm_cache_put(&s->names, e->u.sched.next_tid,
+				     e->u.sched.next_comm);
+	return err;
+}
+
+/* sched_switch's prev_state and next task, sched_waking's wake-ups. */
 static int on_sched(struct fault_stream *s, struct thread *t,
 		    const struct ev *e)
 {
+	struct switch_detail d;
+	struct waker w;
+
 	if (!t->wanted || e->tid == 0)
 		return 0;
-	if (e->kind == EV_PREV_STATE) {
-		timeline_prev_state(&t->tl, e->ts, e->u.sched.prev_state);
+	if (e->kind == EV_SCHED_SWITCH) {
+		memset(&d, 0, sizeof(d));
+		d.cpu = e->cpu;
+		d.prev_state = e->u.sched.prev_state;
+		d.next_tid = e->u.sched.next_tid;
+		memcpy(d.next_comm, e->u.sched.next_comm, TL_COMM_LEN);
+		d.next_comm[TL_COMM_LEN - 1] = '\0';
+		timeline_switch_detail(&t->tl, &d);
 		return 0;
 	}
-	return timeline_waking(&t->tl, t->tid, t->pid, e->ts,
-			       e->u.sched.waker_tid, e->cpu, store_state, s);
+	w.tid = e->u.sched.waker_tid;
+	w.cpu = e->cpu;
+	/* tid 0 is a CPU's idle task: an interrupt did the waking. */
+	w.comm = w.tid ? thread_name(s, w.tid) : "";
+	return timeline_waking(&t->tl, t->tid, t->pid, e->mono_ts, &w,
+			       store_state, s);
 }
 
 int fault_stream_event(void *stream, const struct ev *e)
@@ -234,6 +275,8 @@ int fault_stream_event(void *stream, const struct ev *e)
 
 	if (e->kind == EV_FORK)
 		return on_fork(s, e);
+	if (e->kind == EV_SCHED_SWITCH && learn_names(s, e) < 0)
+		return -ENOMEM;
 	if (e->cpu_wide && !s->cpu_wide_adds_threads) {
 		t = thread_table_find(&s->threads, e->tid);
 		if (!t || t->exited)
@@ -241,36 +284,41 @@ int fault_stream_event(void *stream, const struct ev *e)
 	} else if (!(t = thread_of(s, e))) {
 		return -ENOMEM;
 	}
-	if (e->ts > t->last_ts)
-		t->last_ts = e->ts;
+	if (e->mono_ts > t->last_mono_ts)
+		t->last_mono_ts = e->mono_ts;
 	switch (e->kind) {
 	case EV_FAULT_ENTRY:
 	case EV_FAULT_MINOR:
 	case EV_FAULT_MAJOR:
 		if (t->wanted)
-			timeline_seen_running(&t->tl, e->ts, e->cpu);
+			timeline_seen_running(&t->tl, e->mono_ts, e->cpu);
 		return on_fault(s, t, e);
 	case EV_COMM:
 		if (t->wanted)
-			timeline_seen_running(&t->tl, e->ts, e->cpu);
+			timeline_seen_running(&t->tl, e->mono_ts, e->cpu);
 		return on_comm(s, t, e);
 	case EV_EXIT:
-		return on_exit_ev(s, t, e->ts);
+		return on_exit_ev(s, t, e->mono_ts);
 	case EV_SWITCH_IN:
 	case EV_SWITCH_OUT:
 		return on_switch(s, t, e);
-	case EV_PREV_STATE:
+	case EV_SCHED_SWITCH:
 	case EV_WAKING:
 		return on_sched(s, t, e);
 	case EV_SWITCH_STACK:
 		if (t->wanted)
-			timeline_switch_stack(&t->tl, e->ts, e->u.fault.stack_id);
+			timeline_switch_stack(&t->tl, e->cpu, e->u.fault.stack_id);
 		return 0;
+	case EV_TRACEPOINT:
+		if (!t->wanted || !s->ops.store_tracepoint)
+			return 0;
+		s->st.tracepoints++;
+		return s->ops.store_tracepoint(s->ops.ctx, e);
 	}
 	return 0;
 }
 
-int fault_stream_finish(struct fault_stream *s, uint64_t end_ts)
+int fault_stream_finish(struct fault_stream *s, uint64_t end_mono_ts)
 {
 	int err = 0;
 
@@ -282,7 +330,7 @@ int fault_stream_finish(struct fault_stream *s, uint64_t end_ts)
 		if (t->wanted)
 			err = drain_pending(s, t);
 		if (!err && t->wanted)
-			err = timeline_end(&t->tl, t->tid, t->pid, end_ts,
+			err = timeline_end(&t->tl, t->tid, t->pid, end_mono_ts,
 					   store_state, s);
 		if (!err && !t->exited)
 			err = spell_end(s, t);

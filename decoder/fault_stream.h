@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "comm_cache.h"
 #include "event.h"
 #include "fault_pair.h"
 #include "thread_table.h"
@@ -31,10 +32,17 @@ struct fault_stream_ops {
 	 * stream and is passed on. */
 	int (*store_fault)(void *ctx, const struct fault *f);
 	/* A target thread's name spell ended (renamed or exited): its final
-	 * first_ts/last_ts/comm.  Returns 0 or a negative errno. */
+	 * first_mono_ts/last_mono_ts/comm.  Returns 0 or a negative errno. */
 	int (*spell_end)(void *ctx, const struct thread *t);
 	/* A finished thread-state interval of a target thread.  Optional. */
 	int (*store_state)(void *ctx, const struct state_interval *iv);
+	/* A -e tracepoint hit (EV_TRACEPOINT) by a target thread; e and its
+	 * fields are borrowed for the call.  Optional. */
+	int (*store_tracepoint)(void *ctx, const struct ev *e);
+	/* The name of a thread that is no target and that no sched_switch
+	 * named (with per-thread targets only their own switches are
+	 * recorded): fills comm[16], or leaves it "".  Optional. */
+	void (*name_other)(void *ctx, uint32_t tid, char *comm);
 };
 
 struct fault_stats {
@@ -47,10 +55,12 @@ struct fault_stats {
 	uint64_t below_threshold;	/* paired, counted, not stored */
 	uint64_t other_threads;		/* fault events of non-target threads */
 	uint64_t intervals;		/* thread-state intervals stored */
+	uint64_t tracepoints;		/* -e hits of target threads stored */
 };
 
 struct fault_stream {
 	struct thread_table threads;	/* owned */
+	struct comm_cache names;	/* owned: every thread sched_switch named */
 	struct fault_stream_ops ops;	/* borrowed ctx */
 	uint64_t min_dur_ns;		/* store paired faults >= this */
 	/* Events from CPU-wide tracepoints (ev.cpu_wide) can be about any
@@ -68,20 +78,13 @@ void fault_stream_release(struct fault_stream *s);
 /* One event, in time order.  An ev_fn (order.h): ctx is the stream. */
 int fault_stream_event(void *stream, const struct ev *e);
 
-/* The thread tid (of process pid), created and resolved on first sight
- * as an event about it at ts would: for rows kept outside the ordered
- * stream (-e hits) that must know whether a thread is a target.  NULL on
- * allocation failure. */
-struct thread *fault_stream_thread(struct fault_stream *s, uint32_t pid,
-				   uint32_t tid, uint64_t ts);
-
 /* A LOST record: every target thread's open state interval is uncertain. */
 void fault_stream_lost(struct fault_stream *s);
 
 /* End of recording at end_ts (CLOCK_REALTIME ns, when the events were
  * disabled): pending entries become unfinished faults, every open state
  * interval ends at end_ts, and every live target thread's spell ends
- * (last_ts stays its last event).  Returns 0 or the sink's negative errno. */
+ * (last_mono_ts stays its last event).  Returns 0 or the sink's negative errno. */
 int fault_stream_finish(struct fault_stream *s, uint64_t end_ts);
 
 #endif

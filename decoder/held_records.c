@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/array.h"
 #include "held_records.h"
 
 void held_records_init(struct held_records *h)
@@ -23,27 +24,20 @@ void held_records_release(struct held_records *h)
 	held_records_init(h);
 }
 
-int held_records_push(struct held_records *h, uint64_t ts, int cpu,
+int held_records_push(struct held_records *h, uint64_t mono_ts, int cpu,
 		      const void *bytes, size_t len)
 {
 	struct held_record *r;
 
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 256;
-		struct held_record *v = realloc(h->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		h->v = v;
-		h->cap = cap;
-	}
+	if (ARRAY_RESERVE(h->v, h->cap, h->n + 1) < 0)
+		return -ENOMEM;
 	r = &h->v[h->n];
 	r->bytes = malloc(len ? len : 1);
 	if (!r->bytes)
 		return -ENOMEM;
 	memcpy(r->bytes, bytes, len);
 	r->len = len;
-	r->ts = ts;
+	r->mono_ts = mono_ts;
 	r->cpu = cpu;
 	r->seq = h->seq++;
 	h->n++;
@@ -54,8 +48,8 @@ static int by_time(const void *a, const void *b)
 {
 	const struct held_record *x = a, *y = b;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
+	if (x->mono_ts != y->mono_ts)
+		return x->mono_ts < y->mono_ts ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 struct held_record {
-	uint64_t ts;		/* the record's time, for the order */
+	uint64_t mono_ts;	/* the record's time, for the order */
 	uint64_t seq;		/* arrival: keeps equal times in ring order */
 	int cpu;
 	size_t len;
@@ -38,10 +38,10 @@ void held_records_init(struct held_records *h);
 void held_records_release(struct held_records *h);
 
 /* Copies the record (bytes borrowed for the call).  0 or -ENOMEM. */
-int held_records_push(struct held_records *h, uint64_t ts, int cpu,
+int held_records_push(struct held_records *h, uint64_t mono_ts, int cpu,
 		      const void *bytes, size_t len);
 
-/* Hands every held record to fn in (ts, arrival) order, then forgets
+/* Hands every held record to fn in (time, arrival) order, then forgets
  * them all.  Returns 0 or fn's first negative return (the rest are
  * dropped). */
 int held_records_replay(struct held_records *h,

@@ -1,7 +1,9 @@
 /*
  * hist: log2 latency histogram.  Bucket 0 holds 0 ns; bucket b (1..64)
  * holds durations in [2^(b-1), 2^b) ns.  Counting is O(1) and never
- * allocates, so every fault is counted, stored as a row or not.
+ * allocates, so every fault is counted, stored as a row or not.  The
+ * longest duration is kept exactly beside the buckets: a bucket bound is
+ * up to twice the truth, and the worst fault is the one people ask about.
  */
 #ifndef FL_HIST_H
 #define FL_HIST_H
@@ -13,6 +15,7 @@
 struct log2_hist {
 	uint64_t count[HIST_BUCKETS];
 	uint64_t total;
+	uint64_t max_ns;	/* the longest duration added; 0 when empty */
 };
 
 static inline unsigned hist_bucket(uint64_t dur_ns)
@@ -24,6 +27,8 @@ static inline void hist_add(struct log2_hist *h, uint64_t dur_ns)
 {
 	h->count[hist_bucket(dur_ns)]++;
 	h->total++;
+	if (dur_ns > h->max_ns)
+		h->max_ns = dur_ns;
 }
 
 /* Inclusive lower and exclusive upper bound of bucket b, in ns; the top

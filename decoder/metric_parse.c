@@ -11,13 +11,14 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../common/array.h"
+#include "../common/json.h"
 #include "metric_parse.h"
+#include "metric_parse_cols.h"
 #include "metric_parse_split.h"
 
 /* Bytes of a bad field that a message shows. */
 #define SHOW 60
-
-static const char *const default_time_cols[] = { "ts", "time", "timestamp" };
 
 int metric_parser_init(struct metric_parser *p, const struct metric_spec *spec,
 		       struct errmsg *e)
@@ -56,7 +57,7 @@ void metric_parser_release(struct metric_parser *p)
 	free(p->keys);
 	free(p->labels);
 	free(p->scratch);
-	free(p->json);
+	strbuf_release(&p->json);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -70,162 +71,6 @@ static const char *where(const struct metric_parser *p, const char *name,
 		snprintf(buf, n, "%s '%s'",
 			 p->format == METRIC_FMT_JSONL ? "key" : "column", name);
 	return buf;
-}
-
-/* ---- columns ------------------------------------------------------------ */
-
-/* The header's names as "a, b, c" for messages. */
-static const char *column_list(const struct metric_parser *p, char *buf, size_t n)
-{
-	size_t k = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < p->ncols && k + 1 < n; i++)
-		k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? ", " : "",
-				      p->fields[i].p);
-	return buf;
-}
-
-static int find_col(const struct metric_parser *p, const char *name)
-{
-	for (size_t i = 0; i < p->ncols; i++)
-		if (!strcmp(p->fields[i].p, name))
-			return (int)i;
-	return -1;
-}
-
-static int missing_col(const struct metric_parser *p, const char *what,
-		       const char *name, const char *opt, struct errmsg *e)
-{
-	char cols[256];
-
-	return errmsg_set(e, EINVAL, "no %s column '%s' in the header (it has %s); "
-			  "name it with %s", what, name,
-			  column_list(p, cols, sizeof(cols)), opt);
-}
-
-static void sort_labels(struct mp_label *l, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		struct mp_label t = l[i];
-		size_t j = i;
-
-		for (; j > 0 && mp_slice_cmp(l[j - 1].key, t.key) > 0; j--)
-			l[j] = l[j - 1];
-		l[j] = t;
-	}
-}
-
-/* Appends the constant labels to l[n..]; refuses a key already there. */
-static long add_constant_labels(const struct metric_parser *p,
-				struct mp_label *l, size_t n, struct errmsg *e)
-{
-	for (size_t i = 0; i < p->spec.nlabels; i++) {
-		const struct metric_label *c = &p->spec.labels[i];
-
-		for (size_t k = 0; k < n; k++)
-			if (mp_slice_is(l[k].key, c->key))
-				return errmsg_set(e, EINVAL, "label '%s' is both a "
-						  "--label and a column; drop one",
-						  c->key);
-		l[n++] = (struct mp_label){ { c->key, strlen(c->key) },
-					    { c->value, strlen(c->value) }, -1 };
-	}
-	return (long)n;
-}
-
-static int is_label_col(const struct metric_parser *p, struct mp_slice name)
-{
-	for (size_t i = 0; i < p->spec.nlabel_cols; i++)
-		if (mp_slice_is(name, p->spec.label_cols[i]))
-			return 1;
-	return 0;
-}
-
-/* The header's columns: which is time, value, metric, and the labels. */
-static int header_columns(struct metric_parser *p, struct errmsg *e)
-{
-	const struct metric_spec *sp = &p->spec;
-	size_t nl = 0;
-	long n;
-
-	for (size_t i = 0; i < p->ncols; i++)
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(p->fields[i].p, p->fields[j].p))
-				return errmsg_set(e, EINVAL, "column '%s' appears twice "
-						  "in the header; rename one",
-						  p->fields[i].p);
-	if (sp->time_col) {
-		p->time_idx = find_col(p, sp->time_col);
-	} else {
-		for (size_t i = 0; i < 3 && p->time_idx < 0; i++)
-			p->time_idx = find_col(p, default_time_cols[i]);
-	}
-	if (p->time_idx < 0)
-		return missing_col(p, "time", sp->time_col ? sp->time_col :
-				   "ts', 'time' or 'timestamp", "--time-column", e);
-	p->value_idx = find_col(p, sp->value_col ? sp->value_col : "value");
-	if (p->value_idx < 0)
-		return missing_col(p, "value", sp->value_col ? sp->value_col :
-				   "value", "--value-column", e);
-	if (sp->metric_col || !sp->metric) {
-		p->metric_idx = find_col(p, sp->metric_col ? sp->metric_col : "metric");
-		if (p->metric_idx < 0 && sp->metric_col)
-			return missing_col(p, "metric", sp->metric_col,
-					   "--metric-column", e);
-		if (p->metric_idx < 0)
-			return missing_col(p, "metric", "metric",
-					   "--metric-column, or give the name with "
-					   "--metric NAME", e);
-	}
-	p->time_name = p->fields[p->time_idx].p;
-	p->value_name = p->fields[p->value_idx].p;
-	p->metric_name = p->metric_idx >= 0 ? p->fields[p->metric_idx].p : NULL;
-	for (size_t i = 0; i < sp->nlabel_cols; i++)
-		if (find_col(p, sp->label_cols[i]) < 0)
-			return missing_col(p, "label", sp->label_cols[i],
-					   "--label-column", e);
-	p->hdr_labels = calloc(p->ncols + sp->nlabels + 1, sizeof(*p->hdr_labels));
-	if (!p->hdr_labels)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->ncols; i++) {
-		int used = (int)i == p->time_idx || (int)i == p->value_idx ||
-			   (int)i == p->metric_idx;
-
-		if (sp->nlabel_cols ? is_label_col(p, p->fields[i]) : !used)
-			p->hdr_labels[nl++] = (struct mp_label){ p->fields[i],
-								 { NULL, 0 }, (int)i };
-	}
-	n = add_constant_labels(p, p->hdr_labels, nl, e);
-	if (n < 0)
-		return (int)n;
-	p->nhdr_labels = (size_t)n;
-	sort_labels(p->hdr_labels, p->nhdr_labels);
-	return mp_grow((void **)&p->labels, &p->labels_cap, p->nhdr_labels + 1,
-		    sizeof(*p->labels));
-}
-
-/* Keeps the header's names (NUL-terminated, in p->header) and resolves
- * the columns. */
-static int take_header(struct metric_parser *p, size_t nfields, struct errmsg *e)
-{
-	size_t total = 0;
-	char *o;
-
-	for (size_t i = 0; i < nfields; i++)
-		total += p->fields[i].len + 1;
-	p->header = malloc(total + 1);
-	if (!p->header)
-		return -ENOMEM;
-	o = p->header;
-	for (size_t i = 0; i < nfields; i++) {
-		memcpy(o, p->fields[i].p, p->fields[i].len);
-		o[p->fields[i].len] = '\0';
-		p->fields[i].p = o;
-		o += p->fields[i].len + 1;
-	}
-	p->ncols = nfields;
-	return header_columns(p, e);
 }
 
 /* ---- rows --------------------------------------------------------------- */
@@ -250,47 +95,25 @@ static int label_is_integer(const struct mp_slice *v)
 static int labels_json(struct metric_parser *p, const struct mp_label *l,
 		       size_t n, struct metric_row *row)
 {
-	size_t need = 3;
-	char *o;
+	struct strbuf *sb = &p->json;
 
-	for (size_t i = 0; i < n; i++)
-		need += 6 * (l[i].key.len + l[i].val.len) + 6;
-	if (mp_grow((void **)&p->json, &p->json_cap, need, 1) < 0)
-		return -ENOMEM;
-	o = p->json;
-	*o++ = '{';
+	strbuf_reset(sb);
+	strbuf_addc(sb, '{');
 	for (size_t i = 0; i < n; i++) {
-		const struct mp_slice *part[2] = { &l[i].key, &l[i].val };
-
 		if (i)
-			*o++ = ',';
-		for (int k = 0; k < 2; k++) {
-			int quote = k == 0 || !label_is_integer(part[k]);
-
-			if (quote)
-				*o++ = '"';
-			for (size_t j = 0; j < part[k]->len; j++) {
-				unsigned char c = (unsigned char)part[k]->p[j];
-
-				if (c == '"' || c == '\\') {
-					*o++ = '\\';
-					*o++ = (char)c;
-				} else if (c < 0x20) {
-					o += sprintf(o, "\\u%04x", c);
-				} else {
-					*o++ = (char)c;
-				}
-			}
-			if (quote)
-				*o++ = '"';
-			if (k == 0)
-				*o++ = ':';
-		}
+			strbuf_addc(sb, ',');
+		json_string(sb, l[i].key.p, l[i].key.len);
+		strbuf_addc(sb, ':');
+		if (label_is_integer(&l[i].val))
+			strbuf_add(sb, l[i].val.p, l[i].val.len);
+		else
+			json_string(sb, l[i].val.p, l[i].val.len);
 	}
-	*o++ = '}';
-	*o = '\0';
-	row->labels = p->json;
-	row->labels_len = (size_t)(o - p->json);
+	strbuf_addc(sb, '}');
+	if (strbuf_error(sb))
+		return -ENOMEM;
+	row->labels = sb->buf;
+	row->labels_len = sb->len;
 	return 0;
 }
 
@@ -318,7 +141,10 @@ static int row_numbers(struct metric_parser *p, struct mp_slice t,
 {
 	enum ts_kind kind = TS_AUTO;
 	char w[96];
-	int err = metric_parse_ts(t.p, t.len, p->spec.ts_unit, &row->ts, &kind);
+	/* --ts-unit, else the unit the column's name gives, else by
+	 * magnitude. */
+	enum ts_kind unit = p->spec.ts_unit ? p->spec.ts_unit : p->name_unit;
+	int err = metric_parse_ts(t.p, t.len, unit, &row->ts, &kind);
 
 	if (err < 0)
 		return bad_ts(p, t, err, e);
@@ -372,7 +198,7 @@ static int delimited_row(struct metric_parser *p, const char *s, size_t len,
 	if (n < 0)
 		return (int)n;
 	if (!p->header)
-		return take_header(p, (size_t)n, e);
+		return mp_take_header(p, (size_t)n, e);
 	if ((size_t)n != p->ncols)
 		return errmsg_set(e, EINVAL, "%ld fields, the header has %zu: %s",
 				  n, p->ncols, (size_t)n < p->ncols ?
@@ -402,8 +228,7 @@ static int plain_row(struct metric_parser *p, const char *s, size_t len,
 
 	if (n < 0)
 		return (int)n;
-	if (mp_grow((void **)&p->labels, &p->labels_cap, p->spec.nlabels + 1,
-		 sizeof(*p->labels)) < 0)
+	if (ARRAY_RESERVE(p->labels, p->labels_cap, p->spec.nlabels + 1) < 0)
 		return -ENOMEM;
 	if (n != 2)
 		return errmsg_set(e, EINVAL, "%ld field%s, expected TIMESTAMP VALUE%s",
@@ -415,9 +240,9 @@ static int plain_row(struct metric_parser *p, const char *s, size_t len,
 	if (err == 0)
 		err = row_name(p, NULL, row, e);
 	if (err == 0) {
-		long nl = add_constant_labels(p, p->labels, 0, e);
+		long nl = mp_add_constant_labels(p, p->labels, 0, e);
 
-		sort_labels(p->labels, (size_t)nl);
+		mp_sort_labels(p->labels, (size_t)nl);
 		err = labels_json(p, p->labels, (size_t)nl, row);
 	}
 	return err < 0 ? err : 1;
@@ -431,6 +256,23 @@ static int find_key(const struct metric_parser *p, size_t n, const char *name)
 		if (p->fields[i].p && mp_slice_is(p->keys[i], name))
 			return (int)i;
 	return -1;
+}
+
+/* The best-ranked time key among the line's n (null counts as absent),
+ * or -1. */
+static int find_time_key(const struct metric_parser *p, size_t n)
+{
+	int best = -1, best_rank = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int r = p->fields[i].p ? mp_time_col_rank(p->keys[i]) : -1;
+
+		if (r >= 0 && (best < 0 || r < best_rank)) {
+			best = (int)i;
+			best_rank = r;
+		}
+	}
+	return best;
 }
 
 static int missing_key(const char *what, const char *name, const char *opt,
@@ -451,11 +293,13 @@ static int json_row(struct metric_parser *p, const char *s, size_t len,
 		return (int)n;
 	if (sp->time_col)
 		t = find_key(p, (size_t)n, sp->time_col);
-	for (size_t i = 0; !sp->time_col && i < 3 && t < 0; i++)
-		t = find_key(p, (size_t)n, default_time_cols[i]);
+	else
+		t = find_time_key(p, (size_t)n);
+	if (t < 0 && sp->time_col)
+		return missing_key("time", sp->time_col, "--time-column", e);
 	if (t < 0)
-		return missing_key("time", sp->time_col ? sp->time_col :
-				   "ts', 'time' or 'timestamp", "--time-column", e);
+		return errmsg_set(e, EINVAL, "no time key: faultline looks for %s; "
+				  "name it with --time-column", mp_time_cols_text);
 	v = find_key(p, (size_t)n, sp->value_col ? sp->value_col : "value");
 	if (v < 0)
 		return missing_key("value", sp->value_col ? sp->value_col : "value",
@@ -468,8 +312,7 @@ static int json_row(struct metric_parser *p, const char *s, size_t len,
 					   "--metric-column, or give the name with "
 					   "--metric NAME", e);
 	}
-	if (mp_grow((void **)&p->labels, &p->labels_cap, (size_t)n + sp->nlabels + 1,
-		 sizeof(*p->labels)) < 0)
+	if (ARRAY_RESERVE(p->labels, p->labels_cap, (size_t)n + sp->nlabels + 1) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < sp->nlabel_cols; i++) {
 		int k = find_key(p, (size_t)n, sp->label_cols[i]);
@@ -483,17 +326,22 @@ static int json_row(struct metric_parser *p, const char *s, size_t len,
 		if (p->fields[i].p && i != t && i != v && i != m)
 			p->labels[nl++] = (struct mp_label){ p->keys[i], p->fields[i],
 							     (int)i };
-	nl = add_constant_labels(p, p->labels, (size_t)nl, e);
+	nl = mp_add_constant_labels(p, p->labels, (size_t)nl, e);
 	if (nl < 0)
 		return (int)nl;
-	sort_labels(p->labels, (size_t)nl);
-	p->time_name = sp->time_col ? sp->time_col : p->keys[t].p;
+	mp_sort_labels(p->labels, (size_t)nl);
 	p->value_name = sp->value_col ? sp->value_col : "value";
 	p->metric_name = sp->metric_col ? sp->metric_col : "metric";
-	/* keys[t] is not NUL-terminated: name it by the default it matched. */
-	for (size_t i = 0; !sp->time_col && i < 3; i++)
-		if (mp_slice_is(p->keys[t], default_time_cols[i]))
-			p->time_name = default_time_cols[i];
+	/* keys[t] is not NUL-terminated; a time key found by its name is
+	 * short (timestamp_ms at most), so a copy names it in messages. */
+	if (sp->time_col) {
+		p->time_name = sp->time_col;
+	} else {
+		snprintf(p->time_key, sizeof(p->time_key), "%.*s",
+			 (int)p->keys[t].len, p->keys[t].p);
+		p->time_name = p->time_key;
+	}
+	p->name_unit = mp_time_col_unit(p->keys[t]);
 	err = row_numbers(p, p->fields[t], p->fields[v], row, e);
 	if (err == 0)
 		err = row_name(p, m >= 0 ? &p->fields[m] : NULL, row, e);
@@ -544,7 +392,7 @@ int metric_parse_line(struct metric_parser *p, const char *s, size_t len,
 				  "metric: give --metric NAME");
 	p->lines_seen++;
 	/* Unquoting and unescaping never lengthen the text. */
-	if (mp_grow((void **)&p->scratch, &p->scratch_cap, len + 1, 1) < 0)
+	if (ARRAY_RESERVE(p->scratch, p->scratch_cap, len + 1) < 0)
 		return -ENOMEM;
 	switch (p->format) {
 	case METRIC_FMT_CSV:
@@ -634,7 +482,7 @@ enum metric_format metric_format_from_path(const char *path)
 	};
 	const char *dot = strrchr(path, '.');
 
-	for (size_t i = 0; dot && i < sizeof(exts) / sizeof(exts[0]); i++)
+	for (size_t i = 0; dot && i < ARRAY_SIZE(exts); i++)
 		if (!strcasecmp(dot, exts[i].ext))
 			return exts[i].f;
 	return METRIC_FMT_AUTO;

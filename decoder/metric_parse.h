@@ -30,6 +30,11 @@
  *   RFC 3339       2026-11-22T15:41:18.014+01:00, ...Z; 't', 'z' and a
  *                  space for the 'T' are accepted; the offset is required.
  *
+ * A time column whose name ends in _s, _ms, _us or _ns (ts_ms, time_ns,
+ * sent_at_us) holds that unit, unless --ts-unit (spec.ts_unit) says
+ * otherwise; without a --time-column, the first of ts, time, timestamp,
+ * then the same with each suffix, is the time column.
+ *
  * One file uses one kind of timestamp: a row whose kind (s, ms, us, ns or
  * RFC 3339) differs from the first row's is an error naming both lines.
  * A timestamp before 1970 or after 2262-04-11 (INT64 ns) is an error.
@@ -42,6 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/strbuf.h"
 #include "../common/errmsg.h"
 
 enum metric_format {
@@ -71,7 +77,8 @@ struct metric_label {		/* both borrowed from the caller */
 struct metric_spec {
 	enum metric_format format;
 	enum ts_kind ts_unit;		/* TS_AUTO, or TS_S..TS_NS */
-	const char *time_col;		/* NULL: ts, time or timestamp */
+	const char *time_col;		/* NULL: ts, time or timestamp, alone
+					 * or with _s, _ms, _us or _ns */
 	const char *value_col;		/* NULL: value */
 	const char *metric;		/* the metric's name, or NULL */
 	const char *metric_col;		/* column naming the metric, or NULL;
@@ -112,6 +119,9 @@ struct metric_parser {
 	unsigned long rows;		/* rows returned so far */
 	unsigned long lines_seen;	/* non-blank lines, header included */
 	enum ts_kind ts_first;		/* kind of the first row's timestamp */
+	enum ts_kind name_unit;		/* the unit the time column's name
+					 * gives (ts_ms), else TS_AUTO */
+	char time_key[16];		/* jsonl: the time key found by name */
 	unsigned long ts_first_line;
 	/* csv, tsv: the header, copied (owned), and the columns it names. */
 	char *header;
@@ -129,8 +139,7 @@ struct metric_parser {
 	size_t labels_cap;
 	char *scratch;			/* owned */
 	size_t scratch_cap;
-	char *json;			/* owned */
-	size_t json_cap;
+	struct strbuf json;		/* owned: the row's labels */
 };
 
 /*

@@ -9,82 +9,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/array.h"
+#include "../common/utf8.h"
 #include "metric_parse_split.h"
 
 /* Bytes of a bad key that a message shows. */
 #define SHOW 60
 
-int mp_grow(void **buf, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 16;
-	void *v;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	v = realloc(*buf, n * elem);
-	if (!v)
-		return -ENOMEM;
-	*buf = v;
-	*cap = n;
-	return 0;
-}
-
 /* Room for n fields (and jsonl keys beside them). */
 static int grow_fields(struct metric_parser *p, size_t n)
 {
 	size_t cap = p->fields_cap;
-	void *k = p->keys;
-	int err = mp_grow((void **)&p->fields, &p->fields_cap, n, sizeof(*p->fields));
+	int err = ARRAY_RESERVE(p->fields, p->fields_cap, n);
 
+	/* keys has the capacity fields had. */
 	if (err == 0)
-		err = mp_grow(&k, &cap, n, sizeof(*p->keys));
-	p->keys = k;
+		err = ARRAY_RESERVE(p->keys, cap, n);
 	return err;
 }
 
 /* Refuses bytes that are not UTF-8, and NUL bytes (a binary file). */
 int mp_check_utf8(const unsigned char *s, size_t len, struct errmsg *e)
 {
-	size_t i = 0;
-
-	while (i < len) {
-		unsigned c = s[i];
-		uint32_t cp, min;
-		size_t n;
-
-		if (c >= 0x01 && c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c == 0)
+	for (size_t i = 0, n; i < len; i += n) {
+		if (s[i] == 0)
 			return errmsg_set(e, EINVAL, "NUL byte at column %zu: this is "
 					  "not a text file", i + 1);
-		if ((c & 0xe0) == 0xc0)
-			n = 1, cp = c & 0x1f, min = 0x80;
-		else if ((c & 0xf0) == 0xe0)
-			n = 2, cp = c & 0x0f, min = 0x800;
-		else if ((c & 0xf8) == 0xf0)
-			n = 3, cp = c & 0x07, min = 0x10000;
-		else
-			goto bad;
-		if (i + n >= len)
-			goto bad;
-		for (size_t k = 1; k <= n; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				goto bad;
-			cp = cp << 6 | (s[i + k] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			goto bad;
-		i += n + 1;
+		n = utf8_seq_len(s + i, len - i);
+		if (n == 0)
+			return errmsg_set(e, EILSEQ, "byte 0x%02x at column %zu is "
+					  "not UTF-8; convert the file, e.g. iconv "
+					  "-f latin1 -t utf-8", s[i], i + 1);
 	}
 	return 0;
-bad:
-	return errmsg_set(e, EILSEQ, "byte 0x%02x at column %zu is not UTF-8; "
-			  "convert the file, e.g. iconv -f latin1 -t utf-8",
-			  s[i], i + 1);
 }
 
 /* ---- splitting ---------------------------------------------------------- */

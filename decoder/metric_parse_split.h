@@ -23,10 +23,6 @@ static inline int mp_slice_cmp(struct mp_slice a, struct mp_slice b)
 	return c ? c : (a.len > b.len) - (a.len < b.len);
 }
 
-/* Grows *buf (of *cap elements of elem bytes) to hold need.  0 or
- * -ENOMEM. */
-int mp_grow(void **buf, size_t *cap, size_t need, size_t elem);
-
 size_t mp_skip_ws(const char *s, size_t len, size_t i);
 
 /* Refuses bytes that are not UTF-8, and NUL bytes.  0 or -EILSEQ/-EINVAL

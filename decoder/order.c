@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/array.h"
 #include "order.h"
 
 void order_queue_init(struct order_queue *q)
@@ -10,26 +11,28 @@ void order_queue_init(struct order_queue *q)
 	q->sorted = 1;
 }
 
+/* What an event owns (order.h): freed once it is handed out. */
+static void ev_free(struct ev *e)
+{
+	if (e->kind == EV_TRACEPOINT)
+		free(e->u.tp.fields);
+}
+
 void order_queue_release(struct order_queue *q)
 {
+	for (size_t i = 0; i < q->n; i++)
+		ev_free(&q->v[i]);
 	free(q->v);
 	order_queue_init(q);
 }
 
 int order_queue_push(struct order_queue *q, const struct ev *e)
 {
-	if (q->n == q->cap) {
-		size_t cap = q->cap ? q->cap * 2 : 4096;
-		struct ev *v = realloc(q->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		q->v = v;
-		q->cap = cap;
-	}
-	if (q->flushed_to && e->ts <= q->flushed_to)
+	if (ARRAY_RESERVE(q->v, q->cap, q->n + 1) < 0)
+		return -ENOMEM;
+	if (q->flushed_to && e->mono_ts <= q->flushed_to)
 		q->late++;
-	if (q->n && e->ts < q->v[q->n - 1].ts)
+	if (q->n && e->mono_ts < q->v[q->n - 1].mono_ts)
 		q->sorted = 0;
 	q->v[q->n] = *e;
 	q->v[q->n].seq = q->next_seq++;
@@ -41,8 +44,8 @@ static int ev_cmp(const void *a, const void *b)
 {
 	const struct ev *x = a, *y = b;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
+	if (x->mono_ts != y->mono_ts)
+		return x->mono_ts < y->mono_ts ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
@@ -54,7 +57,7 @@ static size_t cut_at(const struct order_queue *q, uint64_t watermark)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (q->v[mid].ts <= watermark)
+		if (q->v[mid].mono_ts <= watermark)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -76,7 +79,8 @@ long order_queue_flush(struct order_queue *q, uint64_t watermark,
 	for (i = 0; i < cut; i++) {
 		err = fn(ctx, &q->v[i]);
 		if (err < 0)
-			break;
+			break;	/* it stays queued, what it owns too */
+		ev_free(&q->v[i]);
 	}
 	if (i) {
 		memmove(q->v, q->v + i, (q->n - i) * sizeof(*q->v));

@@ -4,14 +4,18 @@
  * Each ring is in time order on its own, but a thread that sleeps in a
  * fault can take the entry on one CPU and the exit on another, and the
  * rings are drained one after the other.  Events are queued, and
- * order_queue_flush() hands out, sorted by (ts, seq), those at or below a
+ * order_queue_flush() hands out, sorted by (mono_ts, seq), those at or below a
  * watermark the caller guarantees no future event will undercut: the
- * collector takes it as the realtime clock read before draining the rings,
+ * collector takes it as CLOCK_MONOTONIC read before draining the rings,
  * less a slack for a writer still publishing a record it stamped earlier.
  *
  * An event pushed below a watermark already flushed is late: it is still
  * delivered (with the next flush, out of order) and counted in `late`, so
  * a wrong slack shows up as a number instead of silently mispaired faults.
+ *
+ * The queue owns what an event points to (an EV_TRACEPOINT's fields): it
+ * frees it once fn has returned 0 for the event, or when the queue is
+ * released.
  */
 #ifndef FL_ORDER_H
 #define FL_ORDER_H
@@ -24,7 +28,7 @@
 struct order_queue {
 	struct ev *v;		/* owned: queued events, malloc'd */
 	size_t n, cap;
-	int sorted;		/* v[0..n) is in (ts, seq) order */
+	int sorted;		/* v[0..n) is in (mono_ts, seq) order */
 	uint64_t next_seq;
 	uint64_t flushed_to;	/* highest watermark flushed so far */
 	uint64_t late;		/* events pushed at or below flushed_to */
@@ -39,7 +43,7 @@ void order_queue_release(struct order_queue *q);
 int order_queue_push(struct order_queue *q, const struct ev *e);
 
 /*
- * Calls fn for every queued event with ts <= watermark, oldest first, and
+ * Calls fn for every queued event with mono_ts <= watermark, oldest first, and
  * drops them from the queue.  UINT64_MAX flushes everything.  Stops at
  * the first negative return of fn and passes it on (the events not yet
  * handed out stay queued); else returns the number of events handed out.

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "../common/array.h"
 #include "perf_record.h"
 
 /* Reads little-endian host-order fields from a byte range; once a read
@@ -282,8 +283,10 @@ int sample_decode(const struct sample_fmt *f, const void *body, size_t len,
 		take_regs(&c, f->regs_intr_mask, &abi);
 	if (t & PERF_SAMPLE_PHYS_ADDR)
 		out->phys_addr = take_u64(&c);
-	if (t & PERF_SAMPLE_AUX)
-		take_bytes(&c, take_u64(&c));
+	if (t & PERF_SAMPLE_AUX) {
+		out->aux_size = take_u64(&c);
+		out->aux = take_bytes(&c, out->aux_size);
+	}
 	if (t & PERF_SAMPLE_CGROUP)
 		out->cgroup = take_u64(&c);
 	if (t & PERF_SAMPLE_DATA_PAGE_SIZE)
@@ -458,7 +461,33 @@ const char *perf_rec_type_name(uint32_t type)
 		[PERF_RECORD_SWITCH_CPU_WIDE] = "SWITCH_CPU_WIDE",
 	};
 
-	if (type < sizeof(names) / sizeof(names[0]) && names[type])
+	if (type < ARRAY_SIZE(names) && names[type])
 		return names[type];
 	return "UNKNOWN";
+}
+
+int perf_records_walk(const void *buf, size_t len,
+		      int (*fn)(void *ctx, const void *rec, size_t len),
+		      void *ctx, uint64_t *framing_errors)
+{
+	const uint8_t *p = buf;
+	size_t off = 0;
+
+	while (off + sizeof(struct perf_event_header) <= len) {
+		struct perf_event_header h;
+		int err;
+
+		memcpy(&h, p + off, sizeof(h));
+		if (h.size < sizeof(h) || (h.size & 7) || h.size > len - off) {
+			(*framing_errors)++;
+			return 0;
+		}
+		err = fn(ctx, p + off, h.size);
+		if (err < 0)
+			return err;
+		off += h.size;
+	}
+	if (off != len)
+		(*framing_errors)++;	/* a piece too short for a header */
+	return 0;
 }

@@ -33,7 +33,7 @@ struct sample_fmt {
 struct sample_id {
 	uint64_t present;	/* PERF_SAMPLE_* bits that were decoded */
 	uint32_t pid, tid;
-	uint64_t time;		/* the event's clock: CLOCK_REALTIME for ours */
+	uint64_t time;		/* the event's clock: CLOCK_MONOTONIC for ours */
 	uint64_t id;		/* PERF_SAMPLE_ID or _IDENTIFIER */
 	uint64_t stream_id;
 	uint32_t cpu;
@@ -57,6 +57,8 @@ struct sample {
 	uint64_t data_src;
 	uint64_t transaction;
 	uint64_t phys_addr;
+	uint64_t aux_size;
+	const void *aux;		/* borrowed: PERF_SAMPLE_AUX, aux_size bytes */
 	uint64_t cgroup;
 	uint64_t data_page_size;
 	uint64_t code_page_size;
@@ -145,6 +147,18 @@ int sample_id_decode(const struct sample_fmt *f, const void *body, size_t len,
  * PERF_SAMPLE_IDENTIFIER (rec points at the header): how a reader picks
  * the format of a sample before decoding it.  0 or -EBADMSG. */
 int sample_peek_id(const void *rec, size_t len, uint64_t *id);
+
+/*
+ * Hands each record of buf (len bytes of whole ring records, in ring
+ * order, as collector/ring.h's ring_move leaves them) to fn with its
+ * length; rec is borrowed for the call.  A header that cannot be (size
+ * under 8 or not a multiple of 8, or past the end) ends the walk, since
+ * nothing after it can be trusted, and counts in *framing_errors.
+ * Returns 0 or fn's first negative return.
+ */
+int perf_records_walk(const void *buf, size_t len,
+		      int (*fn)(void *ctx, const void *rec, size_t len),
+		      void *ctx, uint64_t *framing_errors);
 
 /* A short name for a record type ("SAMPLE", "MMAP2", ...); "UNKNOWN". */
 const char *perf_rec_type_name(uint32_t type);

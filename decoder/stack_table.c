@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/array.h"
 #include "stack_table.h"
 
 void stack_table_init(struct stack_table *t)
@@ -92,22 +93,6 @@ static int grow_slots(struct stack_table *t, int frames)
 	return 0;
 }
 
-static int grow_array(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t c;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 1024;
-	p = realloc(*v, c * size);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = c;
-	return 0;
-}
-
 static int frame_intern(struct stack_table *t, int64_t pid,
 			const struct stack_frame_in *in, uint32_t *id)
 {
@@ -115,8 +100,7 @@ static int frame_intern(struct stack_table *t, int64_t pid,
 	int err = grow_slots(t, 1);
 
 	if (err == 0)
-		err = grow_array((void **)&t->frames, &t->capframes, t->nframes,
-				 sizeof(*t->frames));
+		err = ARRAY_RESERVE(t->frames, t->capframes, t->nframes + 1);
 	if (err < 0)
 		return err;
 	i = frame_slot(t, pid, in->addr, in->return_addr);
@@ -151,8 +135,7 @@ static int stack_new(struct stack_table *t, uint32_t pid,
 		     uint32_t *ids, size_t n, uint64_t h, size_t slot)
 {
 	struct st_stack *s;
-	int err = grow_array((void **)&t->stacks, &t->capstacks, t->nstacks,
-			     sizeof(*t->stacks));
+	int err = ARRAY_RESERVE(t->stacks, t->capstacks, t->nstacks + 1);
 
 	if (err < 0)
 		return err;

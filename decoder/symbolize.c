@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/array.h"
 #include "elf_files.h"
 #include "symbolize.h"
 
@@ -19,7 +20,10 @@ struct symbolizer {
 	size_t funcs_cap;
 	Dwarf_Die *chain;	/* owned scratch: scopes at a pc */
 	size_t chain_cap;
-	char dso_buf[80];	/* "[module]" of the last kernel result */
+	/* "[module]" for each kernel module a result named, owned, each
+	 * string kept until symbolizer_free (results point at them). */
+	char **module_dsos;
+	size_t nmodule_dsos, module_dsos_cap;
 };
 
 const char *sym_status_name(enum sym_status st)
@@ -57,6 +61,9 @@ void symbolizer_free(struct symbolizer *s)
 	elf_files_release(&s->files);
 	free(s->funcs);
 	free(s->chain);
+	for (size_t i = 0; i < s->nmodule_dsos; i++)
+		free(s->module_dsos[i]);
+	free(s->module_dsos);
 	free(s);
 }
 
@@ -64,7 +71,7 @@ void symbolizer_free(struct symbolizer *s)
 
 static struct sym_func *push_func(struct symbolizer *s, size_t n)
 {
-	if (array_grow(&s->funcs, &s->funcs_cap, n, sizeof(*s->funcs)) < 0)
+	if (ARRAY_RESERVE(s->funcs, s->funcs_cap, n + 1) < 0)
 		return NULL;
 	memset(&s->funcs[n], 0, sizeof(s->funcs[n]));
 	return &s->funcs[n];
@@ -103,7 +110,7 @@ static void call_site(Dwarf_Die *inl, Dwarf_Die *cu, const char **file,
 
 static int push_scope(struct symbolizer *s, size_t n, const Dwarf_Die *die)
 {
-	if (array_grow(&s->chain, &s->chain_cap, n, sizeof(*s->chain)) < 0)
+	if (ARRAY_RESERVE(s->chain, s->chain_cap, n + 1) < 0)
 		return -ENOMEM;
 	s->chain[n] = *die;
 	return 0;
@@ -375,6 +382,27 @@ int symbolize_user(struct symbolizer *s, const struct sym_mapping *m,
 	return from_file(s, m, addr, return_addr, r);
 }
 
+/* "[module]", kept for the symbolizer's life: a session's kernel frames
+ * fall in a few dozen modules at most, so a list does. */
+static const char *module_dso(struct symbolizer *s, const char *module)
+{
+	size_t len = strlen(module);
+	char *dso;
+
+	for (size_t i = s->nmodule_dsos; i-- > 0;) {
+		dso = s->module_dsos[i];
+		if (!strncmp(dso + 1, module, len) && dso[len + 1] == ']' &&
+		    !dso[len + 2])
+			return dso;
+	}
+	if (ARRAY_RESERVE(s->module_dsos, s->module_dsos_cap, s->nmodule_dsos + 1) < 0 ||
+	    !(dso = malloc(len + 3)))
+		return NULL;
+	snprintf(dso, len + 3, "[%s]", module);
+	s->module_dsos[s->nmodule_dsos++] = dso;
+	return dso;
+}
+
 int symbolize_kernel(struct symbolizer *s, uint64_t addr, int return_addr,
 		     struct sym_result *r)
 {
@@ -388,9 +416,7 @@ int symbolize_kernel(struct symbolizer *s, uint64_t addr, int return_addr,
 	result_init(r, SYM_NO_SYMBOL, DSO_KERNEL);
 	if (!hit)
 		return 0;
-	if (hit->module) {
-		snprintf(s->dso_buf, sizeof(s->dso_buf), "[%s]", hit->module);
-		r->dso = s->dso_buf;
-	}
+	if (hit->module && !(r->dso = module_dso(s, hit->module)))
+		return -ENOMEM;
 	return name_from_table(s, hit, addr, r);
 }

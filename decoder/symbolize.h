@@ -3,8 +3,8 @@
  * function (from ELF .symtab, else .dynsym), the source line and the
  * functions inlined there (DWARF, libdw), for user code in files, the
  * vDSO and JIT regions named in perf-PID.map, and for the kernel from
- * kallsyms.  No SQLite: schema/symbol_store.c feeds it rows and stores
- * what it returns.
+ * kallsyms.  No SQLite and no reading of text tables: symbolize_job.h
+ * names a session's frames with it, from inputs its callers gathered.
  *
  * Each distinct file is opened once for all the processes that mapped it
  * (elf_files.h): a frame's address becomes a file offset through its
@@ -58,9 +58,12 @@ struct sym_func {
 	int inlined;
 };
 
+/* What a frame names.  The strings are the symbolizer's (valid until
+ * symbolizer_free) or the caller's (a mapping's path, jit_dso); only the
+ * funcs array is scratch, overwritten by the next call. */
 struct sym_result {
 	enum sym_status status;
-	const char *dso;	/* borrowed: valid until the next call; NULL: none */
+	const char *dso;	/* borrowed, see above; NULL: none */
 	int has_dso_offset;
 	uint64_t dso_offset;	/* file offset of addr */
 	const char *build_id;	/* borrowed (symbolizer); hex; NULL: none */

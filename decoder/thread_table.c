@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/array.h"
 #include "thread_table.h"
 
 void thread_table_init(struct thread_table *t)
@@ -49,15 +50,8 @@ struct thread *thread_table_find(const struct thread_table *t, uint32_t tid)
  * when it is full. */
 static int make_room(struct thread_table *t)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct thread **v = realloc(t->by_order, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		t->by_order = v;
-		t->cap = cap;
-	}
+	if (ARRAY_RESERVE(t->by_order, t->cap, t->n + 1) < 0)
+		return -1;
 	if ((t->n + 1) * 2 > t->slots) {
 		size_t slots = t->slots ? t->slots * 2 : 512;
 		uint64_t *keys = calloc(slots, sizeof(*keys));

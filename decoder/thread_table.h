@@ -19,8 +19,8 @@
 struct thread {
 	uint32_t tid, pid;
 	char comm[COMM_LEN];	/* name during this spell; "" if unknown */
-	uint64_t first_ts;	/* start of this name spell, CLOCK_REALTIME ns */
-	uint64_t last_ts;	/* latest event of this spell, CLOCK_REALTIME ns */
+	uint64_t first_mono_ts;	/* start of this name spell, CLOCK_MONOTONIC ns */
+	uint64_t last_mono_ts;	/* latest event of this spell, CLOCK_MONOTONIC ns */
 	int wanted;		/* its faults are recorded (a target thread) */
 	int exited;
 	struct fault_pending pending;

@@ -2,11 +2,6 @@
 
 #include "timeline.h"
 
-/* The kernel stamps the sched_switch tracepoint and the switch record of
- * one context switch microseconds apart; a prev_state further than this
- * from the switch out belongs to another switch. */
-#define PREV_STATE_WINDOW_NS 1000000ull
-
 /* prev_state as the sched_switch tracepoint reports it on 6.x kernels:
  * 0 R, 0x1 S, 0x2 D, 0x4 T, 0x8 t, 0x10 X, 0x20 Z, 0x40 P, 0x80 I, and
  * TASK_REPORT_MAX (0x100 here, "R+") for a preempted task. */
@@ -38,10 +33,17 @@ const char *thread_state_name(enum thread_state_kind s)
 	return s <= TS_UNKNOWN ? names[s] : "unknown";
 }
 
-/* Stores the open interval as ending at ts, with the waker if any. */
+void timeline_init(struct timeline *tl)
+{
+	memset(tl, 0, sizeof(*tl));
+	tl->next_tid = -1;
+}
+
+/* Stores the open interval as ending at mono_ts, as state `as`, with the
+ * waker if any. */
 static int close_open(struct timeline *tl, uint32_t tid, uint32_t pid,
-		      uint64_t ts, enum thread_state_kind as, int64_t waker_tid,
-		      int32_t waker_cpu, interval_fn fn, void *ctx)
+		      uint64_t mono_ts, enum thread_state_kind as,
+		      const struct waker *w, interval_fn fn, void *ctx)
 {
 	struct state_interval iv;
 
@@ -50,12 +52,16 @@ static int close_open(struct timeline *tl, uint32_t tid, uint32_t pid,
 	memset(&iv, 0, sizeof(iv));
 	iv.tid = tid;
 	iv.pid = pid;
-	iv.ts = tl->since;
-	iv.dur_ns = ts > tl->since ? ts - tl->since : 0;
+	iv.mono_ts = tl->since;
+	iv.dur_ns = mono_ts > tl->since ? mono_ts - tl->since : 0;
 	iv.state = as;
 	iv.cpu = as == TS_RUNNING ? tl->cpu : -1;
-	iv.waker_tid = waker_tid;
-	iv.waker_cpu = waker_cpu;
+	iv.waker_tid = w ? (int64_t)w->tid : -1;
+	iv.waker_cpu = w ? (int32_t)w->cpu : -1;
+	if (w && w->comm)
+		strncpy(iv.waker_comm, w->comm, TL_COMM_LEN - 1);
+	iv.next_tid = tl->next_tid;
+	memcpy(iv.next_comm, tl->next_comm, TL_COMM_LEN);
 	iv.uncertain = tl->uncertain;
 	iv.preempted = tl->preempted;
 	iv.stack_id = tl->stack_id;
@@ -66,90 +72,91 @@ static int close_open(struct timeline *tl, uint32_t tid, uint32_t pid,
 }
 
 static void open_interval(struct timeline *tl, enum thread_state_kind s,
-			  uint64_t ts, int32_t cpu, int preempted)
+			  uint64_t mono_ts, int32_t cpu, int preempted)
 {
 	tl->state = s;
-	tl->since = ts;
+	tl->since = mono_ts;
 	tl->cpu = cpu;
 	tl->uncertain = 0;
 	tl->preempted = preempted;
 	tl->stack_id = 0;
+	tl->next_tid = -1;
+	tl->next_comm[0] = '\0';
 }
 
 int timeline_switch_in(struct timeline *tl, uint32_t tid, uint32_t pid,
-		       uint64_t ts, uint32_t cpu, interval_fn fn, void *ctx)
+		       uint64_t mono_ts, uint32_t cpu, interval_fn fn, void *ctx)
 {
 	/* Switched in while running: the switch out went missing, and
 	 * what happened in between is not known. */
 	enum thread_state_kind as = tl->state == TS_RUNNING ? TS_UNKNOWN :
 				    tl->state;
-	int err = close_open(tl, tid, pid, ts, as, -1, -1, fn, ctx);
+	int err = close_open(tl, tid, pid, mono_ts, as, NULL, fn, ctx);
 
-	open_interval(tl, TS_RUNNING, ts, (int32_t)cpu, 0);
+	open_interval(tl, TS_RUNNING, mono_ts, (int32_t)cpu, 0);
+	/* What arrived for a switch out that never came is stale now. */
+	tl->detail.valid = 0;
+	tl->switch_stack = 0;
 	return err;
 }
 
 int timeline_switch_out(struct timeline *tl, uint32_t tid, uint32_t pid,
-			uint64_t ts, int preempt, interval_fn fn, void *ctx)
+			uint64_t mono_ts, uint32_t cpu, int preempt,
+			interval_fn fn, void *ctx)
 {
+	const struct switch_detail *d = &tl->detail;
+	int have = d->valid && d->cpu == cpu;
 	enum thread_state_kind next = TS_WAITING;
 	int err;
 
 	tl->switches_out++;
 	tl->preempted_out += preempt != 0;
 	/* Switched out while off the CPU: the switch in went missing. */
-	err = close_open(tl, tid, pid, ts,
+	err = close_open(tl, tid, pid, mono_ts,
 			 tl->state == TS_RUNNING ? TS_RUNNING : TS_UNKNOWN,
-			 -1, -1, fn, ctx);
+			 NULL, fn, ctx);
 	if (preempt)
 		next = TS_RUNNABLE;
-	else if (tl->tp_valid && tl->tp_ts <= ts &&
-		 ts - tl->tp_ts <= PREV_STATE_WINDOW_NS)
-		next = state_from_prev_state(tl->tp_state);
-	tl->tp_valid = 0;
-	open_interval(tl, next, ts, -1, preempt != 0);
-	/* Sampled in the same switch, stamped microseconds before it. */
-	if (tl->switch_stack && tl->switch_stack_ts <= ts &&
-	    ts - tl->switch_stack_ts <= PREV_STATE_WINDOW_NS)
+	else if (have)
+		next = state_from_prev_state(d->prev_state);
+	open_interval(tl, next, mono_ts, -1, preempt != 0);
+	if (have) {
+		tl->next_tid = d->next_tid;
+		memcpy(tl->next_comm, d->next_comm, TL_COMM_LEN);
+	}
+	if (tl->switch_stack && tl->switch_stack_cpu == cpu)
 		tl->stack_id = tl->switch_stack;
+	tl->detail.valid = 0;
 	tl->switch_stack = 0;
 	return err;
 }
 
-void timeline_seen_running(struct timeline *tl, uint64_t ts, uint32_t cpu)
+void timeline_seen_running(struct timeline *tl, uint64_t mono_ts, uint32_t cpu)
 {
 	if (tl->state == TS_NONE)
-		open_interval(tl, TS_RUNNING, ts, (int32_t)cpu, 0);
+		open_interval(tl, TS_RUNNING, mono_ts, (int32_t)cpu, 0);
 }
 
-void timeline_created(struct timeline *tl, uint64_t ts)
+void timeline_created(struct timeline *tl, uint64_t mono_ts)
 {
 	if (tl->state == TS_NONE)
-		open_interval(tl, TS_RUNNABLE, ts, -1, 0);
+		open_interval(tl, TS_RUNNABLE, mono_ts, -1, 0);
 }
 
-void timeline_prev_state(struct timeline *tl, uint64_t ts, uint32_t prev_state)
+void timeline_switch_detail(struct timeline *tl, const struct switch_detail *d)
 {
-	/* Usually it comes first and waits for the switch out; stamped
-	 * alike, it can come just after, and refines the open interval. */
-	if (tl->state == TS_WAITING && ts >= tl->since &&
-	    ts - tl->since <= PREV_STATE_WINDOW_NS) {
-		tl->state = state_from_prev_state(prev_state);
-		return;
-	}
-	tl->tp_ts = ts;
-	tl->tp_state = prev_state;
-	tl->tp_valid = 1;
+	tl->detail = *d;
+	tl->detail.valid = 1;
 }
 
-void timeline_switch_stack(struct timeline *tl, uint64_t ts, uint32_t stack_id)
+void timeline_switch_stack(struct timeline *tl, uint32_t cpu, uint32_t stack_id)
 {
 	tl->switch_stack = stack_id;
-	tl->switch_stack_ts = ts;
+	tl->switch_stack_cpu = cpu;
 }
 
 int timeline_waking(struct timeline *tl, uint32_t tid, uint32_t pid,
-		    uint64_t ts, uint32_t waker_tid, uint32_t waker_cpu,
+		    uint64_t mono_ts, const struct waker *w,
 		    interval_fn fn, void *ctx)
 {
 	int err;
@@ -163,16 +170,15 @@ int timeline_waking(struct timeline *tl, uint32_t tid, uint32_t pid,
 	default:
 		return 0;	/* awake already: nothing ends */
 	}
-	err = close_open(tl, tid, pid, ts, tl->state, waker_tid,
-			 (int32_t)waker_cpu, fn, ctx);
-	open_interval(tl, TS_RUNNABLE, ts, -1, 0);
+	err = close_open(tl, tid, pid, mono_ts, tl->state, w, fn, ctx);
+	open_interval(tl, TS_RUNNABLE, mono_ts, -1, 0);
 	return err;
 }
 
-int timeline_end(struct timeline *tl, uint32_t tid, uint32_t pid, uint64_t ts,
-		 interval_fn fn, void *ctx)
+int timeline_end(struct timeline *tl, uint32_t tid, uint32_t pid,
+		 uint64_t mono_ts, interval_fn fn, void *ctx)
 {
-	return close_open(tl, tid, pid, ts, tl->state, -1, -1, fn, ctx);
+	return close_open(tl, tid, pid, mono_ts, tl->state, NULL, fn, ctx);
 }
 
 void timeline_lost(struct timeline *tl)

@@ -1,10 +1,67 @@
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/array.h"
+#include "../common/json.h"
 #include "tracepoint.h"
+
+void tp_spec_list_init(struct tp_spec_list *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+void tp_spec_list_release(struct tp_spec_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].system);
+		free(l->v[i].name);
+		free(l->v[i].full);
+		free(l->v[i].filter);
+	}
+	free(l->v);
+	tp_spec_list_init(l);
+}
+
+static size_t ident_len(const char *s)
+{
+	return strspn(s, "abcdefghijklmnopqrstuvwxyz"
+			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+}
+
+int tp_spec_add(struct tp_spec_list *l, const char *arg, const char *opt,
+		struct errmsg *e)
+{
+	const char *colon = strchr(arg, ':'), *slash;
+	size_t sys_len, name_len, arg_len = strlen(arg);
+	struct tp_spec sp = { 0 };
+
+	slash = colon ? strchr(colon, '/') : NULL;
+	sys_len = colon ? (size_t)(colon - arg) : 0;
+	name_len = !colon ? 0 : slash ? (size_t)(slash - colon - 1) : strlen(colon + 1);
+	if (!sys_len || !name_len || ident_len(arg) != sys_len ||
+	    ident_len(colon + 1) != name_len ||
+	    (slash && (arg_len - (size_t)(slash - arg) < 3 || arg[arg_len - 1] != '/')))
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected SUBSYS:NAME "
+				  "or SUBSYS:NAME/FILTER/, e.g. skb:kfree_skb or "
+				  "'sched:sched_switch/prev_pid == 42/'", opt, arg);
+	sp.system = strndup(arg, sys_len);
+	sp.name = strndup(colon + 1, name_len);
+	sp.full = strndup(arg, sys_len + 1 + name_len);
+	if (slash)
+		sp.filter = strndup(slash + 1, arg_len - (size_t)(slash - arg) - 2);
+	if (!sp.system || !sp.name || !sp.full || (slash && !sp.filter) ||
+	    ARRAY_RESERVE(l->v, l->cap, l->n + 1) < 0) {
+		free(sp.system);
+		free(sp.name);
+		free(sp.full);
+		free(sp.filter);
+		return -ENOMEM;
+	}
+	l->v[l->n++] = sp;
+	return 0;
+}
 
 int sched_fields_bind(struct sched_fields *f, struct tep_event *sched_switch,
 		      struct tep_event *sched_waking)
@@ -13,10 +70,14 @@ int sched_fields_bind(struct sched_fields *f, struct tep_event *sched_switch,
 	if (sched_switch) {
 		f->prev_pid = tep_find_field(sched_switch, "prev_pid");
 		f->prev_state = tep_find_field(sched_switch, "prev_state");
+		f->prev_comm = tep_find_field(sched_switch, "prev_comm");
+		f->next_pid = tep_find_field(sched_switch, "next_pid");
+		f->next_comm = tep_find_field(sched_switch, "next_comm");
 	}
 	if (sched_waking)
 		f->woken_pid = tep_find_field(sched_waking, "pid");
-	return f->prev_pid && f->prev_state && f->woken_pid ? 0 : -ENOENT;
+	return f->prev_pid && f->prev_state && f->next_pid && f->woken_pid ?
+	       0 : -ENOENT;
 }
 
 /* A field's value, if it lies inside the raw data. */
@@ -28,22 +89,42 @@ static int read_field(struct tep_format_field *field, const struct sample *s,
 	return tep_read_number_field(field, s->raw, v) == 0 ? 0 : -1;
 }
 
+/* A char[] field into out (COMM_LEN bytes, NUL-terminated); "" when it
+ * is absent or outside the raw data. */
+static void read_comm(struct tep_format_field *field, const struct sample *s,
+		      char *out)
+{
+	size_t n;
+
+	out[0] = '\0';
+	if (!field || (uint64_t)field->offset + (uint64_t)field->size > s->raw_size)
+		return;
+	n = (size_t)field->size < COMM_LEN - 1 ? (size_t)field->size : COMM_LEN - 1;
+	memcpy(out, (const char *)s->raw + field->offset, n);
+	out[n] = '\0';
+}
+
 int sched_ev(const struct sched_fields *f, enum ev_role role,
 	     const struct sample *s, uint32_t cpu, struct ev *out)
 {
-	unsigned long long tid, state = 0;
+	unsigned long long tid, state = 0, next = 0;
 
 	memset(out, 0, sizeof(*out));
-	out->ts = s->sid.time;
+	out->mono_ts = s->sid.time;
 	out->cpu = cpu;
 	out->cpu_wide = 1;
 	if (role == ROLE_TP_SCHED_SWITCH) {
-		if (read_field(f->prev_pid, s, &tid) || read_field(f->prev_state, s, &state))
+		if (read_field(f->prev_pid, s, &tid) ||
+		    read_field(f->prev_state, s, &state) ||
+		    read_field(f->next_pid, s, &next))
 			return 0;
-		out->kind = EV_PREV_STATE;
+		out->kind = EV_SCHED_SWITCH;
 		out->tid = (uint32_t)tid;
 		out->pid = tid == s->sid.tid ? s->sid.pid : 0;
 		out->u.sched.prev_state = (uint32_t)state;
+		out->u.sched.next_tid = (uint32_t)next;
+		read_comm(f->prev_comm, s, out->u.sched.prev_comm);
+		read_comm(f->next_comm, s, out->u.sched.next_comm);
 		return 1;
 	}
 	if (read_field(f->woken_pid, s, &tid))
@@ -53,46 +134,6 @@ int sched_ev(const struct sched_fields *f, enum ev_role role,
 	out->u.sched.waker_tid = s->sid.tid;
 	out->u.sched.waker_pid = s->sid.pid;
 	return 1;
-}
-
-/* Appends to a bounded buffer; `over` sticks once it would overflow. */
-struct jbuf {
-	char *p;
-	size_t len, cap;
-	int over;
-};
-
-__attribute__((format(printf, 2, 3)))
-static void jprintf(struct jbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->over)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= b->cap - b->len)
-		b->over = 1;
-	else
-		b->len += (size_t)n;
-}
-
-static void jstring(struct jbuf *b, const char *s, size_t max)
-{
-	jprintf(b, "\"");
-	for (size_t i = 0; i < max && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			jprintf(b, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			jprintf(b, "\\u%04x", c);
-		else
-			jprintf(b, "%c", c);
-	}
-	jprintf(b, "\"");
 }
 
 /* The __print_symbolic() table that prints this field, if any. */
@@ -130,20 +171,20 @@ static const char *symbol_name(struct tep_print_flag_sym *sym,
 	return NULL;
 }
 
-static void number(struct jbuf *b, struct tep_format_field *f,
+static void number(struct strbuf *b, struct tep_format_field *f,
 		   unsigned long long v)
 {
 	if (f->flags & TEP_FIELD_IS_SIGNED) {
 		long long sv = f->size == 1 ? (int8_t)v : f->size == 2 ? (int16_t)v :
 			       f->size == 4 ? (int32_t)v : (long long)v;
 
-		jprintf(b, "%lld", sv);
+		strbuf_addf(b, "%lld", sv);
 	} else {
-		jprintf(b, "%llu", v);
+		strbuf_addf(b, "%llu", v);
 	}
 }
 
-static int one_field(struct jbuf *b, struct tep_event *ev,
+static int one_field(struct strbuf *b, struct tep_event *ev,
 		     struct tep_format_field *f, const uint8_t *raw, size_t size)
 {
 	unsigned long long v;
@@ -163,53 +204,54 @@ static int one_field(struct jbuf *b, struct tep_event *ev,
 		if (off + len > size)
 			return -EBADMSG;
 		if (f->flags & TEP_FIELD_IS_STRING)
-			jstring(b, (const char *)raw + off, len);
+			json_string(b, (const char *)raw + off, len);
 		else
-			jprintf(b, "%zu", len);	/* a dynamic array: its length */
+			strbuf_addf(b, "%zu", len);	/* a dynamic array: its length */
 		return 0;
 	}
 	if (f->flags & TEP_FIELD_IS_STRING) {
-		jstring(b, (const char *)raw + f->offset, (size_t)f->size);
+		json_string(b, (const char *)raw + f->offset, (size_t)f->size);
 		return 0;
 	}
 	if (f->flags & TEP_FIELD_IS_ARRAY) {
 		unsigned n = f->elementsize ? (unsigned)f->size / f->elementsize : 0;
 
-		jprintf(b, "[");
+		strbuf_addf(b, "[");
 		for (unsigned i = 0; i < n; i++) {
 			v = tep_read_number(ev->tep, raw + f->offset + i * f->elementsize,
 					    (int)f->elementsize);
-			jprintf(b, "%s%llu", i ? "," : "", v);
+			strbuf_addf(b, "%s%llu", i ? "," : "", v);
 		}
-		jprintf(b, "]");
+		strbuf_addf(b, "]");
 		return 0;
 	}
 	if (tep_read_number_field(f, raw, &v) != 0)
 		return -EBADMSG;
 	sym = symbol_name(symbols_of(ev->print_fmt.args, f->name), v);
 	if (sym)
-		jstring(b, sym, strlen(sym));
+		json_string(b, sym, strlen(sym));
 	else
 		number(b, f, v);
 	return 0;
 }
 
 int tp_fields_json(struct tep_event *ev, const void *raw, size_t size,
-		   char *buf, size_t cap)
+		   struct strbuf *out)
 {
-	struct jbuf b = { buf, 0, cap, cap == 0 };
 	int first = 1, err;
 
-	jprintf(&b, "{");
+	strbuf_reset(out);
+	strbuf_addc(out, '{');
 	for (struct tep_format_field *f = ev->format.fields; f; f = f->next) {
-		jprintf(&b, "%s", first ? "" : ",");
-		jstring(&b, f->name, strlen(f->name));
-		jprintf(&b, ":");
-		err = one_field(&b, ev, f, raw, size);
+		if (!first)
+			strbuf_addc(out, ',');
+		json_cstring(out, f->name);
+		strbuf_addc(out, ':');
+		err = one_field(out, ev, f, raw, size);
 		if (err < 0)
 			return err;
 		first = 0;
 	}
-	jprintf(&b, "}");
-	return b.over ? -ENOSPC : (int)b.len;
+	strbuf_addc(out, '}');
+	return strbuf_error(out);
 }

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <elfutils/libdwfl.h>
 
+#include "../common/array.h"
 #include "unwind.h"
 
 struct unwind_map {
@@ -84,15 +85,8 @@ static struct unwind_space *space_get(struct unwinder *u, uint32_t pid)
 
 	if (sp)
 		return sp;
-	if (u->n == u->cap) {
-		size_t cap = u->cap ? u->cap * 2 : 16;
-		struct unwind_space **v = realloc(u->spaces, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		u->spaces = v;
-		u->cap = cap;
-	}
+	if (ARRAY_RESERVE(u->spaces, u->cap, u->n + 1) < 0)
+		return NULL;
 	sp = calloc(1, sizeof(*sp));
 	if (!sp)
 		return NULL;
@@ -128,15 +122,8 @@ int unwinder_map(struct unwinder *u, uint32_t pid, uint64_t start,
 	if (!sp)
 		return -ENOMEM;
 	space_unmap(sp, start, start + len);
-	if (sp->n == sp->cap) {
-		size_t cap = sp->cap ? sp->cap * 2 : 16;
-		struct unwind_map *v = realloc(sp->maps, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		sp->maps = v;
-		sp->cap = cap;
-	}
+	if (ARRAY_RESERVE(sp->maps, sp->cap, sp->n + 1) < 0)
+		return -ENOMEM;
 	m = &sp->maps[sp->n];
 	m->path = strdup(path);
 	if (!m->path)

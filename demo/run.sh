@@ -119,4 +119,8 @@ echo
 echo "== faultline report $db"
 "$FAULTLINE" report "$db"
 echo
+echo "== faultline diagnose $db --tid $rx_tid --event nak"
+echo "   (the answer: the finding that explains the NAK, worst first)"
+"$FAULTLINE" diagnose "$db" --tid "$rx_tid" --event nak
+echo
 echo "The database is $db; man/faultline-schema.5 describes its tables."

@@ -9,7 +9,10 @@
 --   comm         TEXT     its latest name in the session
 --   state        TEXT     runnable, sleeping, blocked, waiting, other or unknown
 --   waker_tid    INTEGER  the thread that woke it; NULL when not known
---   waker_comm   TEXT     the waker's name, when it was recorded too
+--   waker_comm   TEXT     the waker's name: as the wake-up recorded it
+--                         (thread_state.waker_comm), else as the thread
+--                         table has it; 'interrupt (idle CPU)' for
+--                         waker_tid 0; NULL when not known
 --   intervals    INTEGER  how many intervals
 --   total_ms     REAL     their summed duration, ms
 --   max_ms       REAL     the longest, ms
@@ -18,7 +21,7 @@ WITH sess AS (
   SELECT coalesce(:session, (SELECT max(session_id) FROM session)) AS id
 ),
 x AS (
-  SELECT x.tid, x.state, x.dur, x.waker_tid,
+  SELECT x.tid, x.state, x.dur, x.waker_tid, nullif(x.waker_comm, '') AS waker_comm,
          sum(x.dur) OVER (PARTITION BY x.tid) AS thread_ns
     FROM sess, thread_state x
    WHERE x.session_id = sess.id AND (:tid IS NULL OR x.tid = :tid)
@@ -27,8 +30,11 @@ SELECT x.tid,
        (SELECT t.comm FROM sess, thread t WHERE t.session_id = sess.id
            AND t.tid = x.tid ORDER BY t.first_ts DESC LIMIT 1) AS comm,
        x.state, x.waker_tid,
-       (SELECT t.comm FROM sess, thread t WHERE t.session_id = sess.id
-           AND t.tid = x.waker_tid ORDER BY t.first_ts DESC LIMIT 1) AS waker_comm,
+       CASE WHEN x.waker_tid = 0 THEN 'interrupt (idle CPU)'
+            ELSE coalesce(max(x.waker_comm),
+                          (SELECT nullif(t.comm, '') FROM sess, thread t
+                            WHERE t.session_id = sess.id AND t.tid = x.waker_tid
+                            ORDER BY t.first_ts DESC LIMIT 1)) END AS waker_comm,
        count(*) AS intervals, round(sum(x.dur) / 1e6, 3) AS total_ms,
        round(max(x.dur) / 1e6, 3) AS max_ms,
        round(100.0 * sum(x.dur) / max(x.thread_ns), 2) AS pct_of_thread

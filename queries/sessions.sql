@@ -13,13 +13,16 @@
 --   faults        INTEGER  faults seen
 --   stored        INTEGER  faults stored as rows
 --   lost          INTEGER  records and samples the kernel dropped
+--   error         TEXT     why a failed session failed, as the recorder
+--                          said; NULL for the others
 SELECT session_id AS session, status,
        strftime('%Y-%m-%dT%H:%M:%S', start_ts / 1000000000, 'unixepoch')
          || printf('.%09dZ', start_ts % 1000000000) AS start_utc,
        round((end_ts - start_ts) / 1e9, 3) AS seconds, command_line,
        min_fault_dur / 1e6 AS threshold_ms, faults_total AS faults,
        faults_stored AS stored,
-       coalesce(records_lost, 0) + coalesce(samples_lost, 0) AS lost
+       coalesce(records_lost, 0) + coalesce(samples_lost, 0) AS lost,
+       error
   FROM session
  WHERE :session IS NULL OR session_id = :session
  ORDER BY session_id;

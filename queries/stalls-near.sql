@@ -1,7 +1,9 @@
--- For each event of a metric (each NAK, say), the long faults and off-CPU
--- intervals of the recorded threads in the window before it: those that
--- began before the event and had not ended window before it.  Longest
--- first within each event, with the stack where one was recorded.
+-- The long faults and off-CPU intervals of the recorded threads that
+-- preceded a metric's events (NAKs, say): those that began before an
+-- event and had not ended window before it.  One row per stall, with the
+-- events it preceded counted and listed in it, so a stall that reached
+-- into the windows of many events is shown once; ordered by its first
+-- event, longest first, with the stack where one was recorded.
 --
 -- Parameters:
 --   :metric   TEXT              the metric's name, e.g. nak
@@ -10,17 +12,18 @@
 --   :tid      INTEGER = NULL    one thread; all of the session's when NULL
 --   :session  INTEGER = NULL    the session; the latest when NULL
 -- Columns:
---   event_utc  TEXT     the metric event, UTC
---   value      REAL     the event's value (a NAK's gap size, ...)
---   tid        INTEGER  the thread that stalled
---   comm       TEXT     its name at the time
---   stall      TEXT     'major fault', 'minor fault', or the off-CPU state
---   start_utc  TEXT     when the stall began, UTC
---   before_ms  REAL     from the stall's start to the event, ms
---   dur_ms     REAL     the stall's duration, ms
---   waker_tid  INTEGER  the thread that ended an off-CPU interval, if known
---   stack      TEXT     innermost function first ('c <- b <- main'); NULL
---                       when none was recorded
+--   tid              INTEGER  the thread that stalled
+--   comm             TEXT     its name at the time
+--   stall            TEXT     'major fault', 'minor fault', or the off-CPU state
+--   start_utc        TEXT     when the stall began, UTC
+--   dur_ms           REAL     the stall's duration, ms
+--   waker_tid        INTEGER  the thread that ended an off-CPU interval, if known
+--   events           INTEGER  how many of the metric's events it preceded
+--   first_event_utc  TEXT     the first of them, UTC
+--   before_ms        REAL     from the stall's start to that event, ms
+--   event_values     TEXT     the events' values, in order, ', '-separated
+--   stack            TEXT     innermost function first ('c <- b <- main');
+--                             NULL when none was recorded
 --
 -- A stall of at least min_dur is rare next to the faults and intervals
 -- below it, so the query starts from those stalls (fault_by_dur,
@@ -53,18 +56,25 @@ hit AS (
      AND m.series_id = ms.series_id
      AND m.ts > s.ts AND m.ts < s.ts + s.dur + :window
      AND m.ts >= sess.start_ts AND m.ts <= sess.end_ts + :window
+),
+per_stall AS (
+  SELECT h.tid, h.stall, h.ts, h.dur, h.waker_tid, h.stack_id,
+         count(*) AS events, min(h.event_ts) AS first_event_ts,
+         group_concat(h.value, ', ') AS event_values
+    FROM (SELECT * FROM hit ORDER BY event_ts) h
+   GROUP BY h.tid, h.stall, h.ts, h.dur
 )
-SELECT strftime('%Y-%m-%dT%H:%M:%S', h.event_ts / 1000000000, 'unixepoch')
-         || printf('.%09dZ', h.event_ts % 1000000000) AS event_utc,
-       h.value, h.tid,
+SELECT h.tid,
        (SELECT t.comm FROM thread t
          WHERE t.session_id = sess.id AND t.tid = h.tid AND t.first_ts <= h.ts
          ORDER BY t.first_ts DESC LIMIT 1) AS comm,
        h.stall,
        strftime('%Y-%m-%dT%H:%M:%S', h.ts / 1000000000, 'unixepoch')
          || printf('.%09dZ', h.ts % 1000000000) AS start_utc,
-       round((h.event_ts - h.ts) / 1e6, 3) AS before_ms,
-       round(h.dur / 1e6, 3) AS dur_ms, h.waker_tid,
+       round(h.dur / 1e6, 3) AS dur_ms, h.waker_tid, h.events,
+       strftime('%Y-%m-%dT%H:%M:%S', h.first_event_ts / 1000000000, 'unixepoch')
+         || printf('.%09dZ', h.first_event_ts % 1000000000) AS first_event_utc,
+       round((h.first_event_ts - h.ts) / 1e6, 3) AS before_ms, h.event_values,
        (SELECT group_concat(name, ' <- ') FROM (
           SELECT coalesce(y.function,
                           CASE WHEN fr.dso_offset IS NOT NULL
@@ -75,5 +85,5 @@ SELECT strftime('%Y-%m-%dT%H:%M:%S', h.event_ts / 1000000000, 'unixepoch')
             LEFT JOIN symbol y ON y.session_id = fr.session_id AND y.frame_id = fr.frame_id
            WHERE sf.session_id = sess.id AND sf.stack_id = h.stack_id
            ORDER BY sf.depth, y.idx)) AS stack
-  FROM sess, hit h
- ORDER BY h.event_ts, h.dur DESC, h.tid, h.stall;
+  FROM sess, per_stall h
+ ORDER BY h.first_event_ts, h.dur DESC, h.tid, h.stall;

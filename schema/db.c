@@ -1,10 +1,14 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/strbuf.h"
 #include "db.h"
+#include "upgrade.h"
 
 /* Generated from schema.sql and indexes.sql by the Makefile. */
 extern const char schema_sql[];
@@ -12,6 +16,18 @@ extern const char indexes_sql[];
 
 /* How long to wait for another writer before calling the file locked. */
 #define BUSY_TIMEOUT_MS 2000
+/* How long db_end_write waits for other connections to go, and how
+ * often it looks: a query is done in well under this; a longer holder
+ * keeps the file in WAL mode. */
+#define END_WRITE_WAIT_MS 500
+#define END_WRITE_STEP_MS 25
+
+/* SQLite's lock bytes in a database file (os_unix.c: PENDING_BYTE, then
+ * RESERVED_BYTE, then the 510 bytes of the SHARED range).  A connection
+ * holds a lock there while it reads or writes, and a connection in WAL
+ * mode holds a shared one for as long as it is open. */
+#define LOCK_BYTES_AT 0x40000000
+#define LOCK_BYTES 512
 
 int db_fail(sqlite3 *db, int rc, const char *path, const char *what,
 	    struct errmsg *e)
@@ -34,6 +50,11 @@ int db_fail(sqlite3 *db, int rc, const char *path, const char *what,
 				  "writable path or fix its permissions", what, path,
 				  detail);
 	case SQLITE_CANTOPEN:
+		if (!strcmp(what, "cannot read"))
+			return errmsg_set(e, EACCES, "%s '%s': cannot open (%s); a "
+					  "database being written needs its -shm file "
+					  "beside it: let the writer finish, or read a "
+					  "copy", what, path, detail);
 		return errmsg_set(e, ENOENT, "%s '%s': cannot open (%s); check that "
 				  "its directory exists and is writable", what, path,
 				  detail);
@@ -75,7 +96,10 @@ static int int_pragma(sqlite3 *db, const char *sql, int *out)
 
 /*
  * A file with no tables gets the schema; one with user_version ==
- * SCHEMA_VERSION is ours; anything else is refused with the reason.
+ * SCHEMA_VERSION is ours; one of an older schema this build knows is
+ * upgraded when opened for writing, and refused with the command that
+ * upgrades it when opened for reading (a reader writes nothing); anything
+ * else is refused with the reason.
  */
 static int check_or_create(sqlite3 *db, const char *path, int writable,
 			   struct errmsg *e)
@@ -93,11 +117,18 @@ static int check_or_create(sqlite3 *db, const char *path, int writable,
 		return errmsg_set(e, EPROTO, "cannot use '%s': it was written by a "
 				  "newer faultline (schema %d, this one reads %d); "
 				  "upgrade faultline", path, version, SCHEMA_VERSION);
+	if (version >= SCHEMA_VERSION_UPGRADABLE && writable)
+		return db_upgrade(db, path, version, e);
+	if (version >= SCHEMA_VERSION_UPGRADABLE)
+		return errmsg_set(e, EPROTO, "cannot read '%s': it was written by an "
+				  "older faultline (schema %d, this one reads %d); "
+				  "upgrade it in place with 'faultline upgrade %s'",
+				  path, version, SCHEMA_VERSION, path);
 	if (version > 0)
 		return errmsg_set(e, EPROTO, "cannot use '%s': it was written by an "
-				  "older faultline (schema %d, this one writes %d); "
-				  "record into a new file", path, version,
-				  SCHEMA_VERSION);
+				  "older faultline (schema %d; this one upgrades %d "
+				  "and later); record into a new file", path, version,
+				  SCHEMA_VERSION_UPGRADABLE);
 	if (tables > 0)
 		return errmsg_set(e, EINVAL, "cannot use '%s': it is a SQLite "
 				  "database, but not faultline's; choose another file",
@@ -170,15 +201,112 @@ int db_open_write(const char *path, sqlite3 **out, struct errmsg *e)
 	return 0;
 }
 
+/* The journal mode the file's header records: bytes 18 and 19 of its
+ * first 100 are 2 in WAL mode, 1 with a rollback journal.  0 when the
+ * file does not read as a SQLite database (SQLite says why on open). */
+static int header_journal_mode(int fd)
+{
+	unsigned char h[100];
+
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    memcmp(h, "SQLite format 3", 16))
+		return 0;
+	return h[18] == 2 && h[19] == 2 ? 2 : 1;
+}
+
+/* Does another process hold any of SQLite's locks on the file?  F_GETLK
+ * leaves out this process's own locks, which cannot be a writer here. */
+static int held_by_another(int fd)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = LOCK_BYTES_AT, .l_len = LOCK_BYTES };
+
+	if (fcntl(fd, F_GETLK, &fl) < 0)
+		return 1;	/* cannot tell: take it as held */
+	return fl.l_type != F_UNLCK;
+}
+
+/* Is path's -wal absent or empty, so every commit is in the file? */
+static int wal_empty(const char *path)
+{
+	struct strbuf wal;
+	struct stat sb;
+	int empty;
+
+	strbuf_init(&wal);
+	strbuf_addf(&wal, "%s-wal", path);
+	if (strbuf_error(&wal))
+		empty = 0;
+	else if (stat(wal.buf, &sb) == 0)
+		empty = sb.st_size == 0;
+	else
+		empty = errno == ENOENT;
+	strbuf_release(&wal);
+	return empty;
+}
+
+/* A "file:" URI of path with immutable=1: the bytes a URI gives a
+ * meaning to, and any outside printable ASCII, percent-encoded.  Owned
+ * (free); NULL when out of memory. */
+static char *immutable_uri(const char *path)
+{
+	struct strbuf sb;
+
+	strbuf_init(&sb);
+	strbuf_adds(&sb, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if (*p > ' ' && *p < 0x7f && !strchr("%?#\"", *p))
+			strbuf_addc(&sb, (char)*p);
+		else
+			strbuf_addf(&sb, "%%%02X", *p);
+	}
+	strbuf_adds(&sb, "?immutable=1");
+	return strbuf_detach(&sb);
+}
+
+/*
+ * Should path be opened immutable?  Only a file in WAL mode that nobody
+ * holds open and whose -wal holds nothing: then everything is in the
+ * file, and an ordinary read-only open would create a -wal and a -shm
+ * (and fail where it cannot).  A writer that starts later writes to its
+ * own -wal first and copies into the file only at a checkpoint, 8 MiB of
+ * WAL later (db_open_write) or when it ends, so a read that starts now
+ * does not see a page change under it in practice.  A file with a
+ * rollback journal needs no side file to be read: not immutable, so its
+ * locks keep a writer from changing it during a read.
+ */
+static int read_immutable(const char *path, struct errmsg *e, int *immutable)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT)
+		return errmsg_set(e, ENOENT, "cannot open '%s': no such file; "
+				  "record one with 'faultline record -o %s'", path, path);
+	if (fd < 0)
+		return errmsg_set(e, errno, "cannot read '%s': %s; check its "
+				  "permissions", path, strerror(errno));
+	*immutable = header_journal_mode(fd) == 2 && !held_by_another(fd) &&
+		     wal_empty(path);
+	close(fd);
+	return 0;
+}
+
 int db_open_read(const char *path, sqlite3 **out, struct errmsg *e)
 {
 	sqlite3 *db = NULL;
-	int err;
+	char *uri = NULL;
+	int err, immutable = 0;
 
-	if (access(path, F_OK) != 0)
-		return errmsg_set(e, ENOENT, "cannot open '%s': no such file; "
-				  "record one with 'faultline record -o %s'", path, path);
-	err = open_db(path, SQLITE_OPEN_READONLY, &db, e);
+	err = read_immutable(path, e, &immutable);
+	if (err == 0 && immutable) {
+		uri = immutable_uri(path);
+		err = uri ? 0 : errmsg_set(e, ENOMEM, "out of memory");
+	}
+	if (err == 0)
+		err = open_db(uri ? uri : path, SQLITE_OPEN_READONLY |
+			      (uri ? SQLITE_OPEN_URI : 0), &db, e);
+	free(uri);
+	/* Messages name the path as given, not the URI. */
 	if (err == 0)
 		err = check_or_create(db, path, 0, e);
 	if (err < 0) {
@@ -189,9 +317,62 @@ int db_open_read(const char *path, sqlite3 **out, struct errmsg *e)
 	return 0;
 }
 
+/* One try at leaving WAL mode: SQLITE_OK, SQLITE_BUSY while another
+ * connection has the file open (SQLite does not wait for it: the
+ * pragma's row is then the mode still in force), or the failure. */
+static int try_rollback_journal(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	const char *mode;
+	int rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode=DELETE", -1, &st, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		mode = (const char *)sqlite3_column_text(st, 0);
+		rc = mode && !strcmp(mode, "delete") ? SQLITE_OK : SQLITE_BUSY;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_end_write(sqlite3 *db, const char *path, struct errmsg *e)
+{
+	int rc = SQLITE_BUSY;
+
+	if (!db)
+		return 0;
+	/* A query beside the writer is short: wait out a few of them. */
+	for (int waited = 0; (rc & 0xff) == SQLITE_BUSY && waited <= END_WRITE_WAIT_MS;
+	     waited += END_WRITE_STEP_MS) {
+		if (waited)
+			sqlite3_sleep(END_WRITE_STEP_MS);
+		rc = try_rollback_journal(db);
+	}
+	if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+		return errmsg_set(e, EBUSY, "'%s' stays in WAL mode: another process "
+				  "has it open; its -wal and -shm files go when the "
+				  "last of them closes it, and every row is kept", path);
+	return rc == SQLITE_OK ? 0 : db_fail(db, rc, path, "cannot finish", e);
+}
+
 int db_build_indexes(sqlite3 *db, const char *path, struct errmsg *e)
 {
 	return exec(db, indexes_sql, path, "cannot index", e);
+}
+
+int db_file_version(const char *path, int *version, struct errmsg *e)
+{
+	sqlite3 *db = NULL;
+	int err = open_db(path, SQLITE_OPEN_READONLY, &db, e);
+	int rc;
+
+	if (err < 0)
+		return err;
+	rc = int_pragma(db, "PRAGMA user_version", version);
+	err = rc == SQLITE_OK ? 0 : db_fail(db, rc, path, "cannot read", e);
+	sqlite3_close(db);
+	return err;
 }
 
 void db_close(sqlite3 *db)

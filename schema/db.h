@@ -9,7 +9,18 @@
 
 #include "../common/errmsg.h"
 
-#define SCHEMA_VERSION 3
+#define SCHEMA_VERSION 5
+/* The oldest schema this build upgrades in place (db_upgrade). */
+#define SCHEMA_VERSION_UPGRADABLE 3
+
+/* A random RFC 4122 version-4 UUID, lower-case, as an SQL expression:
+ * the session's uuid (schema.sql has the same as its default). */
+#define FL_SQL_UUID "(lower(hex(randomblob(4))) || '-' || " \
+	"lower(hex(randomblob(2))) || '-4' || " \
+	"substr(lower(hex(randomblob(2))), 2) || '-' || " \
+	"substr('89ab', 1 + abs(random()) % 4, 1) || " \
+	"substr(lower(hex(randomblob(2))), 2) || '-' || " \
+	"lower(hex(randomblob(6))))"
 #define FL_STR_(x) #x
 #define FL_STR(x) FL_STR_(x)
 
@@ -23,11 +34,43 @@
  */
 int db_open_write(const char *path, sqlite3 **out, struct errmsg *e);
 
-/* Opens an existing faultline database read-only.  Same contract. */
+/*
+ * Opens an existing faultline database for reading only, in a way that
+ * writes nothing, not even SQLite's side files, so a finished database
+ * reads on a read-only mount or from a directory the reader cannot write:
+ *
+ *   - a file a writer finished (db_end_write: rollback-journal mode) is
+ *     opened read-only; readers of that mode need no side file;
+ *   - a file still in WAL mode that no process holds open, whose -wal is
+ *     absent or empty (everything is in the file), is opened immutable:
+ *     without locks, -wal or -shm;
+ *   - a file in WAL mode that a writer holds (a recording in progress)
+ *     is opened read-only beside it, sharing the writer's -wal and -shm.
+ *
+ * Same contract as db_open_write otherwise.
+ */
 int db_open_read(const char *path, sqlite3 **out, struct errmsg *e);
+
+/*
+ * Ends a write: switches db (from db_open_write) to rollback-journal
+ * mode, which checkpoints the WAL into the file and removes the -wal and
+ * -shm files, so the finished file stands alone and a reader needs
+ * nothing beside it.  The next db_open_write turns WAL on again.  When
+ * another process has the database open (a query during a recording),
+ * SQLite cannot change the mode: the file stays in WAL mode, complete,
+ * and the side files go with the last connection; that returns -EBUSY
+ * with e saying so, and nothing is lost.  NULL db: nothing to do.
+ * 0 or a negative errno with e set.  The caller still calls db_close.
+ */
+int db_end_write(sqlite3 *db, const char *path, struct errmsg *e);
 
 /* Makes the secondary indexes (after a load).  0 or negative errno. */
 int db_build_indexes(sqlite3 *db, const char *path, struct errmsg *e);
+
+/* The schema version (user_version) of the SQLite file at path, read
+ * without writing or creating anything; 0 for a file with none.  0, or a
+ * negative errno with e set (no such file, not SQLite). */
+int db_file_version(const char *path, int *version, struct errmsg *e);
 
 /* Closes db (NULL is fine). */
 void db_close(sqlite3 *db);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/array.h"
 #include "db.h"
 #include "loader.h"
 
@@ -79,6 +80,13 @@ static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
 	sqlite3_bind_int64(st, i, (sqlite3_int64)v);
 }
 
+/* A recording's time as a stored ts: the one place CLOCK_MONOTONIC
+ * becomes CLOCK_REALTIME (decoder/clock_map.h says by which rule). */
+static void bind_ts(struct loader *l, sqlite3_stmt *st, int i, uint64_t mono_ts)
+{
+	bind_u64(st, i, clock_map_realtime(l->clock, mono_ts));
+}
+
 static int insert_session(struct loader *l, const struct session_info *si,
 			  struct errmsg *e)
 {
@@ -86,22 +94,27 @@ static int insert_session(struct loader *l, const struct session_info *si,
 	int err = prepare(l, &st,
 		"INSERT INTO session (start_ts, host, kernel, command_line, options,"
 		" faultline_version, start_realtime_ns, start_monotonic_ns,"
-		" min_fault_dur, buffer_bytes, cpus)"
-		" VALUES (?,?,?,?,?,?,?,?,?,?,?)", e);
+		" min_fault_dur, buffer_bytes, cpus, uuid, cpu_model, labels,"
+		" recorder_pid)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?," FL_SQL_UUID ",?,?,?)", e);
 
 	if (err < 0)
 		return err;
-	bind_u64(st, 1, si->start_ts);
+	bind_u64(st, 1, si->start.realtime_ns);
 	sqlite3_bind_text(st, 2, si->host, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, si->kernel, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, si->command_line, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 5, si->options, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, si->version, -1, SQLITE_STATIC);
 	bind_u64(st, 7, si->start.realtime_ns);
-	bind_u64(st, 8, si->start.monotonic_ns);
+	bind_u64(st, 8, si->start.mono_ns);
 	bind_u64(st, 9, si->min_fault_dur_ns);
 	bind_u64(st, 10, si->buffer_bytes);
 	sqlite3_bind_int(st, 11, si->cpus);
+	sqlite3_bind_text(st, 12, si->cpu_model, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 13, si->labels_json ? si->labels_json : "{}", -1,
+			  SQLITE_STATIC);
+	sqlite3_bind_int(st, 14, si->recorder_pid);
 	err = step(l, st, e);
 	sqlite3_finalize(st);
 	if (err == 0)
@@ -110,13 +123,15 @@ static int insert_session(struct loader *l, const struct session_info *si,
 }
 
 int loader_begin(struct loader *l, sqlite3 *db, const char *path,
-		 const struct session_info *si, struct errmsg *e)
+		 const struct session_info *si, struct clock_map *clock,
+		 struct errmsg *e)
 {
 	int err;
 
 	memset(l, 0, sizeof(*l));
 	l->db = db;
 	l->path = path;
+	l->clock = clock;
 	/* Statements first: a database they cannot be prepared on gets no
 	 * session row that would stay 'recording' forever. */
 	err = prepare(l, &l->fault, "INSERT INTO fault (session_id, ts, dur,"
@@ -137,15 +152,15 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 	if (err == 0)
 		err = prepare(l, &l->state, "INSERT INTO thread_state (session_id,"
 			      " tid, pid, ts, dur, state, cpu, waker_tid, waker_cpu,"
-			      " preempted, uncertain, stack_id)"
-			      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", e);
+			      " preempted, uncertain, stack_id, next_tid, next_comm,"
+			      " waker_comm) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
 	if (err == 0)
 		err = prepare(l, &l->tp, "INSERT INTO tracepoint_event (session_id,"
 			      " ts, tid, pid, cpu, name, fields) VALUES (?,?,?,?,?,?,?)", e);
 	if (err == 0)
 		err = prepare(l, &l->hist, "INSERT OR REPLACE INTO fault_histogram"
-			      " (session_id, tid, kind, lo_ns, hi_ns, count)"
-			      " VALUES (?,?,?,?,?,?)", e);
+			      " (session_id, tid, kind, lo_ns, hi_ns, count, max_ns)"
+			      " VALUES (?,?,?,?,?,?,?)", e);
 	if (err == 0)
 		err = prepare(l, &l->series, "INSERT INTO metric_series (session_id,"
 			      " name, labels, unit, source, imported_ts)"
@@ -163,10 +178,61 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 		err = prepare(l, &l->frame, "INSERT INTO frame (session_id, frame_id,"
 			      " pid, addr, kernel, return_addr) VALUES (?,?,?,?,?,?)", e);
 	if (err == 0)
+		err = prepare(l, &l->anchor, "INSERT OR IGNORE INTO clock_anchor"
+			      " (session_id, mono_ns, realtime_ns, uncertainty_ns)"
+			      " VALUES (?,?,?,?)", e);
+	if (err == 0)
+		err = prepare(l, &l->step, "INSERT OR IGNORE INTO clock_step"
+			      " (session_id, from_mono_ns, to_mono_ns, step_ns)"
+			      " VALUES (?,?,?,?)", e);
+	if (err == 0)
 		err = insert_session(l, si, e);
+	if (err == 0)
+		err = loader_anchor(l, &si->start, e);
+	if (err == 0)
+		err = loader_commit(l, e);
 	if (err < 0)
 		loader_release(l);
 	return err;
+}
+
+int loader_anchor(struct loader *l, const struct clock_anchor *a,
+		  struct errmsg *e)
+{
+	sqlite3_stmt *st = l->anchor;
+	int err = begin_if_needed(l, e);
+
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	bind_u64(st, 2, a->mono_ns);
+	bind_u64(st, 3, a->realtime_ns);
+	bind_u64(st, 4, a->uncertainty_ns);
+	return row_written(l, st, e);
+}
+
+int loader_clock_step(struct loader *l, const struct clock_step *s,
+		      struct errmsg *e)
+{
+	sqlite3_stmt *st = l->step;
+	int err = begin_if_needed(l, e);
+
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	bind_u64(st, 2, s->from_mono_ns);
+	bind_u64(st, 3, s->to_mono_ns);
+	sqlite3_bind_int64(st, 4, s->step_ns);
+	return row_written(l, st, e);
+}
+
+/* NULL for an empty string. */
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s && *s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
 }
 
 /* NULL for the -1 that marks an absent value. */
@@ -186,7 +252,7 @@ int loader_fault(struct loader *l, const struct fault *f, struct errmsg *e)
 	if (err < 0)
 		return err;
 	sqlite3_bind_int64(st, 1, l->session_id);
-	bind_u64(st, 2, f->ts);
+	bind_ts(l, st, 2, f->mono_ts);
 	if (f->dur_ns == FAULT_NO_DUR)
 		sqlite3_bind_null(st, 3);
 	else
@@ -216,8 +282,8 @@ int loader_thread(struct loader *l, const struct thread *t, struct errmsg *e)
 	sqlite3_bind_int64(st, 2, t->tid);
 	sqlite3_bind_int64(st, 3, t->pid);
 	sqlite3_bind_text(st, 4, t->comm, -1, SQLITE_TRANSIENT);
-	bind_u64(st, 5, t->first_ts);
-	bind_u64(st, 6, t->last_ts);
+	bind_ts(l, st, 5, t->first_mono_ts);
+	bind_ts(l, st, 6, t->last_mono_ts);
 	return row_written(l, st, e);
 }
 
@@ -232,7 +298,7 @@ int loader_state(struct loader *l, const struct state_interval *iv,
 	sqlite3_bind_int64(st, 1, l->session_id);
 	sqlite3_bind_int64(st, 2, iv->tid);
 	sqlite3_bind_int64(st, 3, iv->pid);
-	bind_u64(st, 4, iv->ts);
+	bind_ts(l, st, 4, iv->mono_ts);
 	bind_u64(st, 5, iv->dur_ns);
 	sqlite3_bind_text(st, 6, thread_state_name(iv->state), -1, SQLITE_STATIC);
 	bind_opt(st, 7, iv->cpu);
@@ -241,6 +307,9 @@ int loader_state(struct loader *l, const struct state_interval *iv,
 	sqlite3_bind_int(st, 10, iv->preempted);
 	sqlite3_bind_int(st, 11, iv->uncertain);
 	bind_opt(st, 12, iv->stack_id ? (int64_t)iv->stack_id : -1);
+	bind_opt(st, 13, iv->next_tid);
+	bind_text_or_null(st, 14, iv->next_comm);
+	bind_text_or_null(st, 15, iv->waker_comm);
 	return row_written(l, st, e);
 }
 
@@ -290,7 +359,7 @@ int loader_frame(struct loader *l, uint32_t frame_id, const struct st_frame *f,
 	return row_written(l, st, e);
 }
 
-int loader_tracepoint(struct loader *l, uint64_t ts, uint32_t tid,
+int loader_tracepoint(struct loader *l, uint64_t mono_ts, uint32_t tid,
 		      uint32_t pid, uint32_t cpu, const char *name,
 		      const char *fields, struct errmsg *e)
 {
@@ -300,7 +369,7 @@ int loader_tracepoint(struct loader *l, uint64_t ts, uint32_t tid,
 	if (err < 0)
 		return err;
 	sqlite3_bind_int64(st, 1, l->session_id);
-	bind_u64(st, 2, ts);
+	bind_ts(l, st, 2, mono_ts);
 	sqlite3_bind_int64(st, 3, tid);
 	sqlite3_bind_int64(st, 4, pid);
 	sqlite3_bind_int64(st, 5, cpu);
@@ -320,7 +389,7 @@ static void hex(char *out, const uint8_t *b, unsigned n)
 	out[2 * n] = '\0';
 }
 
-int loader_mapping(struct loader *l, uint64_t ts, const struct rec_mmap *m,
+int loader_mapping(struct loader *l, uint64_t mono_ts, const struct rec_mmap *m,
 		   const char *source, struct errmsg *e)
 {
 	sqlite3_stmt *st = l->mapping;
@@ -330,7 +399,7 @@ int loader_mapping(struct loader *l, uint64_t ts, const struct rec_mmap *m,
 	if (err < 0)
 		return err;
 	sqlite3_bind_int64(st, 1, l->session_id);
-	bind_u64(st, 2, ts);
+	bind_ts(l, st, 2, mono_ts);
 	sqlite3_bind_int64(st, 3, m->pid);
 	sqlite3_bind_int64(st, 4, m->tid);
 	bind_u64(st, 5, m->start);
@@ -354,7 +423,7 @@ int loader_mapping(struct loader *l, uint64_t ts, const struct rec_mmap *m,
 	return row_written(l, st, e);
 }
 
-int loader_lost(struct loader *l, uint64_t ts, int cpu, const char *kind,
+int loader_lost(struct loader *l, uint64_t mono_ts, int cpu, const char *kind,
 		uint64_t count, struct errmsg *e)
 {
 	sqlite3_stmt *st = l->lost;
@@ -363,8 +432,8 @@ int loader_lost(struct loader *l, uint64_t ts, int cpu, const char *kind,
 	if (err < 0)
 		return err;
 	sqlite3_bind_int64(st, 1, l->session_id);
-	if (ts)
-		bind_u64(st, 2, ts);
+	if (mono_ts)
+		bind_ts(l, st, 2, mono_ts);
 	else
 		sqlite3_bind_null(st, 2);
 	if (cpu >= 0)
@@ -374,6 +443,53 @@ int loader_lost(struct loader *l, uint64_t ts, int cpu, const char *kind,
 	sqlite3_bind_text(st, 4, kind, -1, SQLITE_STATIC);
 	bind_u64(st, 5, count);
 	return row_written(l, st, e);
+}
+
+/* A handful of rows a session: prepared for the call, not kept. */
+int loader_cgroup_cpu(struct loader *l, uint64_t mono_ts, const char *dir,
+		      int64_t quota_us, int64_t period_us, uint64_t nr_periods,
+		      uint64_t nr_throttled, uint64_t throttled_ns,
+		      struct errmsg *e)
+{
+	int err = begin_if_needed(l, e);
+
+	if (err == 0 && !l->cgroup)
+		err = prepare(l, &l->cgroup, "INSERT INTO cgroup_cpu (session_id,"
+			      " ts, path, quota_us, period_us, nr_periods,"
+			      " nr_throttled, throttled_ns) VALUES (?,?,?,?,?,?,?,?)", e);
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(l->cgroup, 1, l->session_id);
+	bind_ts(l, l->cgroup, 2, mono_ts);
+	sqlite3_bind_text(l->cgroup, 3, dir, -1, SQLITE_TRANSIENT);
+	if (quota_us < 0)
+		sqlite3_bind_null(l->cgroup, 4);
+	else
+		sqlite3_bind_int64(l->cgroup, 4, quota_us);
+	sqlite3_bind_int64(l->cgroup, 5, period_us);
+	bind_u64(l->cgroup, 6, nr_periods);
+	bind_u64(l->cgroup, 7, nr_throttled);
+	bind_u64(l->cgroup, 8, throttled_ns);
+	return row_written(l, l->cgroup, e);
+}
+
+int loader_recorder_thread(struct loader *l, pid_t tid, const char *comm,
+			   struct errmsg *e)
+{
+	sqlite3_stmt *st = NULL;
+	int err = begin_if_needed(l, e);
+
+	if (err == 0)
+		err = prepare(l, &st, "INSERT OR REPLACE INTO recorder_thread"
+			      " (session_id, tid, comm) VALUES (?,?,?)", e);
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	sqlite3_bind_int(st, 2, tid);
+	sqlite3_bind_text(st, 3, comm, -1, SQLITE_STATIC);
+	err = row_written(l, st, e);
+	sqlite3_finalize(st);
+	return err;
 }
 
 int loader_metric_series(struct loader *l, const char *name,
@@ -401,7 +517,7 @@ int loader_metric_series(struct loader *l, const char *name,
 	return err;
 }
 
-int loader_metric(struct loader *l, int64_t series_id, uint64_t ts,
+int loader_metric(struct loader *l, int64_t series_id, uint64_t mono_ts,
 		  double value, struct errmsg *e)
 {
 	sqlite3_stmt *st = l->metric;
@@ -410,11 +526,13 @@ int loader_metric(struct loader *l, int64_t series_id, uint64_t ts,
 	if (err < 0)
 		return err;
 	sqlite3_bind_int64(st, 1, series_id);
-	bind_u64(st, 2, ts);
+	bind_ts(l, st, 2, mono_ts);
 	sqlite3_bind_double(st, 3, value);
 	return row_written(l, st, e);
 }
 
+/* One row per bucket with a count; the highest also carries the exact
+ * longest duration (it is that bucket's longest), the others NULL. */
 int loader_histograms(struct loader *l, const struct thread *t,
 		      struct errmsg *e)
 {
@@ -422,6 +540,11 @@ int loader_histograms(struct loader *l, const struct thread *t,
 	int err = begin_if_needed(l, e);
 
 	for (int k = FAULT_MINOR; k <= FAULT_MAJOR && err == 0; k++) {
+		unsigned top = HIST_BUCKETS - 1;
+
+		while (top > 0 && !t->hist[k].count[top])
+			top--;
+
 		for (unsigned b = 0; b < HIST_BUCKETS && err == 0; b++) {
 			if (!t->hist[k].count[b])
 				continue;
@@ -432,18 +555,32 @@ int loader_histograms(struct loader *l, const struct thread *t,
 			bind_u64(st, 4, hist_bucket_lo(b));
 			bind_u64(st, 5, hist_bucket_hi(b));
 			bind_u64(st, 6, t->hist[k].count[b]);
+			if (b == top)
+				bind_u64(st, 7, t->hist[k].max_ns);
+			else
+				sqlite3_bind_null(st, 7);
 			err = row_written(l, st, e);
 		}
 	}
 	return err;
 }
 
-int loader_end(struct loader *l, const struct session_counts *c,
-	       const char *error, struct errmsg *e)
+int loader_end(struct loader *l, const struct clock_anchor *end,
+	       const struct session_counts *c, const char *error,
+	       struct errmsg *e)
 {
-	struct clock_anchor end = clock_anchor_now();
+	/* In the order of the UPDATE's columns below. */
+	const uint64_t counts[] = {
+		c->records_seen, c->faults_total, c->faults_stored,
+		c->faults_below_threshold, c->faults_unfinished,
+		c->faults_unpaired_exit, c->records_lost, c->samples_lost,
+		c->records_malformed, c->records_unknown, c->records_late,
+		c->records_throttled, c->clock_steps, c->recorder_user_ns,
+		c->recorder_sys_ns, c->recorder_max_rss_bytes, c->spool_bytes,
+		c->spool_peak_bytes, c->records_dropped,
+	};
 	sqlite3_stmt *st = NULL;
-	int err = loader_commit(l, e);
+	int err = loader_commit(l, e), k = 1;
 
 	if (err == 0)
 		err = prepare(l, &st, "UPDATE session SET end_ts = ?, status = ?,"
@@ -452,30 +589,24 @@ int loader_end(struct loader *l, const struct session_counts *c,
 			" faults_below_threshold = ?, faults_unfinished = ?,"
 			" faults_unpaired_exit = ?, records_lost = ?, samples_lost = ?,"
 			" records_malformed = ?, records_unknown = ?, records_late = ?,"
-			" records_throttled = ?, error = ? WHERE session_id = ?", e);
+			" records_throttled = ?, clock_steps = ?, recorder_user_ns = ?,"
+			" recorder_sys_ns = ?, recorder_max_rss_bytes = ?,"
+			" spool_bytes = ?, spool_peak_bytes = ?, records_dropped = ?,"
+			" error = ?"
+			" WHERE session_id = ?", e);
 	if (err < 0)
 		return err;
-	bind_u64(st, 1, end.realtime_ns);
-	sqlite3_bind_text(st, 2, error ? "failed" : "complete", -1, SQLITE_STATIC);
-	bind_u64(st, 3, end.realtime_ns);
-	bind_u64(st, 4, end.monotonic_ns);
-	bind_u64(st, 5, c->records_seen);
-	bind_u64(st, 6, c->faults_total);
-	bind_u64(st, 7, c->faults_stored);
-	bind_u64(st, 8, c->faults_below_threshold);
-	bind_u64(st, 9, c->faults_unfinished);
-	bind_u64(st, 10, c->faults_unpaired_exit);
-	bind_u64(st, 11, c->records_lost);
-	bind_u64(st, 12, c->samples_lost);
-	bind_u64(st, 13, c->records_malformed);
-	bind_u64(st, 14, c->records_unknown);
-	bind_u64(st, 15, c->records_late);
-	bind_u64(st, 16, c->records_throttled);
+	bind_u64(st, k++, end->realtime_ns);
+	sqlite3_bind_text(st, k++, error ? "failed" : "complete", -1, SQLITE_STATIC);
+	bind_u64(st, k++, end->realtime_ns);
+	bind_u64(st, k++, end->mono_ns);
+	for (size_t i = 0; i < ARRAY_SIZE(counts); i++)
+		bind_u64(st, k++, counts[i]);
 	if (error)
-		sqlite3_bind_text(st, 17, error, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, k++, error, -1, SQLITE_TRANSIENT);
 	else
-		sqlite3_bind_null(st, 17);
-	sqlite3_bind_int64(st, 18, l->session_id);
+		sqlite3_bind_null(st, k++);
+	sqlite3_bind_int64(st, k, l->session_id);
 	err = step(l, st, e);
 	sqlite3_finalize(st);
 	/* A failed session's rows are worth indexing too; but its first
@@ -494,6 +625,8 @@ int loader_end(struct loader *l, const struct session_counts *c,
 
 void loader_release(struct loader *l)
 {
+	sqlite3_finalize(l->cgroup);
+	l->cgroup = NULL;
 	sqlite3_finalize(l->fault);
 	sqlite3_finalize(l->thread);
 	sqlite3_finalize(l->mapping);
@@ -508,6 +641,9 @@ void loader_release(struct loader *l)
 	sqlite3_finalize(l->stack_frame);
 	sqlite3_finalize(l->frame);
 	l->stack = l->stack_frame = l->frame = NULL;
+	sqlite3_finalize(l->anchor);
+	sqlite3_finalize(l->step);
+	l->anchor = l->step = NULL;
 	l->fault = l->thread = l->mapping = l->lost = l->hist = l->state = NULL;
 	l->tp = NULL;
 }

@@ -3,6 +3,12 @@
  * batched into transactions of LOADER_BATCH_ROWS, committed early by
  * loader_commit() when the caller's clock says a batch has waited long
  * enough.  Everything committed stays committed when a later step fails.
+ *
+ * Times come in as CLOCK_MONOTONIC (`mono_ts`), the recording's one
+ * clock, and are stored as CLOCK_REALTIME `ts`, converted here and only
+ * here, through the session's clock anchors (decoder/clock_map.h): the
+ * caller adds each anchor to the map as it takes it, and stores it with
+ * loader_anchor.
  */
 #ifndef FL_LOADER_H
 #define FL_LOADER_H
@@ -12,6 +18,7 @@
 
 #include "../common/clock.h"
 #include "../common/errmsg.h"
+#include "../decoder/clock_map.h"
 #include "../decoder/fault_pair.h"
 #include "../decoder/perf_record.h"
 #include "../decoder/stack_table.h"
@@ -23,12 +30,14 @@
 #define LOADER_BATCH_ROWS 100000
 
 struct session_info {		/* all strings borrowed for the call */
-	uint64_t start_ts;	/* CLOCK_REALTIME ns */
-	struct clock_anchor start;
+	struct clock_anchor start;	/* the session's first anchor */
 	const char *host, *kernel, *command_line, *options, *version;
+	const char *cpu_model;	/* "" when the kernel names none */
+	const char *labels_json;	/* a JSON object of strings; NULL: {} */
 	uint64_t min_fault_dur_ns;
 	uint64_t buffer_bytes;	/* per CPU ring */
 	int cpus;
+	int recorder_pid;	/* getpid() of the recording faultline */
 };
 
 struct session_counts {
@@ -37,34 +46,49 @@ struct session_counts {
 	uint64_t faults_unfinished, faults_unpaired_exit;
 	uint64_t records_lost, samples_lost, records_malformed;
 	uint64_t records_unknown, records_late, records_throttled;
+	uint64_t clock_steps;
+	uint64_t recorder_user_ns, recorder_sys_ns, recorder_max_rss_bytes;
+	uint64_t spool_bytes, spool_peak_bytes, records_dropped;
 };
 
 struct loader {
 	sqlite3 *db;		/* borrowed: opened and closed by the caller */
 	const char *path;	/* borrowed: for messages */
+	struct clock_map *clock;	/* borrowed: the session's anchors */
 	int64_t session_id;
 	sqlite3_stmt *fault, *thread, *mapping, *lost, *hist, *state, *tp;	/* owned */
 	sqlite3_stmt *series, *metric;	/* owned */
 	sqlite3_stmt *stack, *stack_frame, *frame;	/* owned */
+	sqlite3_stmt *anchor, *step;	/* owned */
+	sqlite3_stmt *cgroup;	/* owned: prepared at the first cgroup_cpu row */
 	uint64_t batch_rows;	/* rows in the open transaction */
 	int in_txn;
 	uint64_t rows;		/* rows written by this loader */
 };
 
-/* Prepares the statements and writes the session row, committed at once
- * so a session is visible even if recording dies.  0 or -errno with e. */
+/* Prepares the statements and writes the session row and its first
+ * anchor (si->start, which clock already holds), committed at once so a
+ * session is visible even if recording dies.  0 or -errno with e. */
 int loader_begin(struct loader *l, sqlite3 *db, const char *path,
-		 const struct session_info *si, struct errmsg *e);
+		 const struct session_info *si, struct clock_map *clock,
+		 struct errmsg *e);
+
+/* A clock anchor the caller took and added to the map; a step the map
+ * reported when it was added. */
+int loader_anchor(struct loader *l, const struct clock_anchor *a,
+		  struct errmsg *e);
+int loader_clock_step(struct loader *l, const struct clock_step *s,
+		      struct errmsg *e);
 
 int loader_fault(struct loader *l, const struct fault *f, struct errmsg *e);
 int loader_thread(struct loader *l, const struct thread *t, struct errmsg *e);
 int loader_state(struct loader *l, const struct state_interval *iv,
 		 struct errmsg *e);
 /* name "subsys:event"; fields a JSON object; both borrowed for the call. */
-int loader_tracepoint(struct loader *l, uint64_t ts, uint32_t tid,
+int loader_tracepoint(struct loader *l, uint64_t mono_ts, uint32_t tid,
 		      uint32_t pid, uint32_t cpu, const char *name,
 		      const char *fields, struct errmsg *e);
-int loader_mapping(struct loader *l, uint64_t ts, const struct rec_mmap *m,
+int loader_mapping(struct loader *l, uint64_t mono_ts, const struct rec_mmap *m,
 		   const char *source, struct errmsg *e);
 /* A stack row and its stack_frame rows; a frame row (symbol columns
  * NULL, for symbolization to fill).  Both borrowed for the call. */
@@ -72,9 +96,18 @@ int loader_stack(struct loader *l, uint32_t stack_id, const struct st_stack *s,
 		 struct errmsg *e);
 int loader_frame(struct loader *l, uint32_t frame_id, const struct st_frame *f,
 		 struct errmsg *e);
-/* kind: "records", "samples", "throttled" or "malformed"; ts 0 / cpu < 0
- * when unknown. */
-int loader_lost(struct loader *l, uint64_t ts, int cpu, const char *kind,
+/* One of the recording faultline's own threads (comm borrowed). */
+/* A cgroup_cpu row: a sample of the cgroup at dir (borrowed for the
+ * call) read at mono_ts; quota_us < 0: no quota (NULL). */
+int loader_cgroup_cpu(struct loader *l, uint64_t mono_ts, const char *dir,
+		      int64_t quota_us, int64_t period_us, uint64_t nr_periods,
+		      uint64_t nr_throttled, uint64_t throttled_ns,
+		      struct errmsg *e);
+int loader_recorder_thread(struct loader *l, pid_t tid, const char *comm,
+			   struct errmsg *e);
+/* kind: "records", "samples", "throttled", "malformed" or "spool";
+ * mono_ts 0 / cpu < 0 when unknown. */
+int loader_lost(struct loader *l, uint64_t mono_ts, int cpu, const char *kind,
 		uint64_t count, struct errmsg *e);
 /* A metric series of this session (record's samplers); its id into
  * *series_id.  Strings borrowed for the call; unit may be NULL.  The
@@ -83,8 +116,8 @@ int loader_metric_series(struct loader *l, const char *name,
 			 const char *labels, const char *unit,
 			 const char *source, int64_t *series_id,
 			 struct errmsg *e);
-/* One value of a series at ts (CLOCK_REALTIME ns). */
-int loader_metric(struct loader *l, int64_t series_id, uint64_t ts,
+/* One value of a series at mono_ts (CLOCK_MONOTONIC ns). */
+int loader_metric(struct loader *l, int64_t series_id, uint64_t mono_ts,
 		  double value, struct errmsg *e);
 /* The non-empty buckets of t's histograms. */
 int loader_histograms(struct loader *l, const struct thread *t,
@@ -93,10 +126,12 @@ int loader_histograms(struct loader *l, const struct thread *t,
 /* Commits the open transaction, if any. */
 int loader_commit(struct loader *l, struct errmsg *e);
 
-/* Commits, writes end time, counts, status ('complete' or 'failed' with
- * error text) into the session row, and builds the indexes. */
-int loader_end(struct loader *l, const struct session_counts *c,
-	       const char *error, struct errmsg *e);
+/* Commits, writes the end (the last anchor, end, which the caller took,
+ * added to the map and stored), counts, status ('complete' or 'failed'
+ * with error text) into the session row, and builds the indexes. */
+int loader_end(struct loader *l, const struct clock_anchor *end,
+	       const struct session_counts *c, const char *error,
+	       struct errmsg *e);
 
 /* Finalizes the statements (rolls back nothing: call commit first). */
 void loader_release(struct loader *l);

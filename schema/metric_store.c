@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/array.h"
 #include "../common/clock.h"
+#include "../common/sha256.h"
 #include "db.h"
 #include "metric_store.h"
 
@@ -24,10 +26,32 @@ static int prepare_insert(sqlite3 *db, int n, sqlite3_stmt **st)
 	return sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
 }
 
+/* The database's sessions' spans, to count the rows outside them. */
+static int load_spans(struct metric_store *s, struct errmsg *e)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(s->db, "SELECT start_ts, coalesce(end_ts, ?)"
+				    " FROM session ORDER BY start_ts", -1, &st, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 1, INT64_MAX);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (ARRAY_RESERVE(s->spans, s->spans_cap, s->nspans + 1) < 0) {
+			sqlite3_finalize(st);
+			return errmsg_set(e, ENOMEM, "out of memory");
+		}
+		s->spans[s->nspans++] = (struct session_span){
+			sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1) };
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : fail(s, rc, e);
+}
+
 int metric_store_begin(struct metric_store *s, sqlite3 *db, const char *path,
 		       const char *source, const char *unit, struct errmsg *e)
 {
-	int rc;
+	int rc, err;
 
 	memset(s, 0, sizeof(*s));
 	s->db = db;
@@ -46,6 +70,9 @@ int metric_store_begin(struct metric_store *s, sqlite3 *db, const char *path,
 	if (rc != SQLITE_OK)
 		return fail(s, rc, e);
 	s->in_txn = 1;
+	err = load_spans(s, e);
+	if (err < 0)
+		return err;
 	rc = sqlite3_prepare_v3(db, "INSERT INTO metric_series (session_id, name, "
 				"labels, unit, source, imported_ts) "
 				"VALUES (NULL, ?, ?, ?, ?, ?)", -1,
@@ -143,6 +170,8 @@ static int new_series(struct metric_store *s, struct series_slot *sl, uint64_t h
 	if (rc != SQLITE_DONE)
 		return fail(s, rc, e);
 	sl->series_id = sqlite3_last_insert_rowid(s->db);
+	if (!s->first_series)
+		s->first_series = sl->series_id;
 	s->nseries++;
 	return 0;
 }
@@ -202,6 +231,22 @@ static int flush(struct metric_store *s, struct errmsg *e)
 	return 0;
 }
 
+/* Does ts fall in a session's span?  The span of the last row is tried
+ * first: a file's rows mostly come in time order. */
+static int in_a_session(struct metric_store *s, int64_t ts)
+{
+	const struct session_span *sp = &s->spans[s->last_span];
+
+	if (ts >= sp->start_ts && ts <= sp->end_ts)
+		return 1;
+	for (size_t i = 0; i < s->nspans; i++)
+		if (ts >= s->spans[i].start_ts && ts <= s->spans[i].end_ts) {
+			s->last_span = i;
+			return 1;
+		}
+	return 0;
+}
+
 int metric_store_add(struct metric_store *s, const struct metric_row *r,
 		     struct errmsg *e)
 {
@@ -214,6 +259,7 @@ int metric_store_add(struct metric_store *s, const struct metric_row *r,
 	if (s->npending == METRIC_BATCH && (err = flush(s, e)) < 0)
 		return err;
 	s->rows++;
+	s->outside += s->nspans && !in_a_session(s, r->ts);
 	if (r->ts < s->min_ts)
 		s->min_ts = r->ts;
 	if (r->ts > s->max_ts)
@@ -221,14 +267,70 @@ int metric_store_add(struct metric_store *s, const struct metric_row *r,
 	return 0;
 }
 
-int metric_store_commit(struct metric_store *s, struct errmsg *e)
+int metric_store_seen(struct metric_store *s, const char *digest, char **source,
+		      int64_t *imported_ts, struct errmsg *e)
+{
+	sqlite3_stmt *st = NULL;
+	char pattern[16 + SHA256_HEX_LEN];
+	const char *text;
+	int rc;
+
+	*source = NULL;
+	/* Only earlier imports: this one's series are not stamped yet. */
+	snprintf(pattern, sizeof(pattern), "%% sha256:%s", digest);
+	rc = sqlite3_prepare_v2(s->db, "SELECT source, imported_ts FROM metric_series"
+				" WHERE session_id IS NULL AND source LIKE ?"
+				" ORDER BY series_id LIMIT 1", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 1, pattern, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		text = (const char *)sqlite3_column_text(st, 0);
+		/* The name as given: without " sha256:HEX". */
+		*source = text ? strndup(text, strlen(text) - strlen(pattern) + 1) : NULL;
+		*imported_ts = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW && !*source)
+		return errmsg_set(e, ENOMEM, "out of memory");
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return fail(s, rc, e);
+	return rc == SQLITE_ROW;
+}
+
+/* metric_series.source of the file's series gets " sha256:DIGEST".  The
+ * store holds the write lock, so its series_ids run from first_series
+ * up without a gap. */
+static int stamp(struct metric_store *s, const char *digest, struct errmsg *e)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (!s->first_series)
+		return 0;
+	rc = sqlite3_prepare_v2(s->db, "UPDATE metric_series SET source = source"
+				" || ' sha256:' || ? WHERE series_id >= ?", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 1, digest, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 2, s->first_series);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : fail(s, rc, e);
+}
+
+int metric_store_commit(struct metric_store *s, const char *digest,
+			struct errmsg *e)
 {
 	int rc, err = flush(s, e);
 
+	if (err == 0)
+		err = stamp(s, digest, e);
 	if (err < 0)
 		return err;
 	rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
-
 	if (rc != SQLITE_OK)
 		return fail(s, rc, e);	/* release rolls back */
 	s->in_txn = 0;
@@ -245,5 +347,6 @@ void metric_store_release(struct metric_store *s)
 	for (size_t i = 0; s->slots && i < s->nslots; i++)
 		free(s->slots[i].key);
 	free(s->slots);
+	free(s->spans);
 	memset(s, 0, sizeof(*s));
 }

@@ -5,6 +5,13 @@
  * store not committed rolls it back, so nothing of a file that failed is
  * kept.  Each distinct (name, labels) of the file gets one metric_series
  * row, written when first seen.
+ *
+ * Two questions a wrong import raises are answered before the commit:
+ * was this content imported before (metric_store_seen: every import
+ * stamps its series' source with the SHA-256 of the file's bytes,
+ * "PATH sha256:HEX"), and do its points line up with any recorded
+ * session (outside counts those that lie in none: relative seconds read
+ * as 1970, a wrong --ts-unit).
  */
 #ifndef FL_METRIC_STORE_H
 #define FL_METRIC_STORE_H
@@ -24,6 +31,12 @@
 struct pending_row {
 	int64_t series_id, ts;
 	double value;
+};
+
+/* A recorded session's time span, ns since the epoch (CLOCK_REALTIME);
+ * a session that never ended runs to INT64_MAX. */
+struct session_span {
+	int64_t start_ts, end_ts;
 };
 
 struct series_slot {
@@ -50,6 +63,12 @@ struct metric_store {
 	uint64_t rows;
 	int64_t min_ts, max_ts;	/* ns, of the rows so far */
 	int in_txn;
+	int64_t first_series;	/* the first series_id written; 0: none */
+	struct session_span *spans;	/* owned: the database's sessions */
+	size_t nspans, spans_cap;
+	size_t last_span;	/* the span the last row fell in: rows come in
+				 * time order, mostly */
+	uint64_t outside;	/* rows in no session's span */
 };
 
 /*
@@ -67,8 +86,20 @@ int metric_store_begin(struct metric_store *s, sqlite3 *db, const char *path,
 int metric_store_add(struct metric_store *s, const struct metric_row *r,
 		     struct errmsg *e);
 
-/* Commits the file's rows.  0 or -errno with e (then nothing is kept). */
-int metric_store_commit(struct metric_store *s, struct errmsg *e);
+/*
+ * Was content with this digest (SHA256_HEX_LEN hex digits) imported
+ * into the database before?  1 with *source (owned: free) naming the
+ * file as it was given then and *imported_ts (CLOCK_REALTIME ns) when;
+ * 0 when not; or -errno with e set.
+ */
+int metric_store_seen(struct metric_store *s, const char *digest, char **source,
+		      int64_t *imported_ts, struct errmsg *e);
+
+/* Stamps the file's series with its digest (metric_series.source becomes
+ * "SOURCE sha256:DIGEST") and commits its rows.  0 or -errno with e
+ * (then nothing is kept). */
+int metric_store_commit(struct metric_store *s, const char *digest,
+			struct errmsg *e);
 
 /* Rolls back what was not committed and frees what s holds. */
 void metric_store_release(struct metric_store *s);

@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/array.h"
+#include "../common/file.h"
+#include "../common/strbuf.h"
 #include "query_def.h"
 
 enum section { S_SUMMARY, S_GAP, S_PARAMS, S_COLUMNS, S_DONE };
@@ -54,16 +57,20 @@ static int type_from(const char *s, size_t n, enum query_type *out)
 /* Appends " more" to *text (owned, may be NULL). */
 static int append(char **text, const char *more, size_t n)
 {
-	size_t len = *text ? strlen(*text) : 0;
-	char *t = realloc(*text, len + n + 2);
+	struct strbuf sb;
 
-	if (!t)
+	strbuf_init(&sb);
+	if (*text && **text) {
+		strbuf_adds(&sb, *text);
+		strbuf_addc(&sb, ' ');
+	}
+	strbuf_add(&sb, more, n);
+	if (strbuf_error(&sb)) {
+		strbuf_release(&sb);
 		return -ENOMEM;
-	if (len)
-		t[len++] = ' ';
-	memcpy(t + len, more, n);
-	t[len + n] = '\0';
-	*text = t;
+	}
+	free(*text);
+	*text = strbuf_detach(&sb);
 	return 0;
 }
 
@@ -115,7 +122,6 @@ static int parse_param(const char *p, const char *end, struct query_def *q)
 {
 	struct query_param qp = { 0 };
 	const char *n, *ne, *t, *te;
-	struct query_param *v;
 	int err = -EINVAL;
 
 	p = skip_space(p, end);
@@ -136,10 +142,8 @@ static int parse_param(const char *p, const char *end, struct query_def *q)
 			goto out;
 		p = skip_space(p, end);
 	}
-	v = realloc(q->params, (q->nparams + 1) * sizeof(*v));
-	if (!v)
+	if (ARRAY_RESERVE(q->params, q->params_cap, q->nparams + 1) < 0)
 		goto nomem;
-	q->params = v;
 	qp.name = strndup(n, (size_t)(ne - n));
 	if (!qp.name || append(&qp.help, p, (size_t)(end - p)) < 0)
 		goto nomem;
@@ -159,7 +163,6 @@ static int parse_column(const char *p, const char *end, struct query_def *q)
 {
 	struct query_column c = { 0 };
 	const char *n, *ne, *t, *te;
-	struct query_column *v;
 
 	n = p = skip_space(p, end);
 	ne = p = word_end(p, end);
@@ -168,10 +171,8 @@ static int parse_column(const char *p, const char *end, struct query_def *q)
 	if (ne == n || te == t)
 		return -EINVAL;
 	p = skip_space(p, end);
-	v = realloc(q->columns, (q->ncolumns + 1) * sizeof(*v));
-	if (!v)
+	if (ARRAY_RESERVE(q->columns, q->columns_cap, q->ncolumns + 1) < 0)
 		return -ENOMEM;
-	q->columns = v;
 	c.name = strndup(n, (size_t)(ne - n));
 	c.type = strndup(t, (size_t)(te - t));
 	if (!c.name || !c.type || append(&c.help, p, (size_t)(end - p)) < 0) {
@@ -278,41 +279,26 @@ const struct query_param *query_def_param(const struct query_def *q,
 	return NULL;
 }
 
-/* The whole file into *out (owned, NUL-terminated). */
-static int read_file(const char *path, char **out, struct errmsg *e)
+/* The canned query named name exactly, or NULL. */
+static const char *embedded(const char *name)
 {
-	FILE *f = fopen(path, "r");
-	char *buf = NULL, *nb;
-	size_t len = 0, cap = 0, n;
-	int err = 0;
+	for (size_t i = 0; i < n_embedded_queries; i++)
+		if (!strcmp(embedded_queries[i].name, name))
+			return embedded_queries[i].sql;
+	return NULL;
+}
 
-	if (!f)
-		return errmsg_set(e, errno, "cannot read query file '%s': %s",
-				  path, strerror(errno));
-	do {
-		if (cap - len < 4096) {
-			cap = cap ? 2 * cap : 8192;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-	} while (n > 0);
-	if (!err && ferror(f))
-		err = errmsg_set(e, EIO, "cannot read query file '%s': I/O error",
-				 path);
-	fclose(f);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	return 0;
+int query_def_find_dialect(const char *what, const char *dialect,
+			   struct query_def *q, struct errmsg *e)
+{
+	char name[256];
+	const char *sql;
+
+	if (!dialect || strchr(what, '/') || strchr(what, '.'))
+		return query_def_find(what, q, e);
+	snprintf(name, sizeof(name), "%s.%s", what, dialect);
+	sql = embedded(name);
+	return sql ? query_def_parse(what, sql, q, e) : query_def_find(what, q, e);
 }
 
 int query_def_find(const char *what, struct query_def *q, struct errmsg *e)
@@ -321,12 +307,17 @@ int query_def_find(const char *what, struct query_def *q, struct errmsg *e)
 	int err;
 
 	if (strchr(what, '/') || (n > 4 && !strcmp(what + n - 4, ".sql"))) {
-		err = read_file(what, &q->sql_owned, e);
+		size_t len;
+
+		err = read_text_file(what, &q->sql_owned, &len, e);
+		if (err == -ENOENT)
+			err = errmsg_set(e, ENOENT, "cannot read query file '%s': %s",
+					 what, strerror(ENOENT));
 		return err ? err : query_def_parse(what, q->sql_owned, q, e);
 	}
-	for (size_t i = 0; i < n_embedded_queries; i++)
-		if (!strcmp(embedded_queries[i].name, what))
-			return query_def_parse(what, embedded_queries[i].sql, q, e);
+	/* A dialect variant (runs.pg) is not a query of its own. */
+	if (!strchr(what, '.') && embedded(what))
+		return query_def_parse(what, embedded(what), q, e);
 	return errmsg_set(e, ENOENT, "no query named '%s'; 'faultline query "
 			  "--list' shows them, or give the path of a .sql file",
 			  what);

@@ -11,7 +11,8 @@
  *   SELECT ...
  *
  * TYPE of a parameter is INTEGER, REAL, TEXT or DURATION (INTEGER ns,
- * given as a number of ns or with a unit: 200ms).  A parameter without a
+ * given with a unit as every duration option is: 200ms; a bare 0 alone
+ * needs none).  A parameter without a
  * default must be given; "= NULL" makes it optional.  A default is
  * written as a value would be given ('quoted' for TEXT).  Lines indented
  * further than an entry continue its description.  Parsing needs no
@@ -21,6 +22,7 @@
 #define FL_QUERY_DEF_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "../common/errmsg.h"
 
@@ -48,9 +50,9 @@ struct query_def {
 				 * points into sql_owned */
 	char *sql_owned;	/* owned: a file's text; NULL when embedded */
 	struct query_param *params;	/* owned array */
-	size_t nparams;
+	size_t nparams, params_cap;
 	struct query_column *columns;	/* owned array */
-	size_t ncolumns;
+	size_t ncolumns, columns_cap;
 };
 
 /* The canned queries, in name order, ending with a NULL name; generated
@@ -80,6 +82,19 @@ int query_def_parse(const char *name, const char *sql, struct query_def *q,
  * look), -EINVAL (a malformed header), -ENOMEM or the file's errno.
  */
 int query_def_find(const char *what, struct query_def *q, struct errmsg *e);
+
+/*
+ * query_def_find for an engine other than SQLite: a canned query's
+ * variant in that dialect (queries/NAME.DIALECT.sql, e.g. runs.pg) when
+ * there is one, else the query itself (its SQL is both dialects').  A
+ * .sql file is taken as it is.  dialect NULL: query_def_find.
+ */
+int query_def_find_dialect(const char *what, const char *dialect,
+			   struct query_def *q, struct errmsg *e);
+
+/* Is this canned query a dialect variant of another (its name has a
+ * '.'), listed under that one? */
+#define query_is_variant(name) (strchr((name), '.') != NULL)
 
 /* The parameter named name (without ':'), or NULL. */
 const struct query_param *query_def_param(const struct query_def *q,

@@ -1,7 +1,9 @@
--- faultline database schema, version 3 (PRAGMA user_version = 3).
+-- faultline database schema, version 5 (PRAGMA user_version = 5).
 --
 -- Conventions (man faultline-schema(5) documents every column):
---   ts      INTEGER ns since the Unix epoch, CLOCK_REALTIME
+--   ts      INTEGER ns since the Unix epoch, CLOCK_REALTIME: recorded in
+--           CLOCK_MONOTONIC and converted once, when stored, through the
+--           session's clock anchors (clock_anchor)
 --   dur     INTEGER ns
 --   *_ns    INTEGER ns
 --   addresses are 64-bit values stored as SQLite's signed INTEGER: a
@@ -40,8 +42,77 @@ CREATE TABLE session (
 	records_unknown	INTEGER,
 	records_late	INTEGER,
 	records_throttled INTEGER,
-	error		TEXT
+	error		TEXT,
+	-- CLOCK_REALTIME steps seen between two anchors (clock_step rows).
+	clock_steps	INTEGER,
+	-- What the recorder itself cost: CPU time of all its threads, and
+	-- its peak resident memory (getrusage RUSAGE_SELF).
+	recorder_user_ns INTEGER,
+	recorder_sys_ns	INTEGER,
+	recorder_max_rss_bytes INTEGER,
+	-- The memory the recorder may hold records in while decoding catches
+	-- up, the most it held, and the records it dropped for want of room
+	-- (the lost table's 'spool' rows).
+	spool_bytes	INTEGER,
+	spool_peak_bytes INTEGER,
+	records_dropped	INTEGER,
+	-- What lets a session travel between files and hosts (schema 5).
+	-- uuid: random (RFC 4122 version 4), made when the row is; merge and
+	-- export know a session by it.  The default is schema/db.h's
+	-- FL_SQL_UUID, which the loader and the upgrade from schema 4 use.
+	uuid		TEXT NOT NULL DEFAULT (lower(hex(randomblob(4))) || '-' ||
+			lower(hex(randomblob(2))) || '-4' ||
+			substr(lower(hex(randomblob(2))), 2) || '-' ||
+			substr('89ab', 1 + abs(random()) % 4, 1) ||
+			substr(lower(hex(randomblob(2))), 2) || '-' ||
+			lower(hex(randomblob(6)))),
+	-- /proc/cpuinfo's "model name" ('' where the kernel names none).
+	cpu_model	TEXT,
+	-- The user's KEY=VALUE labels (record --label): a JSON object whose
+	-- values are strings.
+	labels		TEXT NOT NULL DEFAULT '{}',
+	-- The recording faultline's pid: its own threads are the observer.
+	recorder_pid	INTEGER
 );
+CREATE UNIQUE INDEX session_uuid ON session (uuid);
+
+-- The recording faultline's own threads (schema 5), as they were while
+-- it recorded: a target preempted or woken by one of them was disturbed
+-- by the observer.  faultline never records itself, so its threads are
+-- in no other table.
+CREATE TABLE recorder_thread (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	tid		INTEGER NOT NULL,
+	comm		TEXT NOT NULL,
+	PRIMARY KEY (session_id, tid)
+) WITHOUT ROWID;
+
+-- The session's clock anchors: CLOCK_REALTIME read between two
+-- CLOCK_MONOTONIC reads, the tightest of a few tries, taken when the
+-- session starts, every CLOCK_ANCHOR_INTERVAL while it records, and at
+-- its end.  Every stored ts was made from them: between two anchors a
+-- monotonic time is interpolated, so the rate the realtime clock was
+-- slewed at is followed; across a step (clock_step) it is not.
+CREATE TABLE clock_anchor (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	mono_ns		INTEGER NOT NULL,	-- CLOCK_MONOTONIC, the bracket's midpoint
+	realtime_ns	INTEGER NOT NULL,	-- CLOCK_REALTIME, read inside it
+	uncertainty_ns	INTEGER NOT NULL,	-- half the bracket's width
+	PRIMARY KEY (session_id, mono_ns)
+) WITHOUT ROWID;
+
+-- A step of CLOCK_REALTIME (settimeofday, date -s, an NTP step) seen
+-- between two anchors: realtime - monotonic moved by step_ns more than
+-- a slewed clock can.  Durations, order and pairing never use
+-- CLOCK_REALTIME, so a step changes none of them; a ts between the two
+-- anchors is made from the earlier one, and may be off by up to step_ns.
+CREATE TABLE clock_step (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	from_mono_ns	INTEGER NOT NULL,	-- the anchor before the step
+	to_mono_ns	INTEGER NOT NULL,	-- the anchor after it
+	step_ns		INTEGER NOT NULL,	-- signed: + when the clock jumped ahead
+	PRIMARY KEY (session_id, from_mono_ns)
+) WITHOUT ROWID;
 
 -- One row per thread name spell: a rename starts a new row.
 CREATE TABLE thread (
@@ -90,7 +161,15 @@ CREATE TABLE thread_state (
 	uncertain	INTEGER NOT NULL,
 	-- The stack at the switch-out that began this interval
 	-- (record --stacks), else NULL.
-	stack_id	INTEGER
+	stack_id	INTEGER,
+	-- The thread that took the CPU at the switch-out that began this
+	-- interval (sched_switch next_pid), and its name then; NULL when
+	-- sched_switch was not seen for it.
+	next_tid	INTEGER,
+	next_comm	TEXT,
+	-- The waker's name when it woke this thread (sched_waking), NULL
+	-- when unknown; waker_tid 0 is the idle task: an interrupt woke it.
+	waker_comm	TEXT
 );
 
 -- One row per hit of a tracepoint given with -e, by a target thread
@@ -112,6 +191,10 @@ CREATE TABLE fault_histogram (
 	lo_ns		INTEGER NOT NULL,
 	hi_ns		INTEGER NOT NULL,
 	count		INTEGER NOT NULL,
+	-- The longest duration this bucket counted, exact: on the highest
+	-- bucket of a (tid, kind), where it is the thread's longest fault of
+	-- that kind; NULL on the others.
+	max_ns		INTEGER,
 	PRIMARY KEY (session_id, tid, kind, lo_ns)
 ) WITHOUT ROWID;
 
@@ -138,7 +221,8 @@ CREATE TABLE lost (
 	ts		INTEGER,
 	cpu		INTEGER,
 	kind		TEXT NOT NULL
-			CHECK (kind IN ('records', 'samples', 'throttled', 'malformed')),
+			CHECK (kind IN ('records', 'samples', 'throttled', 'malformed',
+					'spool')),
 	count		INTEGER NOT NULL
 );
 
@@ -224,6 +308,136 @@ CREATE TABLE metric (
 	value		REAL NOT NULL
 );
 
+-- A cgroup's CPU quota and throttling counters (record --cgroup, or the
+-- first target's cgroup), one row per sample.  The counters count from
+-- the cgroup's creation: what rose between two rows happened between
+-- them (schema 5).
+CREATE TABLE cgroup_cpu (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	ts		INTEGER NOT NULL,	-- when it was read
+	path		TEXT NOT NULL,		-- the cgroup's directory
+	quota_us	INTEGER,		-- per period; NULL: no quota
+	period_us	INTEGER NOT NULL,
+	nr_periods	INTEGER NOT NULL,
+	nr_throttled	INTEGER NOT NULL,
+	throttled_ns	INTEGER NOT NULL
+);
+
+-- Intel PT (record --pt).  How the trace's TSC timestamps were put on
+-- the session's clock: TSC -> perf time by the perf mmap page's
+-- parameters, perf time -> CLOCK_MONOTONIC by the calibration pairs,
+-- then -> ts by the clock anchors; and what the trace was recorded with.
+CREATE TABLE pt_clock (
+	session_id	INTEGER PRIMARY KEY REFERENCES session,
+	mode		TEXT NOT NULL,		-- fault, stall or full
+	pmu_type	INTEGER NOT NULL,	-- the intel_pt PMU's perf type
+	config		INTEGER NOT NULL,	-- the PT event's attr.config
+	snapshot_bytes	INTEGER NOT NULL,	-- --pt-size
+	aux_bytes	INTEGER NOT NULL,	-- the AUX area of each buffer
+	time_zero	INTEGER NOT NULL,
+	time_mult	INTEGER NOT NULL,
+	time_shift	INTEGER NOT NULL,
+	-- cap_user_time_short only, else NULL.
+	time_cycles	INTEGER,
+	time_mask	INTEGER,
+	-- For libipt: the CPU (errata), CPUID 0x15 (MTC timing) and
+	-- MSR_PLATFORM_INFO's ratio (CBR); NULL when unknown.
+	cpu_family	INTEGER,
+	cpu_model	INTEGER,
+	cpu_stepping	INTEGER,
+	tsc_art_num	INTEGER,
+	tsc_art_den	INTEGER,
+	max_nonturbo_ratio INTEGER,
+	mtc_period	INTEGER
+);
+
+-- Calibration pairs: CLOCK_MONOTONIC read, a record stamped in perf time,
+-- CLOCK_MONOTONIC again.  Between two pairs a perf time is interpolated.
+CREATE TABLE pt_calibration (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	perf_ns		INTEGER NOT NULL,	-- the record's time, perf_clock
+	mono_ns		INTEGER NOT NULL,	-- the bracket's midpoint
+	uncertainty_ns	INTEGER NOT NULL,	-- half the bracket's width
+	PRIMARY KEY (session_id, perf_ns)
+) WITHOUT ROWID;
+
+-- The vDSO image the traced processes ran, read from a target's memory,
+-- so trace through clock_gettime decodes, now and in a later --decode.
+CREATE TABLE pt_vdso (
+	session_id	INTEGER PRIMARY KEY REFERENCES session,
+	image		BLOB NOT NULL
+);
+
+-- One row per piece of trace kept: a major fault's sample, a stall
+-- snapshot, or what one full-mode drain read.  data is the raw trace,
+-- kept so faultline pt --decode can decode it again (with better images).
+CREATE TABLE pt_trace (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	trace_id	INTEGER NOT NULL,
+	pid		INTEGER NOT NULL,
+	tid		INTEGER NOT NULL,
+	cpu		INTEGER,		-- a per-CPU buffer's CPU, else NULL
+	-- fault, slow-fault, off-cpu, signal or full: what made it kept.
+	trigger		TEXT NOT NULL,
+	-- The trigger: a fault's completion, a stall's start, the signal, the
+	-- drain.  ts: CLOCK_REALTIME like every ts; mono_ns: as recorded.
+	ts		INTEGER NOT NULL,
+	mono_ns		INTEGER NOT NULL,
+	dur		INTEGER,		-- the fault's or the off-CPU span's
+	-- trigger 'fault': the fault's entry, the ts of its fault row.
+	fault_ts	INTEGER,
+	bytes		INTEGER NOT NULL,
+	data		BLOB NOT NULL,
+	PRIMARY KEY (session_id, trace_id)
+) WITHOUT ROWID;
+
+-- The control flow decoded from a trace, in order (seq): each call,
+-- return, indirect jump ('jump'), and each point where tracing stopped
+-- ('disable': into the kernel, a fault, a switch-out) or started
+-- ('enable').  depth: the call depth of the function the branch went to,
+-- 0 at the shallowest point of the trace.
+CREATE TABLE pt_call (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	trace_id	INTEGER NOT NULL,
+	seq		INTEGER NOT NULL,
+	tid		INTEGER NOT NULL,
+	ts		INTEGER,		-- NULL before the trace's first TSC
+	depth		INTEGER NOT NULL,
+	kind		TEXT NOT NULL,
+	from_addr	INTEGER,		-- the branch; NULL when unknown
+	to_addr		INTEGER,		-- where it went; NULL when unknown
+	-- The function entered (call, jump, enable) or left (return,
+	-- disable), when the image names it.
+	symbol		TEXT,
+	PRIMARY KEY (session_id, trace_id, seq)
+) WITHOUT ROWID;
+
+-- Where the trace cannot be followed: overflow (OVF: the CPU dropped
+-- trace), truncated / partial / collision (the AUX record's flags),
+-- snapshot (tracing stopped while a stall snapshot was copied),
+-- overwritten, no-sync (no PSB to start from), nomap (code the image
+-- does not hold), decode (libipt's error), lost.
+CREATE TABLE pt_gap (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	trace_id	INTEGER,		-- NULL: a gap of no one stored trace
+	tid		INTEGER,
+	cpu		INTEGER,
+	ts		INTEGER,
+	dur		INTEGER,		-- how long tracing stopped, when known
+	reason		TEXT NOT NULL,
+	offset		INTEGER,		-- byte offset in the trace
+	ip		INTEGER,		-- where the flow stopped
+	message		TEXT NOT NULL		-- libipt's message, and what it means
+);
+
+-- Each major fault with the trace its completion sample carried.
+CREATE VIEW pt_fault AS
+SELECT f.session_id, f.rowid AS fault_id, f.ts, f.dur, f.tid, f.kind, f.addr,
+       t.trace_id, t.bytes
+  FROM fault f
+  JOIN pt_trace t ON t.session_id = f.session_id AND t.tid = f.tid
+                 AND t.trigger = 'fault' AND t.fault_ts = f.ts;
+
 -- Readable timestamps, computed, never stored.
 CREATE VIEW fault_readable AS
 SELECT f.session_id, f.ts,
@@ -264,3 +478,94 @@ SELECT session_id, status,
        (end_ts - start_ts) / 1e9 AS seconds, host, command_line,
        faults_total, faults_stored, records_lost, samples_lost
   FROM session;
+
+-- The wait a kernel function stands for, when it stands for one, read
+-- from the names of a stack's kernel frames (symbol, frame.kernel = 1):
+-- what thread_state_reason classifies a blocked or sleeping interval by.
+-- A function may carry a compiler suffix (".constprop.0"), hence GLOB.
+CREATE VIEW frame_wait_class AS
+SELECT y.session_id, y.frame_id, y.idx, y.function,
+       CASE
+         WHEN y.function GLOB '*futex*wait*' THEN 'futex'
+         WHEN y.function GLOB 'io_schedule*' OR y.function GLOB 'blk_*'
+           OR y.function GLOB '*_bio*' OR y.function GLOB 'folio_wait*'
+           OR y.function GLOB '__folio_lock*' OR y.function GLOB 'wait_on_page*'
+           THEN 'disk'
+         WHEN y.function GLOB 'handle_mm_fault*' OR y.function GLOB 'do_*page*'
+           OR y.function GLOB 'filemap_fault*' OR y.function GLOB 'do_user_addr_fault*'
+           OR y.function GLOB 'exc_page_fault*' THEN 'page-fault'
+         WHEN y.function GLOB 'sk_wait*' OR y.function GLOB 'tcp_*'
+           OR y.function GLOB 'udp_*' OR y.function GLOB 'unix_*'
+           OR y.function GLOB 'sock_*' OR y.function GLOB '__skb_*recv*'
+           OR y.function GLOB '__skb_wait*' THEN 'network'
+         WHEN y.function GLOB 'hrtimer_nanosleep*' OR y.function GLOB 'do_nanosleep*'
+           OR y.function GLOB 'schedule_hrtimeout*' THEN 'timer'
+       END AS reason
+  FROM symbol y
+  JOIN frame fr ON fr.session_id = y.session_id AND fr.frame_id = y.frame_id
+ WHERE fr.kernel = 1;
+
+-- Why each interval off the CPU was off it: one row per thread_state row
+-- that is not running.  A runnable interval was 'preempted' (it began
+-- with an involuntary switch: by_* is the thread that took the CPU) or
+-- 'wakeup-latency' (it follows a sleep: by_* is the waker, detail its
+-- CPU), else 'runnable'.  Any other interval takes the class of the
+-- innermost kernel frame of its stack that names one (frame_wait_class):
+-- 'futex', 'disk', 'page-fault', 'network', 'timer'; without a stack, or
+-- with none that names one, its state.  Its by_* is the thread that woke
+-- it.  by_recorder is 1 when by_tid is faultline's own (recorder_thread,
+-- session.recorder_pid; for a session without recorder_thread rows, a
+-- thread named 'faultline').  stack_id: the stack at the switch out that
+-- began the wait (for 'wakeup-latency', the sleep's before it), or NULL.
+CREATE VIEW thread_state_reason AS
+SELECT session_id, state_id, tid, ts, dur, state,
+       coalesce(reason, (SELECT w.reason FROM stack_frame sf
+                           JOIN frame_wait_class w ON w.session_id = sf.session_id
+                                                  AND w.frame_id = sf.frame_id
+                          WHERE sf.session_id = r.session_id
+                            AND sf.stack_id = r.stack_id AND w.reason IS NOT NULL
+                          ORDER BY sf.depth, w.idx LIMIT 1), state) AS reason,
+       by_tid, by_comm,
+       CASE WHEN by_tid IS NULL OR by_tid = 0 THEN 0
+            WHEN by_tid IN (SELECT t.tid FROM recorder_thread t
+                             WHERE t.session_id = r.session_id) THEN 1
+            WHEN by_tid = (SELECT s.recorder_pid FROM session s
+                            WHERE s.session_id = r.session_id) THEN 1
+            WHEN by_comm = 'faultline' AND NOT EXISTS (SELECT 1 FROM recorder_thread t
+                             WHERE t.session_id = r.session_id) THEN 1
+            ELSE 0 END AS by_recorder,
+       coalesce(detail, (SELECT w.function FROM stack_frame sf
+                           JOIN frame_wait_class w ON w.session_id = sf.session_id
+                                                  AND w.frame_id = sf.frame_id
+                          WHERE sf.session_id = r.session_id
+                            AND sf.stack_id = r.stack_id AND w.reason IS NOT NULL
+                          ORDER BY sf.depth, w.idx LIMIT 1)) AS detail,
+       stack_id
+  FROM (SELECT x.session_id, x.rowid AS state_id, x.tid, x.ts, x.dur, x.state,
+               CASE WHEN x.state = 'runnable' AND x.preempted = 0
+                     AND p.state != 'running' THEN p.stack_id
+                    ELSE x.stack_id END AS stack_id,
+               CASE WHEN x.state != 'runnable' THEN NULL
+                    WHEN x.preempted = 1 THEN 'preempted'
+                    WHEN p.state != 'running' THEN 'wakeup-latency'
+                    ELSE 'runnable' END AS reason,
+               CASE WHEN x.state != 'runnable' THEN x.waker_tid
+                    WHEN x.preempted = 1 THEN x.next_tid
+                    WHEN p.state != 'running' THEN p.waker_tid END AS by_tid,
+               CASE WHEN x.state != 'runnable' THEN x.waker_comm
+                    WHEN x.preempted = 1 THEN x.next_comm
+                    WHEN p.state != 'running' THEN p.waker_comm END AS by_comm,
+               CASE WHEN x.state != 'runnable' THEN NULL
+                    WHEN x.preempted = 1 THEN 'on CPU ' || p.cpu
+                    WHEN p.state != 'running' THEN
+                      CASE WHEN p.waker_tid = 0 THEN 'an interrupt on CPU ' || p.waker_cpu
+                           WHEN p.waker_tid IS NULL THEN 'waker not seen'
+                           ELSE 'waker on CPU ' || p.waker_cpu END
+               END AS detail
+          FROM thread_state x
+          LEFT JOIN thread_state p ON x.state = 'runnable'
+           AND p.session_id = x.session_id AND p.tid = x.tid
+           AND p.ts = (SELECT max(q.ts) FROM thread_state q
+                        WHERE q.session_id = x.session_id AND q.tid = x.tid
+                          AND q.ts < x.ts)
+         WHERE x.state != 'running') r;

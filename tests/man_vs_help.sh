@@ -14,6 +14,10 @@
 # text's content and names each of its long options, and COMMANDS has an
 # entry for every command listed.
 #
+# For every page, man/*.1 and man/*.5: 'groff -ww -z -man' formats it
+# without a single warning (a typo such as ".RE.PP" is an undefined macro
+# that silently breaks the indentation of everything after it).
+#
 # Prints a line for each failed check, then one closing line:
 #   man_vs_help: N passed, M failed
 # and exits 1 if any check failed.  MAN_DIR overrides the pages' folder.
@@ -225,6 +229,42 @@ check_main() {	# $1 = man/faultline.1
 		fi
 	done < <(sed -n '/^Commands:$/,/^$/p' <<<"$help" | sed -n 's/^  \([a-z][a-z0-9-]*\) .*/\1/p')
 }
+
+# groff's own warnings for one page; none is a pass.
+check_groff_warnings() {	# $1 = page
+	local out
+	out=$(groff -ww -z -man "$1" 2>&1)
+	if [ -z "$out" ]; then
+		pass
+	else
+		fail "man/$(basename "$1"): groff -ww -z -man warns:"
+		sed 's/^/  /' <<<"$out"
+	fi
+}
+
+# The check above is only worth something if groff warns here at all: a
+# page with an undefined macro must draw a warning.
+check_groff_warns_at_all() {
+	local bad out
+	bad=$(mktemp)
+	printf '.TH T 1\n.SH NAME\nt\n.RS\ntext\n.RE.PP\nmore\n' >"$bad"
+	out=$(groff -ww -z -man "$bad" 2>&1)
+	rm -f "$bad"
+	if [ -n "$out" ]; then
+		pass
+	else
+		fail "groff -ww -z -man did not warn about an undefined macro; is groff-base installed?"
+	fi
+}
+
+if ! command -v groff >/dev/null; then
+	fail "groff is not installed (Debian: groff-base); the pages' formatting is not checked"
+else
+	check_groff_warns_at_all
+	for page in "$man_dir"/*.[1-8]; do
+		[ -f "$page" ] && check_groff_warnings "$page"
+	done
+fi
 
 if [ -f "$man_dir/faultline.1" ]; then
 	check_main "$man_dir/faultline.1"

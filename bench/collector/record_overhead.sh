@@ -1,26 +1,31 @@
 #!/bin/bash
 # bench/collector/record_overhead.sh: what `faultline record` costs the
 # fault loop (bench/collector/fault_loop.c), against `perf record` with
-# the same three events, side by side in one run, best of ROUNDS.
+# the same three events, side by side in ROUNDS interleaved rounds (each
+# round runs bare, perf and faultline once, in a rotating order):
 #
-#   1. per-fault cost: bare loop, under perf record -c 1, under faultline
-#      (all faults stored); the cost each adds over bare, and the ratio
-#   2. end to end: from the start of recording to a queryable SQLite
-#      database: faultline record, against perf record followed by perf's
-#      export-to-sqlite.py; the time each adds over the bare run, and rows/s
-#   3. memory: faultline's peak RSS for FAULTS and 10 x FAULTS faults
+#   1. on the target's CPU: the loop's wall time per fault, and its own
+#      CPU time per fault (which holds what the kernel does for the
+#      recorder in the faulting thread); what each tool adds over bare
+#   2. the recorder's own CPU time (the tool's, less the loop's), per
+#      million faults, and what each lost
+#   3. end to end: from the start of recording to a queryable SQLite
+#      database: faultline record, against perf record followed by
+#      perf's export-to-sqlite.py
+#   4. memory: peak RSS of each tool, for FAULTS and 10 x FAULTS faults
 #
-# Timings on a shared 2-core VM are noisy: read the ratios, not the times.
-# The loop runs pinned to the last CPU and the tool to the first, so both
-# tools meet the same placement in every round.
+# Each figure is given as its median over the rounds, its best, and its
+# spread (25th to 75th percentile); faultline against perf gets a sign
+# test over the rounds and says "within noise" where it is.  The loop
+# runs pinned to the last CPU and the tools to the first.
 set -euo pipefail
 
 # perf record runs with -B: its build-id step after recording is not
 # what is compared, and skipping it only makes perf's figures cheaper.
 
 FAULTLINE=${FAULTLINE:-./faultline}
-LOOP=${LOOP:-build/release/fault_loop}
-ROUNDS=${ROUNDS:-9}
+LOOP=${LOOP:-build/release/bench/fault_loop}
+ROUNDS=${ROUNDS:-15}
 FAULTS=${FAULTS:-131072}
 EVENTS=page-faults,minor-faults,major-faults
 EXPORT=${EXPORT:-/usr/lib/perf-core/scripts/python/export-to-sqlite.py}
@@ -30,50 +35,94 @@ LOOP_PINNED=(taskset -c "$last_cpu" "$LOOP")
 TOOL_PIN=(taskset -c 0)
 tmp=$(mktemp -d /var/tmp/faultline-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
 
-ns_of() { sed -n 's/.*ns_per_fault=\([0-9.]*\).*/\1/p'; }
-. "$(dirname "$0")/../lib.sh"	# now, min, calc
+perf_lost() {	# $1 = perf.data: LOST records, all events
+	{ perf report -i "$1" --stats 2>/dev/null || true; } |
+		awk '/ LOST events:/ && !n { n = $3 } END { print n + 0 }'
+}
 
-declare -a bare perf fl bare_wall perf_wall fl_wall
-for ((r = 0; r < ROUNDS; r++)); do
+# One run of tool $1; appends its figures to the arrays named after it.
+declare -a bare_ns bare_cpu bare_wall perf_ns perf_cpu perf_own perf_wall \
+	fl_ns fl_cpu fl_own fl_wall fl_self
+perf_lost_sum=0
+fl_lost_sum=0
+run_one() {
+	local t0 t1 out=$tmp/out wcpu
 	t0=$(now)
-	bare+=("$("${LOOP_PINNED[@]}" "$FAULTS" | ns_of)")
+	case "$1" in
+	bare) timed "$out" "${LOOP_PINNED[@]}" "$FAULTS" ;;
+	perf) timed "$out" "${TOOL_PIN[@]}" perf record -q -B -c 1 -e "$EVENTS" \
+		-o "$tmp/perf.data" -- "${LOOP_PINNED[@]}" "$FAULTS" 2>/dev/null ;;
+	fl) rm -f "$tmp"/fl.db*
+	    timed "$out" "${TOOL_PIN[@]}" "$FAULTLINE" record -q -o "$tmp/fl.db" \
+		-- "${LOOP_PINNED[@]}" "$FAULTS" ;;
+	esac
 	t1=$(now)
-	perf+=("$("${TOOL_PIN[@]}" perf record -q -B -c 1 -e "$EVENTS" -o "$tmp/perf.data" \
-		-- "${LOOP_PINNED[@]}" "$FAULTS" 2>/dev/null | ns_of)")
-	t2=$(now)
-	rm -f "$tmp"/fl.db*
-	fl+=("$("${TOOL_PIN[@]}" "$FAULTLINE" record -q -o "$tmp/fl.db" \
-		-- "${LOOP_PINNED[@]}" "$FAULTS" | ns_of)")
-	t3=$(now)
-	bare_wall+=("$(calc "$t1 - $t0" 4)")
-	perf_wall+=("$(calc "$t2 - $t1" 4)")
-	fl_wall+=("$(calc "$t3 - $t2" 4)")
+	wcpu=$(calc "$(field cpu_ns "$out") / 1e9" 4)
+	eval "$1_ns+=(\"$(field ns_per_fault "$out")\")"
+	eval "$1_cpu+=(\"$(calc "$wcpu * 1e9 / $FAULTS" 1)\")"
+	eval "$1_wall+=(\"$(calc "$t1 - $t0" 4)\")"
+	case "$1" in
+	perf) perf_own+=("$(calc "($(cat "$out.cpu") - $wcpu) * 1e3" 1)")
+	      perf_lost_sum=$((perf_lost_sum + $(perf_lost "$tmp/perf.data"))) ;;
+	fl) fl_own+=("$(calc "($(cat "$out.cpu") - $wcpu) * 1e3" 1)")
+	    fl_self+=("$(sqlite3 "$tmp/fl.db" "SELECT (recorder_user_ns +
+		recorder_sys_ns) / 1e6 FROM session")")
+	    fl_lost_sum=$((fl_lost_sum + $(sqlite3 "$tmp/fl.db" "SELECT
+		records_lost + samples_lost + records_dropped FROM session"))) ;;
+	esac
+}
+
+for ((r = 0; r < ROUNDS; r++)); do
+	for t in $(rotate "$r" bare perf fl); do
+		run_one "$t"
+	done
 done
 
-b=$(printf '%s\n' "${bare[@]}" | min)
-p=$(printf '%s\n' "${perf[@]}" | min)
-f=$(printf '%s\n' "${fl[@]}" | min)
-fl_lost=$(sqlite3 "$tmp/fl.db" "SELECT records_lost + samples_lost FROM session")
+# Added cost, round by round: tool minus that round's bare run.
+added() {	# $1 = array name of the tool, $2 = of bare
+	local -n a=$1 b=$2
+	for ((i = 0; i < ${#a[@]}; i++)); do calc "${a[$i]} - ${b[$i]}" 1; echo; done
+}
+mapfile -t perf_add < <(added perf_ns bare_ns)
+mapfile -t fl_add < <(added fl_ns bare_ns)
+mapfile -t perf_cadd < <(added perf_cpu bare_cpu)
+mapfile -t fl_cadd < <(added fl_cpu bare_cpu)
 fl_rows=$(sqlite3 "$tmp/fl.db" "SELECT count(*) FROM fault")
-# The first "LOST events: N (x%)" line is the aggregate over all events.
-perf_lost=$(perf report -i "$tmp/perf.data" --stats 2>/dev/null |
-	awk '/ LOST events:/ && !n { n = $3 } END { print n + 0 }')
 
-echo "== per-fault cost, fault loop of $FAULTS faults, best of $ROUNDS (ns per fault)"
-printf '  bare                 %8.1f\n' "$b"
-printf '  perf record -c 1     %8.1f   adds %7.1f\n' "$p" "$(calc "$p - $b" 1)"
-printf '  faultline record     %8.1f   adds %7.1f\n' "$f" "$(calc "$f - $b" 1)"
-echo "  faultline's added cost / perf's: $(calc "($f - $b) / ($p - $b)")"
-echo "  lost: faultline $fl_lost records, perf $perf_lost LOST records; faultline stored $fl_rows fault rows"
+echo "== fault loop, $FAULTS minor faults, $ROUNDS interleaved rounds"
+echo "-- on the target's CPU: wall time per fault (ns)"
+show "bare" "${bare_ns[@]}"
+show "perf record -c 1" "${perf_ns[@]}"
+show "faultline record" "${fl_ns[@]}"
+show "perf adds" "${perf_add[@]}"
+show "faultline adds" "${fl_add[@]}"
+echo "  faultline's added cost / perf's (medians):" \
+	"$(calc "$(printf '%s\n' "${fl_add[@]}" | median) / $(printf '%s\n' "${perf_add[@]}" | median)")"
+sign_verdict faultline perf "${fl_ns[*]}" "${perf_ns[*]}"
+echo "-- on the target's CPU: the loop's own CPU time per fault (ns)"
+show "bare" "${bare_cpu[@]}"
+show "perf adds" "${perf_cadd[@]}"
+show "faultline adds" "${fl_cadd[@]}"
+sign_verdict faultline perf "${fl_cpu[*]}" "${perf_cpu[*]}"
+echo "-- the recorder's own CPU time (ms for $FAULTS faults; the tool's, less the loop's)"
+show "perf record" "${perf_own[@]}"
+show "faultline record" "${fl_own[@]}"
+show "  (faultline's session row says)" "${fl_self[@]}"
+echo "  per million faults: perf $(calc "$(printf '%s\n' "${perf_own[@]}" | median) * 1e6 / $FAULTS" 0) ms," \
+	"faultline $(calc "$(printf '%s\n' "${fl_own[@]}" | median) * 1e6 / $FAULTS" 0) ms (medians)"
+echo "-- lost over all rounds: perf $perf_lost_sum LOST records, faultline $fl_lost_sum" \
+	"(kernel and spool); faultline stored $fl_rows fault rows a round"
 
 # End to end: perf's database needs perf script + export-to-sqlite.py.
-bw=$(printf '%s\n' "${bare_wall[@]}" | min)
-fw=$(printf '%s\n' "${fl_wall[@]}" | min)
-pw=$(printf '%s\n' "${perf_wall[@]}" | min)
-export_best=""
+echo
+echo "== end to end: start of recording to a queryable database (s)"
+DIGITS=3 show "bare loop" "${bare_wall[@]}"
+DIGITS=3 show "faultline record" "${fl_wall[@]}"
+declare -a export_s perf_total
 export_ok=1
-for ((r = 0; r < ROUNDS && export_ok; r++)); do
+for ((r = 0; r < 3 && export_ok; r++)); do
 	rm -f "$tmp/perf.db"
 	t0=$(now)
 	if ! (cd "$tmp" && perf script -i perf.data -s "$EXPORT" perf.db >/dev/null 2>&1); then
@@ -81,31 +130,46 @@ for ((r = 0; r < ROUNDS && export_ok; r++)); do
 		break
 	fi
 	t1=$(now)
-	export_best=$(printf '%s\n%s\n' "$(calc "$t1 - $t0" 4)" "$export_best" | grep . | min)
+	export_s+=("$(calc "$t1 - $t0" 4)")
 done
-echo
-echo "== end to end: start of recording to a queryable database (s, best of $ROUNDS)"
-printf '  bare loop                          %7.3f\n' "$bw"
-printf '  faultline record                   %7.3f   adds %6.3f  %8s rows  %9s rows/s\n' \
-	"$fw" "$(calc "$fw - $bw" 3)" "$fl_rows" "$(calc "$fl_rows / $fw" 0)"
+bw=$(printf '%s\n' "${bare_wall[@]}" | median)
+fw=$(printf '%s\n' "${fl_wall[@]}" | median)
 if ((export_ok)); then
+	ew=$(printf '%s\n' "${export_s[@]}" | median)
+	for w in "${perf_wall[@]}"; do perf_total+=("$(calc "$w + $ew" 4)"); done
+	pt=$(printf '%s\n' "${perf_total[@]}" | median)
 	perf_rows=$(sqlite3 "$tmp/perf.db" "SELECT count(*) FROM samples" 2>/dev/null || echo 0)
-	pt=$(calc "$pw + $export_best" 4)
-	printf '  perf record + export-to-sqlite.py  %7.3f   adds %6.3f  %8s rows  %9s rows/s\n' \
-		"$pt" "$(calc "$pt - $bw" 3)" "$perf_rows" "$(calc "$perf_rows / $pt" 0)"
-	echo "  export-to-sqlite.py alone: $(calc "$export_best" 3) s, $(calc "$perf_rows / $export_best" 0) rows/s"
-	echo "  time added: perf / faultline = $(calc "($pt - $bw) / ($fw - $bw)" 1)"
-	echo "  rows/s over the time each adds: faultline $(calc "$fl_rows / ($fw - $bw)" 0)," \
-		"perf $(calc "$perf_rows / ($pt - $bw)" 0), ratio $(calc "($fl_rows / ($fw - $bw)) / ($perf_rows / ($pt - $bw))" 1)"
+	DIGITS=3 show "perf record + export-to-sqlite.py" "${perf_total[@]}"
+	echo "  export-to-sqlite.py alone (median of 3): $(calc "$ew" 3) s for $perf_rows rows"
+	echo "  time added over bare (medians): faultline $(calc "$fw - $bw" 3) s," \
+		"perf + export $(calc "$pt - $bw" 3) s: perf / faultline = $(calc "($pt - $bw) / ($fw - $bw)" 1)"
 else
 	echo "  perf script -s export-to-sqlite.py failed here: no perf figure this run"
 fi
+
+# Peak memory, in runs of their own (nothing timed): perf's VmHWM read
+# while it runs (a high-water mark: the last reading is its peak up to
+# then), faultline's from its session row.
+perf_hwm() {	# the rest: perf's command line; prints KiB
+	local pid hwm=0 h
+	"$@" >/dev/null 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		h=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
+		[ -n "$h" ] && hwm=$h
+		sleep 0.05
+	done
+	wait "$pid" || true
+	echo "$hwm"
+}
 echo
-echo "== memory: faultline peak RSS (KiB)"
+echo "== memory: peak RSS (MiB)"
 for n in "$FAULTS" "$((FAULTS * 10))"; do
 	rm -f "$tmp"/fl.db*
-	rss=$( { /usr/bin/time -f 'rss=%M' "$FAULTLINE" record -q -o "$tmp/fl.db" -- \
-		"$LOOP" "$n" >/dev/null; } 2>&1 | sed -n 's/^rss=//p')
-	rows=$(sqlite3 "$tmp/fl.db" "SELECT count(*) FROM fault")
-	printf '  %9s faults: %8s KiB, %9s rows stored\n' "$n" "$rss" "$rows"
+	"$FAULTLINE" record -q -o "$tmp/fl.db" -- "$LOOP" "$n" >/dev/null
+	fl_mb=$(sqlite3 "$tmp/fl.db" "SELECT round(recorder_max_rss_bytes / 1048576.0, 1) FROM session")
+	p_kb=$(perf_hwm perf record -q -B -c 1 -e "$EVENTS" -o "$tmp/perf.data" -- "$LOOP" "$n")
+	printf '  %9s faults: faultline %7s MiB (of it the spool: %s MiB), perf %7s MiB\n' "$n" \
+		"$fl_mb" "$(sqlite3 "$tmp/fl.db" "SELECT spool_bytes / 1048576 FROM session")" \
+		"$(calc "$p_kb / 1024" 1)"
 done

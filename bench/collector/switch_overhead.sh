@@ -1,16 +1,27 @@
 #!/bin/bash
 # bench/collector/switch_overhead.sh: what recording scheduler events
 # costs a context-switch storm (bench/collector/pingpong.c: two threads
-# passing a byte through pipes), side by side in one run, best of ROUNDS:
+# passing a byte through pipes, both pinned to the last CPU, so every
+# round trip is two switches and two wake-ups there), side by side in
+# ROUNDS interleaved rounds (each round runs every variant once, in a
+# rotating order):
 #
 #   bare
-#   perf record -e sched:sched_switch -e sched:sched_wakeup -a
-#   faultline record -a (its switch records, sched_switch, sched_waking,
-#     and the fault events), with the thread_state rows built as it goes
+#   every CPU:  perf record -e sched:sched_switch -e sched:sched_wakeup -a
+#               faultline record -a (its switch records, sched_switch,
+#               sched_waking and the fault events), thread_state rows
+#               built as it goes
+#   the storm as the command:
+#               perf record -e sched:sched_switch -e sched:sched_waking
+#               faultline record (per-thread events, sched_waking
+#               filtered on the targets in the kernel)
 #
-# Both workload threads are pinned to the last CPU, so every round trip
-# is two context switches there; the tools run on the first.  Timings on
-# a shared 2-core VM are noisy: read the ratios.
+# For each: the storm's wall time per switch and its own CPU time per
+# switch (what the kernel does for the recorder in its threads), the
+# recorder's own CPU per million switches, and what each lost; medians,
+# best and spread over the rounds, and a sign test of faultline against
+# perf ("within noise" where it is).  The tools run pinned to the first
+# CPU.
 set -euo pipefail
 
 # perf record runs with -B: its build-id step after recording is not
@@ -18,48 +29,111 @@ set -euo pipefail
 
 FAULTLINE=${FAULTLINE:-./faultline}
 PINGPONG=${PINGPONG:-build/release/bench/pingpong}
-ROUNDS=${ROUNDS:-7}
+ROUNDS=${ROUNDS:-15}
 TRIPS=${TRIPS:-100000}
 
 last_cpu=$(($(nproc) - 1))
 WL=(taskset -c "$last_cpu" "$PINGPONG" "$TRIPS")
 TOOL=(taskset -c 0)
+SWITCHES=$((TRIPS * 2))
 tmp=$(mktemp -d /var/tmp/faultline-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
 
-ns_of() { sed -n 's/.*ns_per_round_trip=\([0-9.]*\).*/\1/p'; }
-. "$(dirname "$0")/../lib.sh"	# now, min, calc
+perf_lost() {	# $1 = perf.data: LOST records and samples
+	{ perf report -i "$1" --stats 2>/dev/null || true; } |
+		awk '/LOST/ { s += $NF } END { print s + 0 }'
+}
 
-declare -a bare perf fl
-for ((r = 0; r < ROUNDS; r++)); do
-	bare+=("$("${WL[@]}" | ns_of)")
-	perf+=("$("${TOOL[@]}" perf record -q -B -a -e sched:sched_switch \
-		-e sched:sched_wakeup -o "$tmp/perf.data" -- "${WL[@]}" 2>/dev/null |
-		ns_of)")
-	rm -f "$tmp"/fl.db*
-	fl+=("$("${TOOL[@]}" "$FAULTLINE" record -q -a -o "$tmp/fl.db" -- \
-		"${WL[@]}" | ns_of)")
+variants=(bare perf_a fl_a perf_t fl_t)
+declare -A lost peak
+for v in "${variants[@]}"; do
+	declare -a "${v}_ns=()" "${v}_cpu=()" "${v}_own=()"
+	lost[$v]=0
+	peak[$v]=0
 done
-b=$(printf '%s\n' "${bare[@]}" | min)
-p=$(printf '%s\n' "${perf[@]}" | min)
-f=$(printf '%s\n' "${fl[@]}" | min)
-echo "== context-switch storm, $TRIPS round trips, best of $ROUNDS (ns per round trip)"
-printf '  bare                               %8.1f\n' "$b"
-printf '  perf record sched_switch+wakeup -a %8.1f   adds %7.1f\n' "$p" "$(calc "$p - $b" 1)"
-printf '  faultline record -a                %8.1f   adds %7.1f\n' "$f" "$(calc "$f - $b" 1)"
-if awk "BEGIN { exit !($p > $b) }"; then
-	echo "  faultline's added cost / perf's: $(calc "($f - $b) / ($p - $b)")"
-else
-	# Seen on the 2-core VM: the storm ran faster with a tool busy on
-	# the other CPU than bare; the cost is then below the noise.
-	echo "  perf measured no added cost over bare in this run (below the noise)"
-fi
-echo "  faultline / perf, ns per round trip: $(calc "$f / $p")"
-echo "  per switch (2 a round trip): perf $(calc "($p - $b) / 2" 1) ns, faultline $(calc "($f - $b) / 2" 1) ns"
-sqlite3 "$tmp/fl.db" "SELECT '  faultline: ' || records_seen || ' records, ' ||
-	(records_lost + samples_lost) || ' lost, ' ||
-	(SELECT count(*) FROM thread_state) || ' thread_state rows, ' ||
-	round((end_ts - start_ts) / 1e9, 2) || ' s recorded' FROM session"
-perf_lost=$(perf report -i "$tmp/perf.data" --stats 2>/dev/null |
-	awk '/LOST/ { s += $NF } END { print s + 0 }')
-echo "  perf: $perf_lost lost"
+
+run_one() {
+	local out=$tmp/out wcpu
+	rm -f "$tmp"/fl.db* "$tmp/perf.data"
+	case "$1" in
+	bare) timed "$out" "${WL[@]}" ;;
+	perf_a) timed "$out" "${TOOL[@]}" perf record -q -B -a -e sched:sched_switch \
+		-e sched:sched_wakeup -o "$tmp/perf.data" -- "${WL[@]}" 2>/dev/null ;;
+	fl_a) timed "$out" "${TOOL[@]}" "$FAULTLINE" record -q -a -o "$tmp/fl.db" -- "${WL[@]}" ;;
+	perf_t) timed "$out" "${TOOL[@]}" perf record -q -B -e sched:sched_switch \
+		-e sched:sched_waking -o "$tmp/perf.data" -- "${WL[@]}" 2>/dev/null ;;
+	fl_t) timed "$out" "${TOOL[@]}" "$FAULTLINE" record -q -o "$tmp/fl.db" -- "${WL[@]}" ;;
+	esac
+	wcpu=$(calc "$(field cpu_ns "$out") / 1e9" 4)
+	eval "$1_ns+=(\"$(calc "$(field ns_per_round_trip "$out") / 2" 1)\")"
+	eval "$1_cpu+=(\"$(calc "$wcpu * 1e9 / $SWITCHES" 1)\")"
+	eval "$1_own+=(\"$(calc "($(cat "$out.cpu") - $wcpu) * 1e3" 1)\")"
+	case "$1" in
+	perf_*) lost[$1]=$((lost[$1] + $(perf_lost "$tmp/perf.data"))) ;;
+	fl_*) lost[$1]=$((lost[$1] + $(sqlite3 "$tmp/fl.db" "SELECT records_lost +
+		samples_lost + records_dropped FROM session")))
+	      p=$(sqlite3 "$tmp/fl.db" "SELECT spool_peak_bytes FROM session")
+	      ((p > peak[$1])) && peak[$1]=$p
+	      sqlite3 "$tmp/fl.db" "SELECT records_seen FROM session" >"$tmp/$1.records" ;;
+	esac
+}
+
+for ((r = 0; r < ROUNDS; r++)); do
+	for v in $(rotate "$r" "${variants[@]}"); do
+		run_one "$v"
+	done
+done
+
+added() {	# $1 = a variant's array (perf_a_ns): less bare's (bare_ns), round by round
+	local -n a=$1 b=bare_${1##*_}
+	for ((i = 0; i < ${#a[@]}; i++)); do calc "${a[$i]} - ${b[$i]}" 1; echo; done
+}
+med() { local -n a=$1; printf '%s\n' "${a[@]}" | median; }
+label() {
+	case "$1" in
+	perf_a) echo "perf record sched_switch+wakeup -a" ;;
+	fl_a) echo "faultline record -a" ;;
+	perf_t) echo "perf record sched_switch+waking CMD" ;;
+	fl_t) echo "faultline record CMD" ;;
+	esac
+}
+
+echo "== context-switch storm, $TRIPS round trips ($SWITCHES switches), $ROUNDS interleaved rounds"
+echo "-- on the storm's CPU: wall time per switch (ns)"
+show "bare" "${bare_ns[@]}"
+for v in perf_a fl_a perf_t fl_t; do
+	mapfile -t add < <(added "${v}_ns")
+	show "$(label "$v") adds" "${add[@]}"
+	eval "${v}_add=(\"\${add[@]}\")"
+done
+for pair in "fl_a perf_a" "fl_t perf_t"; do
+	set -- $pair
+	echo "  $(label "$1") / $(label "$2"), added cost (medians): $(calc "$(med "${1}_add") / $(med "${2}_add")")"
+	fa="${1}_ns[*]" pa="${2}_ns[*]"
+	sign_verdict faultline perf "${!fa}" "${!pa}"
+done
+echo "-- on the storm's CPU: its own CPU time per switch (ns)"
+show "bare" "${bare_cpu[@]}"
+for v in perf_a fl_a perf_t fl_t; do
+	mapfile -t add < <(added "${v}_cpu")
+	show "$(label "$v") adds" "${add[@]}"
+done
+for pair in "fl_a perf_a" "fl_t perf_t"; do
+	set -- $pair
+	fa="${1}_cpu[*]" pa="${2}_cpu[*]"
+	sign_verdict "$(label "$1")" perf "${!fa}" "${!pa}"
+done
+echo "-- the recorder's own CPU (ms per million switches; the tool's, less the storm's)"
+for v in perf_a fl_a perf_t fl_t; do
+	mapfile -t own < <(for x in $(eval echo "\${${v}_own[@]}"); do calc "$x * 1e6 / $SWITCHES" 0; echo; done)
+	show "$(label "$v")" "${own[@]}"
+done
+echo "-- lost over all $ROUNDS rounds (faultline: kernel and spool), records read, spool peak"
+for v in perf_a fl_a perf_t fl_t; do
+	case "$v" in
+	fl_*) extra=", $(cat "$tmp/$v.records") records read in the last round, spool peak $(calc "${peak[$v]} / 1048576" 1) MiB" ;;
+	*) extra="" ;;
+	esac
+	printf '  %-40s %d lost%s\n' "$(label "$v")" "${lost[$v]}" "$extra"
+done

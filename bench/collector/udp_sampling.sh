@@ -1,7 +1,8 @@
 #!/bin/bash
 # bench/collector/udp_sampling.sh: what `record --udp-port` costs
-# faultline itself (collector/udp_sampler.c read every --sample-interval
-# through cli/record_udp.c into the loader), as CPU time of the faultline
+# faultline itself (collector/udp_sampler.c, on the thread of
+# collector/sampler_thread.c, every --sample-interval, through
+# cli/record_udp.c into the loader), as CPU time of the faultline
 # process over DURATION, with and without sampling, best of ROUNDS:
 #
 #   faultline record -p PID --duration DURATION

@@ -15,10 +15,11 @@
 #include "../../schema/db.h"
 #include "../../schema/loader.h"
 
-static struct fault fake_fault(long i)
+/* The i-th fault, 1 us after the one before, from mono0 (CLOCK_MONOTONIC). */
+static struct fault fake_fault(uint64_t mono0, long i)
 {
 	struct fault f = {
-		.ts = 1795000000000000000ull + (uint64_t)i * 1000,
+		.mono_ts = mono0 + (uint64_t)i * 1000,
 		.dur_ns = 1500 + (uint64_t)(i % 97),
 		.tid = 4242 + (uint32_t)(i % 7), .pid = 4242,
 		.cpu = (uint32_t)(i & 1), .exit_cpu = (uint32_t)(i & 1),
@@ -34,6 +35,8 @@ static double loader_run(const char *path, long rows, double *index_s)
 	struct session_info si = { .host = "bench", .kernel = "k",
 		.command_line = "loader_rate", .options = "{}", .version = "0" };
 	struct session_counts c = { 0 };
+	struct clock_map clock;
+	struct clock_step step;
 	struct loader l;
 	struct errmsg e;
 	sqlite3 *db;
@@ -41,14 +44,20 @@ static double loader_run(const char *path, long rows, double *index_s)
 
 	errmsg_init(&e);
 	unlink(path);
+	clock_map_init(&clock);
+	clock_anchor_take(&si.start);
+	if (clock_map_add(&clock, &si.start, &step) < 0) {
+		fprintf(stderr, "loader_rate: out of memory\n");
+		exit(1);
+	}
 	if (db_open_write(path, &db, &e) < 0 ||
-	    loader_begin(&l, db, path, &si, &e) < 0) {
+	    loader_begin(&l, db, path, &si, &clock, &e) < 0) {
 		fprintf(stderr, "loader_rate: %s\n", e.text);
 		exit(1);
 	}
 	t0 = monotonic_ns();
 	for (long i = 0; i < rows; i++) {
-		struct fault f = fake_fault(i);
+		struct fault f = fake_fault(si.start.mono_ns, i);
 
 		if (loader_fault(&l, &f, &e) < 0) {
 			fprintf(stderr, "loader_rate: %s\n", e.text);
@@ -57,10 +66,11 @@ static double loader_run(const char *path, long rows, double *index_s)
 	}
 	loader_commit(&l, &e);
 	t1 = monotonic_ns();
-	loader_end(&l, &c, NULL, &e);
+	loader_end(&l, &si.start, &c, NULL, &e);
 	t2 = monotonic_ns();
 	loader_release(&l);
 	db_close(db);
+	clock_map_release(&clock);
 	*index_s = (double)(t2 - t1) / 1e9;
 	return (double)rows / ((double)(t1 - t0) / 1e9);
 }
@@ -82,10 +92,10 @@ static double plain_run(const char *path, long rows)
 	t0 = monotonic_ns();
 	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
 	for (long i = 0; i < rows; i++) {
-		struct fault f = fake_fault(i);
+		struct fault f = fake_fault(0, i);
 
 		sqlite3_bind_int64(st, 1, 1);
-		sqlite3_bind_int64(st, 2, (sqlite3_int64)f.ts);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)f.mono_ts);
 		sqlite3_bind_int64(st, 3, (sqlite3_int64)f.dur_ns);
 		sqlite3_bind_int64(st, 4, f.tid);
 		sqlite3_bind_int64(st, 5, f.pid);

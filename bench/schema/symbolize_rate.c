@@ -1,10 +1,11 @@
 /*
- * symbolize_rate: frames and stacks per second of symbol_store_symbolize
- * (schema/symbol_store.c) on a synthetic session of STACKS stacks of 10
- * to 20 frames, drawn from a pool of distinct frames at random addresses
- * in the code of this binary (-g: names, lines, inlined calls), libc
- * (.symtab or .dynsym), the dynamic linker, and the running kernel
- * (kallsyms), as PROCS processes with the same mappings.  Times the first
+ * symbolize_rate: frames and stacks per second of symbolize_session
+ * (cli/symbolize_session.c: read the frames, gather the sources, name,
+ * write) on a synthetic session of STACKS stacks of 10 to 20 frames,
+ * drawn from a pool of distinct frames at random addresses in the code
+ * of this binary (-g: names, lines, inlined calls), libc (.symtab or
+ * .dynsym), the dynamic linker, and the running kernel (kallsyms), as
+ * PROCS processes with the same mappings.  Times the first
  * symbolization and a --redo of the same frames, best of ROUNDS.
  *
  * Usage: symbolize_rate [STACKS] [DIR]   (default 100000 in /var/tmp)
@@ -15,9 +16,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "../../record/symbolize.h"
+#include "../../common/array.h"
 #include "../../common/clock.h"
 #include "../../schema/db.h"
-#include "../../schema/symbol_store.h"
 
 #define PROCS 4
 #define ROUNDS 3
@@ -106,15 +108,15 @@ static uint64_t *kernel_code(size_t *n)
 {
 	char line[512], type;
 	unsigned long long a;
-	size_t cap = 1 << 16;
-	uint64_t *v = malloc(cap * sizeof(*v));
+	size_t cap = 0;
+	uint64_t *v = NULL;
 	FILE *f = fopen("/proc/kallsyms", "r");
 
 	*n = 0;
-	while (f && v && fgets(line, sizeof(line), f))
+	while (f && fgets(line, sizeof(line), f))
 		if (sscanf(line, "%llx %c", &a, &type) == 2 && a &&
 		    (type == 't' || type == 'T') && !strchr(line, '[')) {
-			if (*n == cap && !(v = realloc(v, (cap *= 2) * sizeof(*v))))
+			if (ARRAY_RESERVE(v, cap, *n + 1) < 0)
 				break;
 			v[(*n)++] = a;
 		}
@@ -189,7 +191,7 @@ static double symbolize_s(sqlite3 *db, const char *path, int redo,
 
 	errmsg_init(&e);
 	t0 = monotonic_ns();
-	if (symbol_store_symbolize(db, path, 1, &o, c, &e) < 0) {
+	if (symbolize_session(db, path, 1, &o, c, &e) < 0) {
 		fprintf(stderr, "symbolize_rate: %s\n", e.text);
 		exit(1);
 	}

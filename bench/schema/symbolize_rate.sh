@@ -1,8 +1,9 @@
 #!/bin/bash
 # bench/schema/symbolize_rate.sh: what naming recorded stacks costs.
 #
-#   1. throughput: bench/schema/symbolize_rate.c, symbol_store_symbolize on
-#      a synthetic session of STACKS stacks (frames/s, stacks/s)
+#   1. throughput: bench/schema/symbolize_rate.c, symbolize_session (read,
+#      gather, name, write) on a synthetic session of STACKS stacks
+#      (frames/s, stacks/s)
 #   2. side by side on one run of the fault loop (bench/collector/
 #      fault_loop.c, FAULTS minor faults, a stack on each): faultline
 #      record --stacks=fp --stacks-on faults --no-symbolize, then
@@ -30,7 +31,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 . "$(dirname "$0")/../lib.sh"	# now, min, calc
 
-echo "1. symbol_store_symbolize on a synthetic session"
+echo "1. symbolize_session on a synthetic session"
 "$RATE" "$STACKS" "$tmp"
 
 echo

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "../../common/sha256.h"
 #include "../integration/run.h"
 
 /* Writes text to a scratch file; returns its path (scratch_path's). */
@@ -21,6 +22,18 @@ static const char *write_file(const char *name, const char *text)
 	fputs(text, f);
 	assert_int_equal(fclose(f), 0);
 	return path;
+}
+
+/* The SHA-256 of text, as import stamps a source with it.  Static. */
+static const char *digest_of(const char *text)
+{
+	static char hex[SHA256_HEX_LEN + 1];
+	struct sha256 sha;
+
+	sha256_init(&sha);
+	sha256_update(&sha, text, strlen(text));
+	sha256_hex(&sha, hex);
+	return hex;
 }
 
 /* Runs faultline with stdin read from in_path. */
@@ -58,10 +71,10 @@ static int64_t metric_digest(const char *db)
 
 static void each_format_lands_in_metric_series_and_metric(void **state)
 {
+	static const char csv_text[] = "ts,value,host\n"
+		"1795000000.5,12,rx1\n1795000001,13,rx2\n1795000002,14,rx1\n";
 	const char *db = scratch_path("formats.db");
-	const char *csv = write_file("naks.csv", "ts,value,host\n"
-				     "1795000000.5,12,rx1\n1795000001,13,rx2\n"
-				     "1795000002,14,rx1\n");
+	const char *csv = write_file("naks.csv", csv_text);
 	const char *tsv = write_file("queue.tsv", "time\tvalue\n1795000000000\t4096\n");
 	const char *jsonl = write_file("lat.jsonl",
 				       "{\"ts\":\"2026-11-22T15:41:18.014+01:00\","
@@ -87,9 +100,9 @@ static void each_format_lands_in_metric_series_and_metric(void **state)
 	assert_int_equal(db_int(db, "SELECT count(*) FROM metric_series WHERE "
 				"session_id IS NULL AND imported_ts > 0"), 5);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM metric_series WHERE "
-				"name = 'naks' AND unit = 'packets' AND source = '%s' "
+				"name = 'naks' AND unit = 'packets' AND source = '%s sha256:%s' "
 				"AND labels IN ('{\"host\":\"rx1\"}', '{\"host\":\"rx2\"}')",
-				csv), 2);
+				csv, digest_of(csv_text)), 2);
 	assert_int_equal(db_int(db, "SELECT sum(m.value) FROM metric m JOIN "
 				"metric_series s USING (series_id) WHERE s.name = 'naks' "
 				"AND s.labels = '{\"host\":\"rx1\"}'"), 26);
@@ -124,7 +137,8 @@ static void a_dash_reads_standard_input(void **state)
 	assert_int_equal(run_with_stdin(&r, in, argv), 0);
 	assert_non_null(strstr(r.err, "stdin: 1 series, 2 rows"));
 	assert_int_equal(db_int(db, "SELECT count(*) FROM metric JOIN metric_series "
-				"USING (series_id) WHERE source = '-' AND name = 'drops'"), 2);
+				"USING (series_id) WHERE source LIKE '- sha256:%%' AND "
+				"name = 'drops'"), 2);
 	assert_int_equal(db_int(db, "SELECT max(ts) FROM metric"), 1795000000124000000ll);
 }
 
@@ -288,6 +302,131 @@ static void a_file_that_cannot_be_opened_is_named(void **state)
 	assert_true(db_opens(db));
 }
 
+/* A database with one recorded session, from T0 s to T0 + 10 s. */
+#define T0 1795000000
+static const char *db_with_a_session(const char *name)
+{
+	const char *db = scratch_path(name);
+	sqlite3 *h = NULL;
+	struct run r;
+
+	unlink(db);
+	assert_int_equal(run_faultline(&r, "import", "-q", db,
+				       write_file("seed.csv", "ts,value\n1795000005,0\n"),
+				       "-m", "seed", NULL), 0);
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "INSERT INTO session (session_id, start_ts,"
+		" end_ts, status, host, kernel, command_line, options, faultline_version,"
+		" start_realtime_ns, start_monotonic_ns, min_fault_dur, buffer_bytes,"
+		" cpus) VALUES (1, 1795000000000000000, 1795000010000000000, 'complete',"
+		" 'h', 'k', 'faultline record', '', '0.1.0', 0, 0, 0, 4096, 2);"
+		"PRAGMA journal_mode=DELETE", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	return db;
+}
+
+static void points_outside_every_session_are_refused_unless_any_time(void **state)
+{
+	const char *db = db_with_a_session("outside.db");
+	const char *rel = write_file("relative.csv", "ts,value\n12.5,1\n13,2\n");
+	const char *some = write_file("some.csv", "ts,value\n1795000001,1\n1795000020,2\n");
+	struct run r;
+	int64_t before = metric_digest(db);
+
+	(void)state;
+	/* Seconds since the program started read as 1970: nothing lines up. */
+	assert_int_equal(run_faultline(&r, "import", db, rel, "-m", "lat", NULL), 1);
+	assert_one_message(&r, "relative.csv: all 2 points lie outside every recorded "
+			   "session (they run from 1970-01-01T00:00:12.500000000Z to "
+			   "1970-01-01T00:00:13.000000000Z, the sessions from "
+			   "2026-11-18T11:06:40.000000000Z to 2026-11-18T11:06:50.000000000Z): "
+			   "relative times, or a wrong --ts-unit? --any-time imports them "
+			   "anyway; nothing of ");
+	assert_int_equal(metric_digest(db), before);
+	assert_int_equal(run_faultline(&r, "import", db, rel, "-m", "lat", "--any-time",
+				       NULL), 0);
+	assert_non_null(strstr(r.err, "relative.csv: 1 series, 2 rows, "));
+	assert_non_null(strstr(r.err, "; 2 of them outside every recorded session\n"));
+	assert_int_equal(db_int(db, "SELECT count(*) FROM metric JOIN metric_series "
+				"USING (series_id) WHERE name = 'lat'"), 2);
+	/* Some inside, some not: imported, and counted. */
+	assert_int_equal(run_faultline(&r, "import", db, some, "-m", "q", NULL), 0);
+	assert_non_null(strstr(r.err, "some.csv: 1 series, 2 rows, "));
+	assert_non_null(strstr(r.err, "; 1 of them outside every recorded session\n"));
+}
+
+static void points_before_2000_in_a_database_without_sessions_get_a_warning(void **state)
+{
+	const char *db = scratch_path("nosession.db");
+	const char *rel = write_file("early.csv", "ts,value\n12.5,1\n");
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "import", "-q", db, rel, "-m", "lat", NULL), 0);
+	assert_one_message(&r, "early.csv: its points lie before 2000 "
+			   "(1970-01-01T00:00:12.500000000Z to 1970-01-01T00:00:12.500000000Z)"
+			   ": relative times, or a wrong --ts-unit? the database holds no "
+			   "session to line them up with");
+	assert_int_equal(db_int(db, "SELECT count(*) FROM metric"), 1);
+}
+
+static void the_same_content_imported_again_is_skipped_unless_again(void **state)
+{
+	static const char text[] = "ts,value\n1795000001,1\n1795000002,2\n";
+	const char *db = db_with_a_session("again.db");
+	const char *a = write_file("first.csv", text);
+	const char *b = write_file("copy.csv", text);
+	char *argv[] = { (char *)faultline_bin(), "import", (char *)db, "-", "-m", "n",
+			 NULL };
+	char want[512];
+	struct run r;
+	int64_t before;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "import", db, a, "-m", "n", NULL), 0);
+	before = metric_digest(db);
+	/* The same bytes under another name, and on stdin: skipped, with
+	 * what was imported and when, exit 0. */
+	assert_int_equal(run_faultline(&r, "import", db, b, "-m", "n", NULL), 0);
+	snprintf(want, sizeof(want), "warning: %s: skipped: the same content was "
+		 "imported on ", b);
+	assert_one_message(&r, want);
+	snprintf(want, sizeof(want), ", as '%s'; --again imports it again\n", a);
+	assert_non_null(strstr(r.err, want));
+	assert_int_equal(run_with_stdin(&r, b, argv), 0);
+	assert_one_message(&r, "warning: stdin: skipped: the same content");
+	assert_int_equal(metric_digest(db), before);
+	/* --again: imported once more. */
+	assert_int_equal(run_faultline(&r, "import", db, b, "-m", "n", "--again", NULL), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM metric JOIN metric_series "
+				"USING (series_id) WHERE name = 'n'"), 4);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM metric_series WHERE "
+				"source LIKE '%% sha256:%s'", digest_of(text)), 2);
+	/* One byte more is other content. */
+	assert_int_equal(run_faultline(&r, "import", db, write_file("more.csv",
+				       "ts,value\n1795000001,1\n1795000002,2\n\n"), "-m", "n",
+				       NULL), 0);
+	assert_null(strstr(r.err, "skipped"));
+}
+
+static void a_missing_time_column_lists_the_names_looked_for(void **state)
+{
+	const char *db = scratch_path("names.db");
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "import", db, write_file("when.csv",
+				       "when,value\n1795000001,1\n"), "-m", "n", NULL), 1);
+	assert_one_message(&r, "when.csv:1: no time column in the header (it has when, "
+			   "value): faultline looks for ts, time or timestamp, alone or "
+			   "with a unit: _s, _ms, _us or _ns (ts_ms holds milliseconds); "
+			   "name it with --time-column");
+	assert_int_equal(run_faultline(&r, "import", db, write_file("us.csv",
+				       "ts_us,value\n1795000001000000,1\n"), "-m", "n",
+				       "-q", NULL), 0);
+	assert_int_equal(db_int(db, "SELECT ts FROM metric"), 1795000001000000000ll);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +443,10 @@ int main(void)
 		cmocka_unit_test_teardown(a_failed_file_keeps_the_files_before_it_and_names_them, kill_leftovers),
 		cmocka_unit_test_teardown(usage_errors_exit_2_and_say_what_to_give, kill_leftovers),
 		cmocka_unit_test_teardown(a_file_that_cannot_be_opened_is_named, kill_leftovers),
+		cmocka_unit_test_teardown(points_outside_every_session_are_refused_unless_any_time, kill_leftovers),
+		cmocka_unit_test_teardown(points_before_2000_in_a_database_without_sessions_get_a_warning, kill_leftovers),
+		cmocka_unit_test_teardown(the_same_content_imported_again_is_skipped_unless_again, kill_leftovers),
+		cmocka_unit_test_teardown(a_missing_time_column_lists_the_names_looked_for, kill_leftovers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

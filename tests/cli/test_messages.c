@@ -72,6 +72,16 @@ static void all_cpus_with_a_pid_is_a_usage_error(void **state)
 	assert_one_message(&r, "-a records every thread");
 }
 
+static void stacks_on_switches_without_thread_states_is_a_usage_error(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "--no-thread-states",
+				       "--stacks=fp", "-a", NULL), 2);
+	assert_one_message(&r, "--stacks-on major or faults");
+}
+
 static void record_p_with_a_dead_pid_names_the_pid(void **state)
 {
 	struct run r;
@@ -107,6 +117,37 @@ static void a_missing_command_is_reported_by_name(void **state)
 	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("nocmd.db"),
 				       "--", "/nonexistent/cmd", NULL), 1);
 	assert_one_message(&r, "cannot run '/nonexistent/cmd': command not found");
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("nocmd.db"),
+				       "--", "nonexistent-cmd", NULL), 1);
+	assert_one_message(&r, "cannot run 'nonexistent-cmd': command not found "
+			   "in PATH");
+	/* Found out before the session exists: no file, no failed session. */
+	assert_int_equal(access(scratch_path("nocmd.db"), F_OK), -1);
+}
+
+static void an_output_that_names_no_file_is_refused(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-o", "", "--", "true", NULL), 2);
+	assert_one_message(&r, "-o '' names no file");
+	assert_int_equal(run_faultline(&r, "record", "-o", ":memory:", "--", "true",
+				       NULL), 2);
+	assert_one_message(&r, "-o ':memory:' names no file");
+}
+
+static void a_kernel_thread_target_is_warned_about_at_once(void **state)
+{
+	struct run r;
+
+	(void)state;
+	/* kthreadd is pid 2 on every Linux machine. */
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o",
+				       scratch_path("kthread.db"), "-p", "2",
+				       "-d", "100ms", NULL), 0);
+	if (!strstr(r.err, "is a kernel thread: it takes no user page faults"))
+		fail_msg("no warning about the kernel thread: %s", r.err);
 }
 
 static void an_unprivileged_user_is_told_about_perf_event_paranoid(void **state)
@@ -295,9 +336,12 @@ int main(void)
 		cmocka_unit_test_teardown(a_duration_without_unit_names_the_option, kill_leftovers),
 		cmocka_unit_test_teardown(a_buffer_size_that_is_not_a_power_of_two_is_refused, kill_leftovers),
 		cmocka_unit_test_teardown(all_cpus_with_a_pid_is_a_usage_error, kill_leftovers),
+		cmocka_unit_test_teardown(stacks_on_switches_without_thread_states_is_a_usage_error, kill_leftovers),
 		cmocka_unit_test_teardown(record_p_with_a_dead_pid_names_the_pid, kill_leftovers),
 		cmocka_unit_test_teardown(record_p_with_a_garbage_pid_is_a_usage_error, kill_leftovers),
 		cmocka_unit_test_teardown(a_missing_command_is_reported_by_name, kill_leftovers),
+		cmocka_unit_test_teardown(an_output_that_names_no_file_is_refused, kill_leftovers),
+		cmocka_unit_test_teardown(a_kernel_thread_target_is_warned_about_at_once, kill_leftovers),
 		cmocka_unit_test_teardown(an_unprivileged_user_is_told_about_perf_event_paranoid, kill_leftovers),
 		cmocka_unit_test_teardown(an_unwritable_database_path_says_so, kill_leftovers),
 		cmocka_unit_test_teardown(a_file_that_is_not_a_database_is_left_alone, kill_leftovers),

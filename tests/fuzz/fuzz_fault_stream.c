@@ -96,10 +96,10 @@ static void check_paired(const struct model *m, const struct fault *f)
 	check(is_completion(e));
 	check(f->kind ==
 	      (e->kind == EV_FAULT_MAJOR ? FAULT_MAJOR : FAULT_MINOR));
-	check(f->ts <= e->ts && f->dur_ns == e->ts - f->ts);
+	check(f->mono_ts <= e->mono_ts && f->dur_ns == e->mono_ts - f->mono_ts);
 	check(f->dur_ns >= m->min_dur);
 	check(f->addr == e->u.fault.addr && f->exit_cpu == e->cpu);
-	check(le->seen && le->ts == f->ts && le->addr == f->addr &&
+	check(le->seen && le->ts == f->mono_ts && le->addr == f->addr &&
 	      le->cpu == f->cpu);
 }
 
@@ -111,12 +111,12 @@ static void check_unpaired(const struct model *m, const struct fault *f)
 
 	if (f->kind == FAULT_UNFINISHED) {
 		check(f->exit_cpu == UINT32_MAX);
-		check(le->seen && le->ts == f->ts && le->addr == f->addr &&
+		check(le->seen && le->ts == f->mono_ts && le->addr == f->addr &&
 		      le->cpu == f->cpu);
 		return;
 	}
 	check(is_completion(e));
-	check(f->ts == e->ts && f->cpu == e->cpu && f->exit_cpu == e->cpu);
+	check(f->mono_ts == e->mono_ts && f->cpu == e->cpu && f->exit_cpu == e->cpu);
 	check(f->addr == e->u.fault.addr);
 }
 
@@ -140,7 +140,7 @@ static int on_store(void *ctx, const struct fault *f)
 static int on_spell_end(void *ctx, const struct thread *t)
 {
 	(void)ctx;
-	check(t->wanted && t->first_ts <= t->last_ts);
+	check(t->wanted && t->first_mono_ts <= t->last_mono_ts);
 	check(memchr(t->comm, '\0', COMM_LEN) != NULL);
 	return 0;
 }
@@ -151,9 +151,9 @@ static int deliver(void *ctx, const struct ev *e)
 	struct model *m = ctx;
 	int err;
 
-	check(!m->in_flush || e->ts >= m->prev_ts);
+	check(!m->in_flush || e->mono_ts >= m->prev_ts);
 	m->in_flush = 1;
-	m->prev_ts = e->ts;
+	m->prev_ts = e->mono_ts;
 	m->delivered++;
 	if (e->kind <= EV_FAULT_MAJOR)
 		m->fault_evs++;
@@ -162,7 +162,7 @@ static int deliver(void *ctx, const struct ev *e)
 	m->cur = NULL;
 	if (e->kind == EV_FAULT_ENTRY)
 		m->last[tid_index(e->tid)] = (struct last_entry){
-			1, e->ts, e->u.fault.addr, e->cpu };
+			1, e->mono_ts, e->u.fault.addr, e->cpu };
 	return err;
 }
 
@@ -172,7 +172,7 @@ static void flush(struct model *m, uint64_t watermark)
 	m->in_flush = 0;
 	check(order_queue_flush(&m->q, watermark, deliver, m) >= 0);
 	for (size_t i = 0; i < m->q.n; i++)
-		check(m->q.v[i].ts > watermark);
+		check(m->q.v[i].mono_ts > watermark);
 	if (watermark != UINT64_MAX && watermark > m->flushed_to)
 		m->flushed_to = watermark;
 }
@@ -228,7 +228,7 @@ static void ev_from_bytes(struct model *m, const uint8_t *b, struct ev *e)
 	e->tid = tids[t];
 	e->pid = pids[t];
 	e->cpu = b[0] >> 6;
-	e->ts = next_ts(m, (int8_t)b[1]);
+	e->mono_ts = next_ts(m, (int8_t)b[1]);
 	if (e->kind <= EV_FAULT_MAJOR) {
 		e->u.fault.addr = addrs[b[2] & 3];
 		e->u.fault.ip = 0x400000 + (b[2] & 3);
@@ -242,10 +242,10 @@ static void ev_from_bytes(struct model *m, const uint8_t *b, struct ev *e)
 
 static void push(struct model *m, const struct ev *e)
 {
-	if (m->flushed_to && e->ts <= m->flushed_to)
+	if (m->flushed_to && e->mono_ts <= m->flushed_to)
 		m->late++;
-	if (e->ts > m->max_ts)
-		m->max_ts = e->ts;
+	if (e->mono_ts > m->max_ts)
+		m->max_ts = e->mono_ts;
 	m->tids_seen |= 1u << tid_index(e->tid);
 	m->pushed++;
 	check(order_queue_push(&m->q, e) == 0);

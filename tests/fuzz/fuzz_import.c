@@ -9,7 +9,8 @@
  *           bit 6 --metric m (else the metric column),
  *           bit 7 --label-column host
  *   byte 1  bit 0 --label dc=ams, bit 1 --time-column when,
- *           bit 2 --value-column v, bit 3 --metric-column name
+ *           bit 2 --value-column v, bit 3 --metric-column name,
+ *           bit 4 --time-column sent_us (a name that gives the unit)
  *   then    the file's bytes; lines end at '\n', the last one may not
  *
  * Each line is handed over in a buffer of its exact size, so ASan sees a
@@ -57,6 +58,8 @@ static void spec_from(const uint8_t *b, struct metric_spec *sp)
 	}
 	if (b[1] & 2)
 		sp->time_col = "when";
+	if (b[1] & 16)
+		sp->time_col = "sent_us";
 	if (b[1] & 4)
 		sp->value_col = "v";
 	if (b[1] & 8)

@@ -6,9 +6,14 @@
  *   --major-file PATH  drop one file page from the page cache, then read
  *                      it through a mapping: one major fault
  *   --thread           fault in a new thread (created after any wait)
+ *   --threads N        fault in N new threads at once, each as planned
+ *   --getppid K        each faulting thread calls getppid(2) K times
+ *                      (sys_enter_getppid: a tracepoint hit a known
+ *                      number of times)
  *   --name NAME        the faulting thread renames itself first
  *   --wait-signal      wait for SIGUSR1 before faulting
- *   --info FILE        write what was done: tid, addresses, counts
+ *   --info FILE        write what was done: tid, addresses, counts (one
+ *                      "thread=TID anon=ADDR" line per thread too)
  *
  * Anonymous pages are mapped with MADV_NOHUGEPAGE so each touch is one
  * fault; each page is touched at its first byte, which is the address the
@@ -35,6 +40,8 @@ struct plan {
 	const char *name;
 	const char *info;
 	int thread;
+	long threads;
+	long getppid;
 	int wait_signal;
 };
 
@@ -74,10 +81,12 @@ static void *do_faults(void *arg)
 	}
 	if (r->major_addr)
 		r->sum += ((volatile char *)r->major_addr)[0];
+	for (long i = 0; i < p->getppid; i++)
+		syscall(SYS_getppid);
 	return NULL;
 }
 
-static void write_info(const struct plan *p, const struct result *r)
+static void write_info(const struct plan *p, const struct result *r, long n)
 {
 	FILE *f = fopen(p->info, "w");
 
@@ -87,8 +96,29 @@ static void write_info(const struct plan *p, const struct result *r)
 		"major_was_resident=%d\n", (long)getpid(), r->tid,
 		(unsigned long)r->anon, p->pages, (unsigned long)r->major_addr,
 		r->major_was_resident);
+	for (long i = 0; i < n; i++)
+		fprintf(f, "thread=%ld anon=%lu\n", r[i].tid, (unsigned long)r[i].anon);
 	if (fclose(f) != 0)
 		die(p->info);
+}
+
+/* --threads: every thread runs the plan at once. */
+static void run_threads(struct plan *p, struct result *r)
+{
+	pthread_t t[64];
+	void *args[64][2];
+
+	if (p->threads > 64)
+		p->threads = 64;
+	for (long i = 0; i < p->threads; i++) {
+		args[i][0] = p;
+		args[i][1] = &r[i];
+		if (pthread_create(&t[i], NULL, do_faults, args[i]) != 0)
+			die("pthread_create");
+	}
+	for (long i = 0; i < p->threads; i++)
+		if (pthread_join(t[i], NULL) != 0)
+			die("pthread_join");
 }
 
 static void parse(struct plan *p, int argc, char **argv)
@@ -101,6 +131,10 @@ static void parse(struct plan *p, int argc, char **argv)
 			p->thread = 1;
 		else if (!strcmp(a, "--wait-signal"))
 			p->wait_signal = 1;
+		else if (v && !strcmp(a, "--threads"))
+			p->threads = atol(argv[++i]);
+		else if (v && !strcmp(a, "--getppid"))
+			p->getppid = atol(argv[++i]);
 		else if (v && !strcmp(a, "--pages"))
 			p->pages = atol(argv[++i]);
 		else if (v && !strcmp(a, "--major-file"))
@@ -119,8 +153,8 @@ static void parse(struct plan *p, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct plan p = { 0 };
-	struct result r = { 0 };
-	void *arg[2] = { &p, &r };
+	static struct result r[64];
+	void *arg[2] = { &p, &r[0] };
 	sigset_t set;
 	int sig;
 
@@ -132,7 +166,9 @@ int main(int argc, char **argv)
 		if (sigwait(&set, &sig) != 0)
 			die("sigwait");
 	}
-	if (p.thread) {
+	if (p.threads) {
+		run_threads(&p, r);
+	} else if (p.thread) {
 		pthread_t t;
 
 		if (pthread_create(&t, NULL, do_faults, arg) != 0 ||
@@ -142,6 +178,6 @@ int main(int argc, char **argv)
 		do_faults(arg);
 	}
 	if (p.info)
-		write_info(&p, &r);
+		write_info(&p, r, p.threads);
 	return 0;
 }

@@ -23,25 +23,12 @@ static int64_t series_max(const char *db, const char *name, const char *nak)
 static void the_demo_lines_the_nak_up_with_the_stall_that_caused_it(void **state)
 {
 	const char *db = scratch_path("demo.db"), *info = scratch_path("info");
-	char *argv[] = { "/bin/bash", "demo/run.sh", NULL };
-	char env_db[300], env_dir[300], env_fl[300], env_demo[300];
-	const char *demo = getenv("NAK_DEMO");
 	long long rx_tid, rcvbuf, drops;
 	char nak[256];
 	struct run r;
 
 	(void)state;
-	snprintf(env_db, sizeof(env_db), "DB=%s", db);
-	snprintf(env_dir, sizeof(env_dir), "DEMO_DIR=%s", scratch_dir());
-	snprintf(env_fl, sizeof(env_fl), "FAULTLINE=%s", faultline_bin());
-	snprintf(env_demo, sizeof(env_demo), "NAK_DEMO=%s",
-		 demo ? demo : "build/release/demo/nak_demo");
-	putenv(env_db);
-	putenv(env_dir);
-	putenv(env_fl);
-	putenv(env_demo);
-	if (run_argv(&r, argv) != 0)
-		fail_msg("demo/run.sh exited %d: %s", r.status, r.err);
+	run_demo(db, &r);
 	rx_tid = info_get(info, "rx_tid");
 	rcvbuf = info_get(info, "rcvbuf");
 	drops = info_get(info, "drops");
@@ -55,7 +42,8 @@ static void the_demo_lines_the_nak_up_with_the_stall_that_caused_it(void **state
 		 "metric_series s USING (series_id) WHERE s.name = 'nak' AND "
 		 "m.ts >= %lld)", info_get(info, "stall_end"));
 	if (db_int(db, "SELECT %s", nak) <= 0)
-		fail_msg("no NAK imported after the stall; the demo said:\n%s", r.out);
+		fail_msg("no NAK imported after the stall; the demo's output "
+			 "ended:\n%s", r.out);
 	/* Major faults of the receiver ended in the second before it, and
 	 * began in the stall the demo itself timed. */
 	assert_true(db_int(db, "SELECT count(*) FROM fault WHERE tid = %lld AND "
@@ -76,6 +64,26 @@ static void the_demo_lines_the_nak_up_with_the_stall_that_caused_it(void **state
 	assert_int_equal(db_int(db, "SELECT max(m.value) FROM metric m JOIN "
 				"metric_series s USING (series_id) WHERE "
 				"s.name = 'udp_drops'"), drops);
+	/* The demo ends with the finding that explains the NAK: the
+	 * receiver's major faults on the cold file, first, having preceded
+	 * it. */
+	{
+		static char all[1 << 20];
+		const char *d;
+		char file[320];
+
+		slurp(scratch_path("run.log"), all, sizeof(all));
+		d = strstr(all, "== faultline diagnose");
+
+		snprintf(file, sizeof(file), "   cause:     %s/cold.dat\n", scratch_dir());
+		assert_non_null(d);
+		d = strstr(d, "\n1. ");
+		assert_non_null(d);
+		assert_true(!strncmp(d, "\n1. file page evicted", 21));
+		assert_non_null(strstr(d, file));
+		assert_true(strstr(d, file) < strstr(d, "\n2. ") || !strstr(d, "\n2. "));
+		assert_null(strstr(d, "preceded 0 'nak' events\n   evidence:  fault"));
+	}
 	/* And the kernel's drop events are there. */
 	assert_true(db_int(db, "SELECT count(*) FROM tracepoint_event WHERE "
 			   "name = 'skb:kfree_skb' AND "

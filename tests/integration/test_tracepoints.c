@@ -48,11 +48,33 @@ static void a_kernel_side_filter_keeps_only_what_it_matches(void **state)
 				"'true'"), 1);
 }
 
+/* A thread name in UTF-8 comes back as the same text: the fields' JSON
+ * keeps UTF-8 as it is (common/json.h), and SQLite reads it back. */
+static void a_utf8_string_field_round_trips(void **state)
+{
+	const char *db = scratch_path("utf8.db");
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "-e",
+				       "task:task_rename", "--", workload_bin(),
+				       "--name", "caf\xc3\xa9-\xe2\x82\xac", "--pages",
+				       "1", NULL), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM tracepoint_event WHERE "
+				"name = 'task:task_rename' AND "
+				"json_extract(fields, '$.newcomm') = "
+				"'caf\xc3\xa9-\xe2\x82\xac'"), 1);
+	/* Stored as the bytes themselves, not as \u escapes of each byte. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM tracepoint_event WHERE "
+				"instr(fields, 'caf\xc3\xa9') > 0"), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(udp_drops_equal_the_kernels_count_for_the_socket, kill_leftovers),
 		cmocka_unit_test_teardown(a_kernel_side_filter_keeps_only_what_it_matches, kill_leftovers),
+		cmocka_unit_test_teardown(a_utf8_string_field_round_trips, kill_leftovers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

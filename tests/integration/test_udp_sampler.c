@@ -1,8 +1,11 @@
 /*
  * record --udp-port: the sampled receive-queue depth and drop count of a
  * real UDP socket on loopback equal the socket's own (SO_MEMINFO), while
- * its queue fills to a known depth and then overflows; and the parsers
- * of /proc/net/udp{,6} and /proc/net/snmp{,6} on the kernel's lines.
+ * its queue fills to a known depth and then overflows; rows carry the
+ * wall-clock time of the session; and the options' messages.  The
+ * parsers of /proc/net/udp{,6} and /proc/net/snmp{,6} have their unit
+ * tests (tests/unit/test_proc_net_udp.c), the sampling thread too
+ * (tests/unit/test_sampler_thread.c).
  */
 #include <arpa/inet.h>
 #include <linux/sock_diag.h>
@@ -13,74 +16,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "../../collector/udp_sampler.h"
 #include "run.h"
-
-static void a_udp_line_gives_port_inode_depth_and_drops(void **state)
-{
-	struct udp_sock_sample x;
-
-	(void)state;
-	memset(&x, 0, sizeof(x));
-	assert_int_equal(udp_parse_line(" 15485: 0100007F:BD14 00000000:0000 07 "
-		"00000000:00006400 00:00000000 00000000     0        0 237398 2 "
-		"00000000b99f9a6e 469        ", 0, &x), 0);
-	assert_int_equal(x.port, 48404);
-	assert_int_equal(x.inode, 237398);
-	assert_int_equal(x.rx_queue_bytes, 25600);
-	assert_int_equal(x.drops, 469);
-	assert_int_equal(x.v6, 0);
-	assert_string_equal(x.local, "127.0.0.1:48404");
-}
-
-static void a_udp6_line_gives_the_address_in_brackets(void **state)
-{
-	struct udp_sock_sample x;
-
-	(void)state;
-	memset(&x, 0, sizeof(x));
-	assert_int_equal(udp_parse_line("  100: 00000000000000000000000001000000:"
-		"2328 00000000000000000000000000000000:0000 07 00000000:00000300 "
-		"00:00000000 00000000     0        0 4242 2 0000000000000000 7", 1,
-		&x), 0);
-	assert_int_equal(x.port, 9000);
-	assert_int_equal(x.rx_queue_bytes, 0x300);
-	assert_int_equal(x.drops, 7);
-	assert_string_equal(x.local, "[::1]:9000");
-}
-
-static void a_line_of_another_shape_is_refused(void **state)
-{
-	struct udp_sock_sample x;
-
-	(void)state;
-	assert_int_equal(udp_parse_line("   sl  local_address rem_address   st "
-		"tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref "
-		"pointer drops", 0, &x), -EINVAL);
-	assert_int_equal(udp_parse_line(" 1: 0100007F:BD14 00000000:0000 07 "
-		"00000000:zz 00:00000000 00000000 0 0 1 2 0 0", 0, &x), -EINVAL);
-	assert_int_equal(udp_parse_line(" 1: 0100007F:BD14", 0, &x), -EINVAL);
-}
-
-static void the_host_counters_are_read_by_name(void **state)
-{
-	struct udp_host_sample h;
-
-	(void)state;
-	memset(&h, 0, sizeof(h));
-	assert_int_equal(udp_parse_snmp("Ip: Forwarding DefaultTTL\nIp: 1 64\n"
-		"Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors\n"
-		"Udp: 37 3 112441 112542 112440\n"
-		"UdpLite: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors\n"
-		"UdpLite: 0 0 9 0 9\n", &h), 0);
-	assert_int_equal(h.in_errors[0], 112441);
-	assert_int_equal(h.rcvbuf_errors[0], 112440);
-	assert_int_equal(udp_parse_snmp6("Ip6InReceives   5\nUdp6InDatagrams 1\n"
-		"Udp6InErrors                    \t12\nUdp6RcvbufErrors\t11\n", &h), 0);
-	assert_int_equal(h.in_errors[1], 12);
-	assert_int_equal(h.rcvbuf_errors[1], 11);
-	assert_int_equal(udp_parse_snmp("Ip: Forwarding\nIp: 1\n", &h), -EINVAL);
-}
 
 /* Waits until the workload's info file says it reached stage n. */
 static int wait_stage(const char *info, int n)
@@ -139,9 +75,8 @@ static void sampled_depth_and_drops_equal_the_sockets_own(void **state)
 		char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
 				 (char *)db, "-p", pid, "--udp-port", port, NULL };
 
-		run_start_as(&f, -1, argv);
+		assert_int_equal(start_recording(&f, argv, 30000), 0);
 	}
-	assert_int_equal(wait_for_session(db, 30000), 0);
 
 	/* The socket is bound only now, after recording began. */
 	touch(scratch_path("go1"));
@@ -271,6 +206,13 @@ static void an_ipv6_socket_and_one_chosen_by_inode_read_as_the_kernel_says(void 
 	assert_int_equal(db_int(db, "SELECT max(m.value) FROM metric m JOIN "
 				"metric_series s USING (series_id) WHERE s.name = "
 				"'udp_drops'"), 0);
+	/* Every row is on the session's wall clock (CLOCK_REALTIME), between
+	 * its start and its end, whatever clock the sampler read. */
+	assert_true(db_int(db, "SELECT count(*) FROM metric") > 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM metric m JOIN "
+				"metric_series USING (series_id) JOIN session s "
+				"USING (session_id) WHERE m.ts < s.start_ts OR "
+				"m.ts > s.end_ts OR s.end_ts IS NULL"), 0);
 	/* An IPv6 socket was sampled: the host's IPv6 counters were too. */
 	assert_true(db_int(db, "SELECT count(*) FROM metric_series WHERE name = "
 			   "'udp_rcvbuf_errors' AND labels = '{\"proto\":\"udp6\"}' "
@@ -335,10 +277,6 @@ static void bad_ports_inodes_and_intervals_are_usage_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(a_udp_line_gives_port_inode_depth_and_drops),
-		cmocka_unit_test(a_udp6_line_gives_the_address_in_brackets),
-		cmocka_unit_test(a_line_of_another_shape_is_refused),
-		cmocka_unit_test(the_host_counters_are_read_by_name),
 		cmocka_unit_test_teardown(sampled_depth_and_drops_equal_the_sockets_own, kill_leftovers),
 		cmocka_unit_test_teardown(an_ipv6_socket_and_one_chosen_by_inode_read_as_the_kernel_says, kill_leftovers),
 		cmocka_unit_test_teardown(a_port_no_socket_ever_had_is_named_at_the_end, kill_leftovers),

@@ -15,7 +15,7 @@ static struct ev fault_ev(enum ev_kind kind, uint64_t ts, uint32_t cpu,
 
 	memset(&e, 0, sizeof(e));
 	e.kind = (uint8_t)kind;
-	e.ts = ts;
+	e.mono_ts = ts;
 	e.pid = PID;
 	e.tid = TID;
 	e.cpu = cpu;
@@ -29,7 +29,7 @@ static void assert_fault(const struct fault *f, enum fault_kind kind, uint64_t t
 			 uint64_t addr)
 {
 	assert_int_equal(f->kind, kind);
-	assert_int_equal(f->ts, ts);
+	assert_int_equal(f->mono_ts, ts);
 	assert_int_equal(f->dur_ns, dur);
 	assert_int_equal(f->cpu, cpu);
 	assert_int_equal(f->exit_cpu, exit_cpu);

@@ -16,7 +16,7 @@
 struct spell {
 	uint32_t tid, pid;
 	char comm[COMM_LEN];
-	uint64_t first_ts, last_ts;
+	uint64_t first_mono_ts, last_mono_ts;
 };
 
 /* What the stream handed to its ops. */
@@ -64,8 +64,8 @@ static int spell_end(void *ctx, const struct thread *t)
 	sp->tid = t->tid;
 	sp->pid = t->pid;
 	memcpy(sp->comm, t->comm, COMM_LEN);
-	sp->first_ts = t->first_ts;
-	sp->last_ts = t->last_ts;
+	sp->first_mono_ts = t->first_mono_ts;
+	sp->last_mono_ts = t->last_mono_ts;
 	return 0;
 }
 
@@ -115,7 +115,7 @@ static struct ev base_ev(uint8_t kind, uint64_t ts, uint32_t pid, uint32_t tid,
 
 	memset(&e, 0, sizeof(e));
 	e.kind = kind;
-	e.ts = ts;
+	e.mono_ts = ts;
 	e.pid = pid;
 	e.tid = tid;
 	e.cpu = cpu;
@@ -207,7 +207,7 @@ static void assert_fault(const struct fault *f, uint32_t tid, enum fault_kind ki
 	assert_int_equal(f->tid, tid);
 	assert_int_equal(f->pid, tid);
 	assert_int_equal(f->kind, kind);
-	assert_int_equal(f->ts, ts);
+	assert_int_equal(f->mono_ts, ts);
 	assert_int_equal(f->dur_ns, dur);
 	assert_int_equal(f->cpu, cpu);
 	assert_int_equal(f->exit_cpu, exit_cpu);
@@ -216,12 +216,12 @@ static void assert_fault(const struct fault *f, uint32_t tid, enum fault_kind ki
 }
 
 static void assert_spell(const struct spell *sp, uint32_t tid, const char *name,
-			 uint64_t first_ts, uint64_t last_ts)
+			 uint64_t first_mono_ts, uint64_t last_mono_ts)
 {
 	assert_int_equal(sp->tid, tid);
 	assert_string_equal(sp->comm, name);
-	assert_int_equal(sp->first_ts, first_ts);
-	assert_int_equal(sp->last_ts, last_ts);
+	assert_int_equal(sp->first_mono_ts, first_mono_ts);
+	assert_int_equal(sp->last_mono_ts, last_mono_ts);
 }
 
 static const struct log2_hist *hist_of(struct fixture *fx, uint32_t tid,

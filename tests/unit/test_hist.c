@@ -97,6 +97,26 @@ static void quantiles_name_the_upper_bound_of_their_bucket(void **state)
 	assert_int_equal(hist_quantile_hi(&h, 1.0), 1048576);
 }
 
+/* The bucket says "less than 2^b"; the longest fault itself is kept,
+ * however short, as the loader stores it (fault_histogram.max_ns). */
+static void the_longest_duration_is_kept_exactly(void **state)
+{
+	struct log2_hist h;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(h.max_ns, 0);
+	hist_add(&h, 575800);
+	hist_add(&h, 3);
+	hist_add(&h, 524289);
+	assert_int_equal(h.max_ns, 575800);
+	assert_int_equal(hist_quantile_hi(&h, 1.0), 1048576);
+	fill_known(&h);
+	assert_int_equal(h.max_ns, 1000000);
+	hist_add(&h, UINT64_MAX);
+	assert_int_equal(h.max_ns, UINT64_MAX);
+}
+
 static void an_empty_histogram_has_no_quantile(void **state)
 {
 	struct log2_hist h;
@@ -129,6 +149,7 @@ int main(void)
 		cmocka_unit_test(bucket_bounds_tile_the_whole_range),
 		cmocka_unit_test(every_value_lies_within_its_buckets_bounds),
 		cmocka_unit_test(quantiles_name_the_upper_bound_of_their_bucket),
+		cmocka_unit_test(the_longest_duration_is_kept_exactly),
 		cmocka_unit_test(an_empty_histogram_has_no_quantile),
 		cmocka_unit_test(the_extreme_durations_have_bounded_quantiles),
 	};

@@ -186,7 +186,7 @@ static void jsonl_keys_are_the_columns_in_any_order(void **state)
 	assert_string_equal(r.rows[0].name, "lat");
 	assert_int_equal(r.rows[0].ts, 1795000000500000000ll);
 	assert_string_equal(r.rows[0].labels,
-			    "{\"host\":\"r\xc3\xa9x\\u000a\",\"port\":9000}");
+			    "{\"host\":\"r\xc3\xa9x\\n\",\"port\":9000}");
 	assert_true(r.rows[1].value == 400.0);
 	assert_string_equal(r.rows[1].labels,
 			    "{\"host\":\"\xf0\x9f\x98\x80\",\"port\":\"true\"}");
@@ -267,6 +267,56 @@ static void ts_unit_overrides_the_magnitude(void **state)
 	assert_int_equal(ts_of("1795000000123", TS_US, &k), 1795000000123000ll);
 	assert_int_equal(ts_of("12.5", TS_NS, &k), 12);
 	assert_int_equal(metric_parse_ts("1795000000123", 13, TS_S, &ns, &k), -ERANGE);
+}
+
+/* The first row's timestamp of text parsed with spec. */
+static int64_t first_ts(const struct metric_spec *spec, const char *text)
+{
+	struct result r;
+
+	parse_text(spec, text, &r);
+	if (r.err)
+		fail_msg("refused at line %lu: %s", r.line, r.e.text);
+	assert_true(r.nrows > 0);
+	return r.rows[0].ts;
+}
+
+static void a_time_columns_name_may_carry_its_unit(void **state)
+{
+	struct metric_spec sp = { .metric = "m" };
+
+	(void)state;
+	/* By magnitude 12500 would be seconds; the name says ms. */
+	assert_int_equal(first_ts(&sp, "ts_ms,value\n12500,1\n"), 12500000000ll);
+	assert_int_equal(first_ts(&sp, "time_ns,value\n5,1\n"), 5);
+	assert_int_equal(first_ts(&sp, "value,timestamp_us\n1,1795000000\n"),
+			 1795000000000ll);
+	assert_int_equal(first_ts(&sp, "{\"value\":1,\"timestamp_s\":12.5}\n"),
+			 12500000000ll);
+	assert_int_equal(first_ts(&sp, "{\"time_ms\":null,\"ts_us\":7,\"value\":1}\n"),
+			 7000);
+	/* A plain name is preferred to one with a unit. */
+	assert_int_equal(first_ts(&sp, "time_ms,ts,value\n5,1795000000,1\n"),
+			 1795000000000000000ll);
+	/* A named column's suffix counts too; --ts-unit wins over a name. */
+	sp.time_col = "sent_at_us";
+	assert_int_equal(first_ts(&sp, "sent_at_us,value\n1795000000,1\n"),
+			 1795000000000ll);
+	sp.time_col = NULL;
+	sp.ts_unit = TS_S;
+	assert_int_equal(first_ts(&sp, "ts_ms,value\n12500,1\n"), 12500000000000ll);
+	sp.ts_unit = TS_AUTO;
+	/* Without one, every accepted name is listed. */
+	assert_refused(&sp, "when_ms,value\n1,2\n", 1,
+		       "no time column in the header (it has when_ms, value): "
+		       "faultline looks for ts, time or timestamp, alone or with a "
+		       "unit: _s, _ms, _us or _ns (ts_ms holds milliseconds); name "
+		       "it with --time-column");
+	assert_refused(&sp, "{\"when\":1,\"value\":2}\n", 1,
+		       "no time key: faultline looks for ts, time or timestamp, "
+		       "alone or with a unit");
+	/* The name's unit holds for every row: magnitude is not asked. */
+	assert_rows(&sp, "ts_ms,value\n1795000000123,1\n1795000000,2\n", 2);
 }
 
 static void rfc3339_with_an_offset_gives_utc_ns(void **state)
@@ -532,6 +582,7 @@ int main(void)
 		cmocka_unit_test(plain_lines_are_timestamp_and_value_with_comments_skipped),
 		cmocka_unit_test(epoch_units_are_told_apart_by_magnitude),
 		cmocka_unit_test(ts_unit_overrides_the_magnitude),
+		cmocka_unit_test(a_time_columns_name_may_carry_its_unit),
 		cmocka_unit_test(rfc3339_with_an_offset_gives_utc_ns),
 		cmocka_unit_test(a_row_whose_unit_differs_from_the_first_is_mixed_units),
 		cmocka_unit_test(timestamps_before_1970_or_after_2262_are_out_of_range),

@@ -170,6 +170,117 @@ static void an_integer_with_a_sign_unit_or_overflow_is_refused(void **state)
 		refused_value(opt_parse_u64, "--pid", bad[i], EINVAL);
 }
 
+/* ---- ranges and lists ------------------------------------------------------------ */
+
+#define PORTS "UDP ports from 1 to 65535"
+
+/* Collects what opt_parse_u64_list hands over. */
+struct list {
+	uint64_t v[8];
+	size_t n;
+	int fail_at;		/* add fails with -ENOMEM at this item; -1 never */
+};
+
+static int list_add(void *ctx, uint64_t v)
+{
+	struct list *l = ctx;
+
+	if ((int)l->n == l->fail_at)
+		return -ENOMEM;
+	if (l->n == 8)
+		fail_msg("more than 8 items");
+	l->v[l->n++] = v;
+	return 0;
+}
+
+static int parse_ports(const char *s, struct list *l, struct errmsg *e)
+{
+	memset(l, 0, sizeof(*l));
+	l->fail_at = -1;
+	errmsg_init(e);
+	return opt_parse_u64_list(s, "--udp-port", 1, 65535, PORTS, list_add, l, e);
+}
+
+static void a_list_gives_each_item_in_order_within_its_range(void **state)
+{
+	struct errmsg e;
+	struct list l;
+
+	(void)state;
+	assert_int_equal(parse_ports("9000", &l, &e), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.v[0], 9000);
+	assert_int_equal(parse_ports("9001,1,65535,09000", &l, &e), 0);
+	assert_int_equal(l.n, 4);
+	assert_int_equal(l.v[0], 9001);
+	assert_int_equal(l.v[1], 1);
+	assert_int_equal(l.v[2], 65535);
+	assert_int_equal(l.v[3], 9000);
+	assert_string_equal(e.text, "");
+}
+
+static void a_list_with_any_bad_item_is_refused_whole(void **state)
+{
+	static const char *const bad[] = {
+		"", ",", "0", "65536", "9000,", ",9000", "9000,,9001", "9000,x",
+		"9000 ,9001", "9000;9001", "-1", "+9000", "9000,0",
+		"18446744073709551616",
+	};
+	struct errmsg e;
+	struct list l;
+	char want[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (parse_ports(bad[i], &l, &e) != -EINVAL)
+			fail_msg("'%s' accepted", bad[i]);
+		assert_int_equal(l.n, 0);	/* not even the good items */
+		snprintf(want, sizeof(want), "invalid --udp-port '%s': expected "
+			 PORTS, bad[i]);
+		assert_string_equal(e.text, want);
+	}
+}
+
+static void a_failing_add_stops_the_list_with_its_error(void **state)
+{
+	struct errmsg e;
+	struct list l;
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	l.fail_at = 1;
+	errmsg_init(&e);
+	assert_int_equal(opt_parse_u64_list("1,2,3", "--udp-port", 1, 65535, PORTS,
+					    list_add, &l, &e), -ENOMEM);
+	assert_int_equal(l.n, 1);
+}
+
+static int parse_inode(const char *s, const char *opt_name, uint64_t *out,
+		       struct errmsg *e)
+{
+	return opt_parse_u64_in(s, opt_name, 1, UINT64_MAX, "an inode", out, e);
+}
+
+static void an_integer_in_a_range_says_what_was_expected(void **state)
+{
+	static const char *const bad[] = {
+		"0", "", "1,2", "-1", "x", "18446744073709551616",
+	};
+	struct errmsg e;
+	uint64_t v = UNTOUCHED;
+
+	(void)state;
+	assert_parses(parse_inode, "1", 1);
+	assert_parses(parse_inode, "18446744073709551615", UINT64_MAX);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_refused(parse_inode, "--socket", bad[i], EINVAL);
+	errmsg_init(&e);
+	assert_int_equal(opt_parse_u64_in("70000", "--port", 1, 65535, "a port",
+					  &v, &e), -EINVAL);
+	assert_string_equal(e.text, "invalid --port '70000': expected a port");
+	assert_int_equal(v, UNTOUCHED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +294,10 @@ int main(void)
 		cmocka_unit_test(a_size_with_more_digits_than_64_bits_hold_is_out_of_range),
 		cmocka_unit_test(integers_parse_exactly_up_to_the_largest_u64),
 		cmocka_unit_test(an_integer_with_a_sign_unit_or_overflow_is_refused),
+		cmocka_unit_test(a_list_gives_each_item_in_order_within_its_range),
+		cmocka_unit_test(a_list_with_any_bad_item_is_refused_whole),
+		cmocka_unit_test(a_failing_add_stops_the_list_with_its_error),
+		cmocka_unit_test(an_integer_in_a_range_says_what_was_expected),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,7 +23,7 @@ static int record_ev(void *ctx, const struct ev *e)
 	struct out_log *l = ctx;
 
 	assert_true(l->n < LOG_MAX);
-	l->ts[l->n] = e->ts;
+	l->ts[l->n] = e->mono_ts;
 	l->tid[l->n] = e->tid;
 	l->seq[l->n] = e->seq;
 	l->n++;
@@ -62,7 +62,7 @@ static void push(struct order_queue *q, uint64_t ts, uint32_t tid, uint32_t cpu)
 	struct ev e;
 
 	memset(&e, 0, sizeof(e));
-	e.ts = ts;
+	e.mono_ts = ts;
 	e.tid = tid;
 	e.pid = tid;
 	e.cpu = cpu;

@@ -2,6 +2,8 @@
  * ring: the reader's side of a perf ring, over a malloc'd meta page and a
  * 4 KiB data area filled by hand.  data_head and data_tail are the
  * kernel's free-running byte counters; only their low bits are offsets.
+ * ring_move takes records out into a buffer; perf_records_walk (the
+ * engine's side) hands them out one by one and checks their framing.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,8 +28,9 @@ static int ring_setup(void **state)
 	if (!fr)
 		return -1;
 	fr->mem = calloc(1, page + DATA_BYTES);
-	if (!fr->mem || ring_attach(&fr->r, fr->mem, page, DATA_BYTES) < 0)
+	if (!fr->mem)
 		return -1;
+	ring_attach(&fr->r, fr->mem, page, DATA_BYTES);
 	*state = fr;
 	return 0;
 }
@@ -153,6 +156,16 @@ static void assert_seen_all(const struct seen *s, const struct recs *rs)
 	assert_memory_equal(s->bytes, rs->bytes, rs->total);
 }
 
+/* ---- moving and walking ---------------------------------------------------- */
+
+/* Moves the ring into buf (cap bytes) and walks what came out into s. */
+static void move_and_walk(struct fake_ring *fr, uint8_t *buf, size_t cap,
+			  struct ring_moved *m, struct seen *s, uint64_t *bad)
+{
+	ring_move(&fr->r, buf, cap, m);
+	assert_int_equal(perf_records_walk(buf, m->bytes, collect, s, bad), 0);
+}
+
 /* ---- tests ------------------------------------------------------------------ */
 
 static void records_that_wrap_around_the_ring_end_arrive_whole_and_in_order(void **state)
@@ -160,8 +173,11 @@ static void records_that_wrap_around_the_ring_end_arrive_whole_and_in_order(void
 	struct fake_ring *fr = *state;
 	struct recs *rs = malloc(sizeof(*rs));
 	struct seen *s = malloc(sizeof(*s));
+	uint8_t *buf = malloc(DATA_BYTES);
+	struct ring_moved m;
+	uint64_t bad = 0;
 
-	assert_true(rs && s);
+	assert_true(rs && s && buf);
 	make_records(rs);
 	/* Every 8-byte step puts the ring's end at another point of the
 	 * records, header included; the counters are well past one lap. */
@@ -170,56 +186,93 @@ static void records_that_wrap_around_the_ring_end_arrive_whole_and_in_order(void
 		memset(s, 0, sizeof(*s));
 		start_at(fr, pos);
 		publish_all(fr, rs);
-		assert_int_equal(ring_drain(&fr->r, collect, s), rs->total);
+		move_and_walk(fr, buf, DATA_BYTES, &m, s, &bad);
+		assert_int_equal(m.bytes, rs->total);
+		assert_int_equal(m.dropped_records, 0);
 		assert_seen_all(s, rs);
 		assert_int_equal(meta(fr)->data_tail, meta(fr)->data_head);
 		assert_int_equal(meta(fr)->data_tail, pos + rs->total);
 	}
 	assert_int_equal(fr->r.framing_errors, 0);
+	assert_int_equal(bad, 0);
 	free(rs);
 	free(s);
+	free(buf);
 }
 
-static void a_drain_releases_exactly_what_was_published(void **state)
+static void a_move_releases_exactly_what_was_published(void **state)
 {
 	struct fake_ring *fr = *state;
 	struct recs rs;
-	struct seen s = { .n = 0 };
+	uint8_t buf[DATA_BYTES];
+	struct ring_moved m;
 
 	make_records(&rs);
 	start_at(fr, 123 * 8);
 	publish_all(fr, &rs);
-	assert_int_equal(ring_drain(&fr->r, collect, &s), rs.total);
+	assert_int_equal(ring_pending(&fr->r), rs.total);
+	ring_move(&fr->r, buf, sizeof(buf), &m);
+	assert_int_equal(m.bytes, rs.total);
 	assert_int_equal(meta(fr)->data_tail, 123 * 8 + rs.total);
-	assert_int_equal(meta(fr)->data_tail, meta(fr)->data_head);
-	memset(&s, 0, sizeof(s));
-	assert_int_equal(ring_drain(&fr->r, collect, &s), 0);	/* nothing new */
-	assert_int_equal(s.n, 0);
+	assert_int_equal(ring_pending(&fr->r), 0);
+	ring_move(&fr->r, buf, sizeof(buf), &m);	/* nothing new */
+	assert_int_equal(m.bytes, 0);
+	assert_int_equal(m.dropped_records, 0);
 }
 
-static void an_empty_ring_hands_out_nothing(void **state)
+static void an_empty_ring_moves_nothing(void **state)
 {
 	struct fake_ring *fr = *state;
-	struct seen s = { .n = 0 };
+	uint8_t buf[64];
+	struct ring_moved m;
 
-	assert_int_equal(ring_drain(&fr->r, collect, &s), 0);
 	start_at(fr, 3 * DATA_BYTES + 24);
-	assert_int_equal(ring_drain(&fr->r, collect, &s), 0);
-	assert_int_equal(s.n, 0);
+	ring_move(&fr->r, buf, sizeof(buf), &m);
+	assert_int_equal(m.bytes, 0);
 	assert_int_equal(meta(fr)->data_tail, 3 * DATA_BYTES + 24);
 	assert_int_equal(fr->r.framing_errors, 0);
 }
 
+/* With room for only some, the whole records that fit come out, the rest
+ * are counted as dropped, and all of them are released: the kernel is
+ * never left without room. */
+static void records_that_do_not_fit_are_dropped_whole_and_counted(void **state)
+{
+	struct fake_ring *fr = *state;
+	struct recs rs;
+	uint8_t buf[DATA_BYTES];
+	struct seen s = { .n = 0 };
+	struct ring_moved m;
+	uint64_t bad = 0;
+	size_t fit, room;
+
+	make_records(&rs);
+	fit = rs.len[0] + rs.len[1] + rs.len[2];
+	room = fit + rs.len[3] - 8;	/* the MMAP2 misses by 8 bytes */
+	start_at(fr, DATA_BYTES - rs.len[0] - 16);	/* the second wraps */
+	publish_all(fr, &rs);
+	move_and_walk(fr, buf, room, &m, &s, &bad);
+	assert_int_equal(m.bytes, fit);
+	assert_int_equal(s.n, 3);
+	assert_memory_equal(s.bytes, rs.bytes, fit);
+	assert_int_equal(m.dropped_records, rs.n - 3);
+	assert_int_equal(m.dropped_bytes, rs.total - fit);
+	assert_int_equal(meta(fr)->data_tail, meta(fr)->data_head);
+	assert_int_equal(fr->r.framing_errors, 0);
+}
+
 /* One good record, then a header of `bad_size` (with `follow` bytes after
- * its 8 published), then another good record: only the first comes out,
- * and the whole ring is released. */
+ * its 8 published), then another good record: the walk hands out only
+ * the first and counts the bad framing. */
 static void assert_bad_header_stops(struct fake_ring *fr, uint64_t pos,
 				    uint16_t bad_size, size_t follow, int more)
 {
-	uint8_t good[64], junk[64] = { 0 };
+	uint8_t good[64], junk[64] = { 0 }, buf[DATA_BYTES];
 	size_t n = enc_fault_sample(good, sizeof(good), 1, 2, 3, 4, 5, 6, 7);
 	uint32_t type = PERF_RECORD_SAMPLE;
 	struct seen s = { .n = 0 };
+	struct ring_moved m;
+	uint64_t bad = 0;
 
 	memcpy(junk, &type, 4);
 	memcpy(junk + 6, &bad_size, 2);
@@ -228,16 +281,15 @@ static void assert_bad_header_stops(struct fake_ring *fr, uint64_t pos,
 	publish(fr, junk, 8 + follow);
 	if (more)
 		publish(fr, good, n);
-	fr->r.framing_errors = 0;
-	assert_int_equal(ring_drain(&fr->r, collect, &s),
-			 meta(fr)->data_head - pos);
+	move_and_walk(fr, buf, sizeof(buf), &m, &s, &bad);
+	assert_int_equal(m.bytes, meta(fr)->data_head - pos);
 	assert_int_equal(s.n, 1);
 	assert_memory_equal(s.bytes, good, n);
-	assert_int_equal(fr->r.framing_errors, 1);
+	assert_int_equal(bad, 1);
 	assert_int_equal(meta(fr)->data_tail, meta(fr)->data_head);
 }
 
-static void a_header_of_size_zero_stops_the_drain_and_releases_the_ring(void **state)
+static void a_header_of_size_zero_stops_the_walk(void **state)
 {
 	struct fake_ring *fr = *state;
 
@@ -246,7 +298,7 @@ static void a_header_of_size_zero_stops_the_drain_and_releases_the_ring(void **s
 	assert_bad_header_stops(fr, 64, 4, 0, 1);
 }
 
-static void a_size_that_is_not_a_multiple_of_eight_stops_the_drain(void **state)
+static void a_size_that_is_not_a_multiple_of_eight_stops_the_walk(void **state)
 {
 	struct fake_ring *fr = *state;
 
@@ -255,7 +307,7 @@ static void a_size_that_is_not_a_multiple_of_eight_stops_the_drain(void **state)
 	assert_bad_header_stops(fr, 0, 65535, 0, 1);
 }
 
-static void a_record_longer_than_what_was_published_stops_the_drain(void **state)
+static void a_record_longer_than_what_was_published_stops_the_walk(void **state)
 {
 	struct fake_ring *fr = *state;
 
@@ -264,57 +316,43 @@ static void a_record_longer_than_what_was_published_stops_the_drain(void **state
 	assert_bad_header_stops(fr, 0, 65528, 56, 0);
 }
 
-static void the_ring_reads_on_after_a_framing_error(void **state)
+/* Cutting a ring that does not fit walks its headers: bad framing there
+ * counts in the ring, drops the rest, and still releases everything. */
+static void bad_framing_found_while_cutting_drops_the_rest(void **state)
 {
 	struct fake_ring *fr = *state;
-	struct recs rs;
-	struct seen s = { .n = 0 };
-	uint64_t head;
+	uint8_t good[64], junk[16] = { 0 }, buf[64];
+	size_t n = enc_fault_sample(good, sizeof(good), 1, 2, 3, 4, 5, 6, 7);
+	struct ring_moved m;
 
-	assert_bad_header_stops(fr, 40, 0, 0, 1);
-	head = meta(fr)->data_head;
-	make_records(&rs);
-	publish_all(fr, &rs);
-	assert_int_equal(ring_drain(&fr->r, collect, &s), rs.total);
-	assert_seen_all(&s, &rs);
-	assert_int_equal(meta(fr)->data_tail, head + rs.total);
+	start_at(fr, 40);
+	publish(fr, good, n);
+	publish(fr, junk, sizeof(junk));
+	publish(fr, good, n);
+	ring_move(&fr->r, buf, n + 8, &m);
+	assert_int_equal(m.bytes, n);
 	assert_int_equal(fr->r.framing_errors, 1);
-}
-
-/* The callback fails on record `fail_on`: the ones before it are
- * released, it and the rest come out again on the next drain. */
-static void assert_failure_keeps_the_rest(struct fake_ring *fr, uint64_t pos,
-					  size_t fail_on)
-{
-	struct recs rs;
-	struct seen s = { .fail_on = fail_on };
-	size_t before = 0;
-
-	make_records(&rs);
-	for (size_t i = 0; i + 1 < fail_on; i++)
-		before += rs.len[i];
-	start_at(fr, pos);
-	publish_all(fr, &rs);
-	assert_int_equal(ring_drain(&fr->r, collect, &s), -EIO);
-	assert_int_equal(s.n, fail_on);
-	assert_int_equal(meta(fr)->data_tail, pos + before);
-	memset(&s, 0, sizeof(s));
-	assert_int_equal(ring_drain(&fr->r, collect, &s), rs.total - before);
-	assert_int_equal(s.n, rs.n - (fail_on - 1));
-	assert_memory_equal(s.bytes, rs.bytes + before, rs.total - before);
+	assert_int_equal(m.dropped_bytes, sizeof(junk) + n);
 	assert_int_equal(meta(fr)->data_tail, meta(fr)->data_head);
-	assert_int_equal(fr->r.framing_errors, 0);
 }
 
-static void a_failing_callback_stops_the_drain_and_releases_only_the_records_before_it(void **state)
+/* The walk stops at the callback's failure and passes it on. */
+static void a_failing_callback_stops_the_walk(void **state)
 {
 	struct fake_ring *fr = *state;
+	struct recs rs;
+	uint8_t buf[DATA_BYTES];
+	struct seen s = { .fail_on = 3 };
+	struct ring_moved m;
+	uint64_t bad = 0;
 
-	assert_failure_keeps_the_rest(fr, 0, 1);
-	assert_failure_keeps_the_rest(fr, 16, 3);
-	/* The MMAP2 (fourth) straddles the end of the ring. */
-	assert_failure_keeps_the_rest(fr, 9 * DATA_BYTES - 200, 4);
-	assert_failure_keeps_the_rest(fr, DATA_BYTES, 8);
+	make_records(&rs);
+	start_at(fr, 16);
+	publish_all(fr, &rs);
+	ring_move(&fr->r, buf, sizeof(buf), &m);
+	assert_int_equal(perf_records_walk(buf, m.bytes, collect, &s, &bad), -EIO);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(bad, 0);
 }
 
 #define RING_TEST(t) cmocka_unit_test_setup_teardown(t, ring_setup, ring_teardown)
@@ -323,13 +361,14 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		RING_TEST(records_that_wrap_around_the_ring_end_arrive_whole_and_in_order),
-		RING_TEST(a_drain_releases_exactly_what_was_published),
-		RING_TEST(an_empty_ring_hands_out_nothing),
-		RING_TEST(a_header_of_size_zero_stops_the_drain_and_releases_the_ring),
-		RING_TEST(a_size_that_is_not_a_multiple_of_eight_stops_the_drain),
-		RING_TEST(a_record_longer_than_what_was_published_stops_the_drain),
-		RING_TEST(the_ring_reads_on_after_a_framing_error),
-		RING_TEST(a_failing_callback_stops_the_drain_and_releases_only_the_records_before_it),
+		RING_TEST(a_move_releases_exactly_what_was_published),
+		RING_TEST(an_empty_ring_moves_nothing),
+		RING_TEST(records_that_do_not_fit_are_dropped_whole_and_counted),
+		RING_TEST(a_header_of_size_zero_stops_the_walk),
+		RING_TEST(a_size_that_is_not_a_multiple_of_eight_stops_the_walk),
+		RING_TEST(a_record_longer_than_what_was_published_stops_the_walk),
+		RING_TEST(bad_framing_found_while_cutting_drops_the_rest),
+		RING_TEST(a_failing_callback_stops_the_walk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,9 +1,10 @@
 /*
  * symbolize: frames of a synthetic session, pointing at real files built
  * by the Makefile (tests/fixtures/symbolize/symfix.c and its stripped and
- * split copies), named by symbol_store_symbolize and read back from the
+ * split copies), named by symbolize_session and read back from the
  * database.  The fixture library is loaded into this process, so its
- * mappings and addresses are real ones, from /proc/self/maps.
+ * mappings and addresses are real ones, from /proc/self/maps.  The job
+ * alone, without a database, is test_symbolize_job.c's.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -20,49 +21,18 @@
 #include <cmocka.h>
 
 #include "../integration/run.h"
+#include "../../record/symbolize.h"
+#include "../../common/array.h"
 #include "../../decoder/addr_space.h"
 #include "../../decoder/kallsyms.h"
 #include "../../decoder/perf_map.h"
 #include "../../schema/db.h"
-#include "../../schema/symbol_store.h"
+#include "symfix.h"
 
 #define SESSION 1
 #define FAKE_PID 4194399	/* above the largest pid_max: no process has it */
 
-static char build_dir[PATH_MAX];	/* $BUILD/tests/symfix */
 static char scratch[64];	/* this run's directory, removed at the end */
-
-/* The fixture library, loaded once; its functions return frame addresses. */
-static void *(*fix_outer)(void), *(*fix_plain)(void), *(*fix_capture)(void);
-
-static const char *fixture(const char *name)
-{
-	static char paths[4][PATH_MAX + 64];
-	static int next;
-	char *p = paths[next++ % 4];
-
-	snprintf(p, sizeof(paths[0]), "%s/%s", build_dir, name);
-	return p;
-}
-
-/* The line of the source marked "LINE:<mark>". */
-static int marked_line(const char *mark)
-{
-	char want[64], line[256];
-	FILE *f = fopen("tests/fixtures/symbolize/symfix.c", "r");
-	int n = 0, found = 0;
-
-	assert_non_null(f);
-	snprintf(want, sizeof(want), "LINE:%s ", mark);
-	while (!found && fgets(line, sizeof(line), f)) {
-		n++;
-		found = strstr(line, want) != NULL;
-	}
-	fclose(f);
-	if (!found)
-		fail_msg("no LINE:%s marker in symfix.c", mark);
-	return n;
-}
 
 static sqlite3 *new_db(const char *name, const char *kernel)
 {
@@ -116,32 +86,16 @@ static void exec_sql(sqlite3 *db, const char *fmt, ...)
 static void add_mappings(sqlite3 *db, int pid, const char *match,
 			 const char *as_path, const char *build_id)
 {
-	char line[1024];
-	FILE *f = fopen("/proc/self/maps", "r");
-	int rows = 0;
+	struct self_map maps[16];
+	size_t n = self_maps(match, maps, 16);
 
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, pgoff;
-		char perms[8], path[768] = "";
-		size_t mlen = strlen(match), plen;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %767s", &start, &end,
-			   perms, &pgoff, path) < 4)
-			continue;
-		plen = strlen(path);
-		if (plen < mlen || strcmp(path + plen - mlen, match))
-			continue;
+	for (size_t i = 0; i < n; i++)
 		exec_sql(db, "INSERT INTO mapping (session_id, ts, pid, tid,"
 			 " start_addr, end_addr, pgoff, path, build_id, prot, source)"
 			 " VALUES (%d, %d, %d, %d, %lld, %lld, %lld, %Q, %Q, %d, 'mmap')",
-			 SESSION, rows, pid, pid, (long long)start, (long long)end,
-			 (long long)pgoff, as_path ? as_path : path, build_id,
-			 (perms[0] == 'r') | (perms[1] == 'w') << 1 | (perms[2] == 'x') << 2);
-		rows++;
-	}
-	fclose(f);
-	assert_true(rows > 0);
+			 SESSION, (int)i, pid, pid, (long long)maps[i].start,
+			 (long long)maps[i].end, (long long)maps[i].pgoff,
+			 as_path ? as_path : maps[i].path, build_id, maps[i].prot);
 }
 
 /* Runs sql on a database file of its own (created if missing). */
@@ -169,8 +123,8 @@ static struct symbolize_counts symbolize(sqlite3 *db, const char *debug_dir)
 	struct errmsg e;
 
 	errmsg_init(&e);
-	if (symbol_store_symbolize(db, "test.db", SESSION, &o, &c, &e) < 0)
-		fail_msg("symbol_store_symbolize: %s", e.text);
+	if (symbolize_session(db, "test.db", SESSION, &o, &c, &e) < 0)
+		fail_msg("symbolize_session: %s", e.text);
 	return c;
 }
 
@@ -389,7 +343,7 @@ static void a_matching_build_id_is_accepted(void **state)
 	struct symbolize_counts c;
 	struct errmsg e;
 
-	assert_int_equal(symbol_store_symbolize(db, "t", SESSION, &o, &c, &e), 0);
+	assert_int_equal(symbolize_session(db, "t", SESSION, &o, &c, &e), 0);
 	assert_int_equal(c.frames, 3);
 	assert_int_equal(c.ok, 3);
 	assert_int_equal(nsymbols(db, 2), 2);
@@ -574,7 +528,7 @@ static void a_missing_session_is_named(void **state)
 
 	(void)state;
 	errmsg_init(&e);
-	assert_int_equal(symbol_store_symbolize(db, "x.db", 7, NULL, &c, &e), -ENOENT);
+	assert_int_equal(symbolize_session(db, "x.db", 7, NULL, &c, &e), -ENOENT);
 	assert_non_null(strstr(e.text, "no session 7 in 'x.db'"));
 	db_close(db);
 }
@@ -653,6 +607,84 @@ static void perf_map_lines_with_spaces_and_overlaps(void **state)
 	addr_syms_release(&t);
 }
 
+
+/* ---- the order of reading and writing -------------------------------- */
+
+/* Removes its files when it sees the write transaction begin. */
+struct begin_watch {
+	const char *remove[2];
+	int begins;
+};
+
+static int on_statement(unsigned type, void *ctx, void *stmt, void *sql)
+{
+	struct begin_watch *w = ctx;
+
+	(void)type, (void)stmt;
+	if (!strncmp(sql, "BEGIN", 5)) {
+		w->begins++;
+		for (size_t i = 0; i < ARRAY_SIZE(w->remove); i++)
+			unlink(w->remove[i]);
+	}
+	return 0;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	size_t n;
+
+	assert_non_null(in);
+	assert_non_null(out);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+}
+
+static void no_file_is_read_once_the_write_transaction_has_begun(void **state)
+{
+	sqlite3 *db = new_db("order.db", this_kernel());
+	char lib[128], map[64];
+	struct begin_watch w = { { lib, map }, 0 };
+	struct symbolize_counts c;
+	int jit_pid = unused_pid(0), lib_left, map_left;
+	FILE *f;
+
+	(void)state;
+	/* The library and the JIT map exist until the write begins: a
+	 * frame named from them proves they were read before it. */
+	snprintf(lib, sizeof(lib), "%s/libsymfix_gone.so", scratch);
+	copy_file(fixture("libsymfix.so"), lib);
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", jit_pid);
+	f = fopen(map, "w");
+	assert_non_null(f);
+	fputs("7f0000001000 100 read_in_time\n", f);
+	fclose(f);
+	add_mappings(db, getpid(), "/libsymfix.so", lib, NULL);
+	add_fixture_frames(db, getpid());
+	exec_sql(db, "INSERT INTO mapping (session_id, ts, pid, tid, start_addr,"
+		 " end_addr, pgoff, path, prot, source) VALUES (%d, 0, %d, %d,"
+		 " %lld, %lld, 0, '//anon', 7, 'mmap')", SESSION, jit_pid,
+		 jit_pid, 0x7f0000000000ll, 0x7f0000010000ll);
+	add_frame(db, 4, jit_pid, 0x7f0000001010ull, 0, 1);
+	sqlite3_trace_v2(db, SQLITE_TRACE_STMT, on_statement, &w);
+	c = symbolize(db, NULL);
+	sqlite3_trace_v2(db, 0, NULL, NULL);
+	lib_left = access(lib, F_OK) == 0;
+	map_left = access(map, F_OK) == 0;
+	unlink(map);
+	assert_false(lib_left);
+	assert_false(map_left);
+	assert_text(frame_col(db, 4, "status"), "ok");
+	assert_text(symbol_col(db, 4, 0, "function"), "read_in_time");
+	assert_int_equal(c.ok, 4);
+	assert_full_names(db);
+	/* One write transaction, and no other began before the reading. */
+	assert_int_equal(w.begins, 1);
+	db_close(db);
+}
 
 /* ---- the commands ---------------------------------------------------- */
 
@@ -835,26 +867,11 @@ static void an_mmap_record_beats_proc_maps_and_the_latest_mapping_wins(void **st
 
 static int load_fixture(void **state)
 {
-	const char *build = getenv("BUILD");
-	char rel[512];
-	void *h;
-
 	(void)state;
-	snprintf(rel, sizeof(rel), "%s/tests/symfix", build ? build : "build/release");
-	if (strlen(rel) >= PATH_MAX / 2 || !realpath(rel, build_dir)) {
-		fprintf(stderr, "no fixture directory %s: run make\n", rel);
+	if (symfix_load() < 0)
 		return -1;
-	}
-	h = dlopen(fixture("libsymfix.so"), RTLD_NOW);
-	if (!h) {
-		fprintf(stderr, "dlopen: %s\n", dlerror());
-		return -1;
-	}
-	*(void **)&fix_outer = dlsym(h, "fix_outer");
-	*(void **)&fix_plain = dlsym(h, "fix_plain");
-	*(void **)&fix_capture = dlsym(h, "fix_capture");
 	snprintf(scratch, sizeof(scratch), "/tmp/faultline-symbolize.XXXXXX");
-	return fix_outer && fix_plain && fix_capture && mkdtemp(scratch) ? 0 : -1;
+	return mkdtemp(scratch) ? 0 : -1;
 }
 
 static int remove_scratch(void **state)
@@ -888,6 +905,7 @@ int main(void)
 		cmocka_unit_test(hidden_kallsyms_addresses_are_noticed),
 		cmocka_unit_test(perf_map_lines_with_spaces_and_overlaps),
 		cmocka_unit_test(an_mmap_record_beats_proc_maps_and_the_latest_mapping_wins),
+		cmocka_unit_test(no_file_is_read_once_the_write_transaction_has_begun),
 		cmocka_unit_test_teardown(symbolize_then_stacks_prints_named_frames_most_frequent_first,
 					  kill_leftovers),
 		cmocka_unit_test_teardown(symbolize_explains_frames_left_without_names,

@@ -59,7 +59,7 @@ static void push(struct fixture *fx, uint8_t kind, uint64_t ts, uint32_t tid,
 
 	memset(&e, 0, sizeof(e));
 	e.kind = kind;
-	e.ts = ts;
+	e.mono_ts = ts;
 	e.pid = tid;
 	e.tid = tid;
 	e.cpu = cpu;
@@ -74,11 +74,11 @@ static void sched(struct fixture *fx, uint8_t kind, uint64_t ts, uint32_t tid,
 
 	memset(&e, 0, sizeof(e));
 	e.kind = kind;
-	e.ts = ts;
+	e.mono_ts = ts;
 	e.tid = tid;
 	e.cpu = cpu;
 	e.cpu_wide = 1;
-	if (kind == EV_PREV_STATE)
+	if (kind == EV_SCHED_SWITCH)
 		e.u.sched.prev_state = value;
 	else
 		e.u.sched.waker_tid = value;
@@ -96,7 +96,7 @@ static void assert_iv(const struct state_interval *iv, enum thread_state_kind st
 		      uint64_t ts, uint64_t dur, int32_t cpu)
 {
 	assert_string_equal(thread_state_name(iv->state), thread_state_name(st));
-	assert_int_equal(iv->ts, ts);
+	assert_int_equal(iv->mono_ts, ts);
 	assert_int_equal(iv->dur_ns, dur);
 	assert_int_equal(iv->cpu, cpu);
 }
@@ -155,7 +155,7 @@ static void prev_state_d_makes_the_wait_blocked_and_waking_names_the_waker(void 
 	struct fixture *fx = *state;
 
 	push(fx, EV_SWITCH_IN, 100, 7, 0, 0);
-	sched(fx, EV_PREV_STATE, 199, 7, 0, 0x2);	/* D, just before */
+	sched(fx, EV_SCHED_SWITCH, 199, 7, 0, 0x2);	/* D, just before */
 	push(fx, EV_SWITCH_OUT, 200, 7, 0, 0);
 	sched(fx, EV_WAKING, 500, 7, 1, 42);	/* tid 42 on cpu 1 wakes it */
 	push(fx, EV_SWITCH_IN, 520, 7, 0, 0);
@@ -168,15 +168,48 @@ static void prev_state_d_makes_the_wait_blocked_and_waking_names_the_waker(void 
 	assert_int_equal(fx->iv[2].waker_tid, -1);
 }
 
+/* A sched_switch whose switch out was lost, or one from another CPU,
+ * describes no switch out that comes later: matching is by sequence. */
 static void a_prev_state_from_another_switch_is_not_used(void **state)
 {
 	struct fixture *fx = *state;
 
 	push(fx, EV_SWITCH_IN, 100, 7, 0, 0);
-	sched(fx, EV_PREV_STATE, 150, 7, 0, 0x1);
-	push(fx, EV_SWITCH_OUT, 150 + 5000000, 7, 0, 0);	/* 5 ms later */
-	finish(fx, 150 + 6000000);
-	assert_iv(&fx->iv[1], TS_WAITING, 150 + 5000000, 1000000, -1);
+	sched(fx, EV_SCHED_SWITCH, 150, 7, 0, 0x2);	/* its switch out lost */
+	push(fx, EV_SWITCH_IN, 300, 7, 1, 0);		/* in again: stale now */
+	push(fx, EV_SWITCH_OUT, 400, 7, 1, 0);
+	sched(fx, EV_SCHED_SWITCH, 500, 7, 0, 0x2);	/* another CPU's */
+	push(fx, EV_SWITCH_IN, 600, 7, 1, 0);
+	push(fx, EV_SWITCH_OUT, 700, 7, 1, 0);
+	finish(fx, 800);
+	assert_iv(&fx->iv[0], TS_UNKNOWN, 100, 200, -1);	/* in, then in again */
+	assert_iv(&fx->iv[2], TS_WAITING, 400, 200, -1);
+	assert_iv(&fx->iv[4], TS_WAITING, 700, 100, -1);
+}
+
+/* Stamped the same nanosecond as its switch out, a sched_switch still
+ * comes first: the kernel writes it first into the same ring. */
+static void a_prev_state_stamped_with_its_switch_out_is_used(void **state)
+{
+	struct fixture *fx = *state;
+	struct ev e;
+
+	push(fx, EV_SWITCH_IN, 100, 7, 0, 0);
+	memset(&e, 0, sizeof(e));
+	e.kind = EV_SCHED_SWITCH;
+	e.mono_ts = 200;
+	e.tid = 7;
+	e.cpu = 0;
+	e.cpu_wide = 1;
+	e.u.sched.prev_state = 0x2;
+	e.u.sched.next_tid = 42;
+	strcpy(e.u.sched.next_comm, "kworker/0:1");
+	assert_int_equal(order_queue_push(&fx->q, &e), 0);
+	push(fx, EV_SWITCH_OUT, 200, 7, 0, 0);
+	finish(fx, 900);
+	assert_iv(&fx->iv[1], TS_BLOCKED, 200, 700, -1);
+	assert_int_equal(fx->iv[1].next_tid, 42);
+	assert_string_equal(fx->iv[1].next_comm, "kworker/0:1");
 }
 
 /* A CPU-wide tracepoint about a thread no target event showed does not
@@ -201,6 +234,7 @@ int main(void)
 		TL_TEST(a_lost_record_marks_the_open_interval_uncertain),
 		TL_TEST(prev_state_d_makes_the_wait_blocked_and_waking_names_the_waker),
 		TL_TEST(a_prev_state_from_another_switch_is_not_used),
+		TL_TEST(a_prev_state_stamped_with_its_switch_out_is_used),
 		TL_TEST(cpu_wide_events_do_not_add_threads_unless_told),
 	};
 

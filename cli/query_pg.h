@@ -1,0 +1,22 @@
+/*
+ * query_pg: a canned query or a .sql file run on PostgreSQL, on the
+ * tables faultline export --to made there.  The query's dialect variant
+ * is taken when there is one (query_def_find_dialect, "pg").
+ */
+#ifndef FL_QUERY_PG_H
+#define FL_QUERY_PG_H
+
+#include "../schema/query_def.h"
+#include "table_out.h"
+
+/*
+ * Runs q on the server target names (a postgresql:// URL; libpq's
+ * environment and files apply), in schema, with args (nargs
+ * "NAME=VALUE", borrowed), read-only, and writes the rows to stdout as
+ * format says.  Returns the exit status: 0, 1 (the server or the query
+ * failed; the message printed), or EXIT_USAGE (the arguments are wrong).
+ */
+int query_pg_run(const char *target, const char *schema, const struct query_def *q,
+		 char *const *args, int nargs, enum out_format format);
+
+#endif

@@ -1,0 +1,147 @@
+/*
+ * spool: memory between the kernel's rings and the record engine.
+ *
+ * The drain thread moves what the kernel wrote into the spool and
+ * releases the ring at once; the engine's thread takes entries out in the
+ * same order and decodes and stores at its own pace.  So the kernel-facing
+ * side never waits on decoding or SQLite: a burst the engine cannot keep
+ * up with piles up here, not in the rings.  The spool is bounded: when it
+ * is full, the drain thread still empties the rings but drops the newest
+ * records itself, and says so with a SPOOL_LOST entry (which CPU, how
+ * many records and bytes), so the loss is stored and counted like the
+ * kernel's own.
+ *
+ * Entries, in the order pushed:
+ *   SPOOL_DATA    whole ring records from one CPU's ring, in ring order
+ *   SPOOL_ROUND   every record stamped at or before u.watermark
+ *                 (CLOCK_MONOTONIC ns) is in an earlier entry
+ *   SPOOL_ANCHOR  a clock anchor the drain thread took at that point
+ *   SPOOL_LOST    records of u.lost.cpu the spool had no room for
+ *   SPOOL_END     nothing follows
+ * Control entries (all but DATA) are never dropped: one that finds no
+ * room waits in the drain thread's side and goes in before any later
+ * data, so nothing overtakes it.
+ *
+ * One producer (the drain thread) and one consumer (the engine's thread),
+ * and no lock: each position is written by one side only and read by
+ * the other with acquire/release ordering, and a side that must sleep
+ * (the consumer on an empty spool, the producer at the end waiting for
+ * room) sleeps on a futex word the other side bumps after each move.  So
+ * the drain thread never waits for the engine's thread to be scheduled,
+ * which runs at a lower priority and, on a busy machine, may not be for
+ * a long while (with a mutex it could be preempted holding it).  An entry is contiguous
+ * in memory (a pad fills the end of the buffer when one does not fit), so
+ * the consumer reads records in place, without copying, until it hands
+ * the entry back with spool_done.
+ *
+ * Usage (producer):
+ *	dst = spool_data_begin(s, want, &room);	room contiguous bytes at dst
+ *	... copy n <= room bytes of records to dst ...
+ *	spool_data_end(s, cpu, n);
+ *	spool_push(s, &control_entry);
+ * (consumer):
+ *	while ((e = spool_next(s, 1))->kind != SPOOL_END) {
+ *		... e, and SPOOL_DATA's bytes at spool_data(e), are borrowed ...
+ *		spool_done(s);
+ *	}
+ */
+#ifndef FL_SPOOL_H
+#define FL_SPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/clock.h"
+
+enum spool_kind {
+	SPOOL_PAD,		/* internal: skip to the buffer's start */
+	SPOOL_DATA,
+	SPOOL_ROUND,
+	SPOOL_ANCHOR,
+	SPOOL_LOST,
+	SPOOL_END,
+};
+
+struct spool_entry {
+	uint32_t kind;		/* enum spool_kind */
+	uint32_t cpu;		/* SPOOL_DATA: the ring's CPU */
+	uint64_t len;		/* SPOOL_DATA: bytes of records after the entry */
+	union {
+		uint64_t watermark;		/* SPOOL_ROUND */
+		struct clock_anchor anchor;	/* SPOOL_ANCHOR */
+		struct {
+			uint64_t records, bytes;
+			uint64_t mono_ns;	/* when they were dropped */
+			uint32_t cpu;
+		} lost;				/* SPOOL_LOST */
+	} u;
+};
+
+/* Control entries that found no room, waiting to go in (see above). */
+#define SPOOL_PENDING_MAX 64
+
+struct spool {
+	uint8_t *buf;		/* owned: cap bytes, mmap'd and populated */
+	size_t cap;		/* a multiple of 8 */
+	/* Free-running byte positions, each written by one side with
+	 * release ordering and read by the other with acquire: an entry's
+	 * bytes are in place before head passes them, and done with before
+	 * tail does. */
+	uint64_t head;		/* the producer's: where it writes next */
+	uint64_t tail;		/* the consumer's: the oldest entry not done */
+	/* Futex words: bumped after head (tail) moves; the side that sleeps
+	 * says so in its flag first. */
+	uint32_t head_moves, tail_moves;
+	uint32_t consumer_sleeps, producer_sleeps;
+	/* The producer's own. */
+	uint64_t pending_head;	/* spool_data_begin's reservation */
+	struct spool_entry pending[SPOOL_PENDING_MAX];
+	size_t npending;
+	/* The consumer's own. */
+	uint64_t next_tail;	/* the tail once the entry it holds is done */
+	/* Counters: read them once both sides are done. */
+	uint64_t peak;		/* the most bytes in use at once */
+	uint64_t dropped_records, dropped_bytes;	/* by spool_drop */
+};
+
+/* Maps cap bytes (rounded down to a multiple of 8; at least 64 KiB), all
+ * of it resident from the start.  0 or -ENOMEM. */
+int spool_init(struct spool *s, size_t cap);
+void spool_release(struct spool *s);
+
+/*
+ * Producer: the place for up to *room bytes of records (contiguous,
+ * 8-aligned), preferring a place with at least want bytes.  *room is 0
+ * when the spool has no room (or control entries are still waiting):
+ * the records are then to be dropped with spool_drop.
+ */
+void *spool_data_begin(struct spool *s, size_t want, size_t *room);
+/* Publishes n bytes (a multiple of 8, whole records) written at the place
+ * spool_data_begin gave, as one SPOOL_DATA entry of cpu's ring. */
+void spool_data_end(struct spool *s, int cpu, size_t n);
+/* Records of cpu that found no room: counted, and a SPOOL_LOST entry
+ * queued (merged with one still waiting for the same CPU). */
+void spool_drop(struct spool *s, int cpu, uint64_t records, uint64_t bytes,
+		uint64_t mono_ns);
+/* A control entry; it waits in the producer if there is no room yet. */
+void spool_push(struct spool *s, const struct spool_entry *e);
+/* Has every control entry gone in?  Tries to put them in first. */
+int spool_flushed(struct spool *s);
+/* Blocks until every control entry has gone in (the consumer makes
+ * room): how the producer ends, after pushing SPOOL_END. */
+void spool_wait_flushed(struct spool *s);
+
+/*
+ * Consumer: the oldest entry, borrowed until spool_done; NULL when there
+ * is none and wait is 0 (with wait, blocks until there is one).
+ */
+const struct spool_entry *spool_next(struct spool *s, int wait);
+/* The records of a SPOOL_DATA entry (e->len bytes), borrowed likewise. */
+const void *spool_data(const struct spool_entry *e);
+/* Hands the entry spool_next returned back: its bytes may be reused. */
+void spool_done(struct spool *s);
+
+/* Bytes in use now (a moment's view). */
+uint64_t spool_used(struct spool *s);
+
+#endif

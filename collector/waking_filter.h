@@ -1,0 +1,89 @@
+/*
+ * waking_filter: sched_waking for per-thread targets (-p, -t, a
+ * command) on every CPU, filtered in the kernel on the woken thread's
+ * pid, so that a wake-up of any other thread on the machine costs a
+ * filter test and writes nothing into the rings.
+ *
+ * sched_waking fires in the waker's context, so a per-task event would
+ * see the wake-ups a target makes, not those it receives.  The filter
+ * names the target threads that exist at the start and, where new
+ * threads are targets, every pid handed out after the start (above
+ * ns_last_pid), so a new thread is covered from its first instruction.
+ * A thread born with a smaller pid (pids wrapped) is named by a further
+ * set of events (one per CPU), opened when the pipeline reads its FORK
+ * record: the kernel sets a perf tracepoint event's filter once (a
+ * second PERF_EVENT_IOC_SET_FILTER answers EEXIST).  Until then its
+ * wake-ups have no waker, and its thread_state rows say none rather than
+ * a wrong one.  Past WAKING_SETS_MAX sets, one set naming every thread
+ * so far replaces them; past what one filter can name, one unfiltered set
+ * (every wake-up on the machine, as with -a; the decoder keeps the
+ * targets').
+ *
+ * Threads: waking_filter_open runs before recording; waking_filter_start
+ * and waking_filter_stop on the drain thread, waking_filter_note and
+ * waking_filter_extend on the pipeline's (which owns the pending list
+ * and is the only reader and writer of the recorder's idmap by then).
+ * The lock keeps the drain thread's start and stop from crossing an
+ * extension.
+ */
+#ifndef FL_WAKING_FILTER_H
+#define FL_WAKING_FILTER_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../common/errmsg.h"
+
+struct recorder;
+struct tep_event;
+
+/* Sets open at once before they are merged into one. */
+#define WAKING_SETS_MAX 8
+/* The longest filter written: the kernel copies at most a page. */
+#define WAKING_FILTER_MAX 4000
+
+struct waking_filter {
+	pthread_mutex_t lock;	/* guards fds, started, stopped */
+	struct recorder *r;	/* borrowed: its CPUs, rings and idmap */
+	struct tep_event *ev;	/* borrowed: sched_waking's format */
+	int *fds;		/* owned: every open set's, set by set */
+	size_t nfds, capfds;
+	int sets;		/* sets open: nfds / r->ncpus */
+	int started, stopped;	/* by the drain thread */
+	int unfiltered;		/* one set takes every wake-up */
+	/* Threads born later are targets (-p, a command): the filter also
+	 * takes every pid above the last one handed out at the start, so a
+	 * new thread is covered from its first instruction until pids
+	 * wrap; 0 for -t alone. */
+	pid_t above;
+	pid_t *tids;		/* owned: every thread a set names */
+	size_t ntids, captids;
+	pid_t *pending;		/* owned: new threads, not yet in a set */
+	size_t npending, cappending;
+	uint64_t extensions;	/* sets opened after the first */
+};
+
+/*
+ * Opens the first set, disabled, naming the threads of r's targets that
+ * exist now (every thread of each -p process, each -t thread, the
+ * command).  0 or -errno with e.
+ */
+int waking_filter_open(struct waking_filter *wf, struct recorder *r,
+		       struct tep_event *ev, struct errmsg *e);
+void waking_filter_release(struct waking_filter *wf);
+
+/* Drain thread: enables the sets (recording begins), or disables them
+ * for good (recording ends; no set opens after this). */
+int waking_filter_start(struct waking_filter *wf, struct errmsg *e);
+void waking_filter_stop(struct waking_filter *wf);
+
+/* Pipeline thread: tid is a new target thread (a FORK record).  0 or
+ * -ENOMEM. */
+int waking_filter_note(struct waking_filter *wf, pid_t tid);
+/* Pipeline thread: opens a set for the noted threads, enabled if
+ * recording is on.  0 or -errno with e. */
+int waking_filter_extend(struct waking_filter *wf, struct errmsg *e);
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * The registry of patterns, in the order the engine tries them: a stall
+ * two of them claim goes to the one listed first, so the specific come
+ * before the general (a major fault in the resolver is lazy binding
+ * before it is an evicted file page; the recorder's preemption before
+ * preemption; a quota's throttling before preemption and slow
+ * wake-up).
+ */
+#include "../common/array.h"
+#include "pattern.h"
+
+const struct diag_pattern *const diag_patterns[] = {
+	&diag_lazy_binding,
+	&diag_reclaim,
+	&diag_numa_balancing,
+	&diag_file_evicted,
+	&diag_anon_swapped,
+	&diag_recorder,
+	&diag_cpu_quota,
+	&diag_preemption,
+	&diag_slow_wakeup,
+};
+
+const size_t diag_npatterns = ARRAY_SIZE(diag_patterns);

@@ -1,0 +1,301 @@
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "../common/json.h"
+#include "pattern.h"
+#include "render.h"
+
+/* ts (CLOCK_REALTIME ns) as UTC with ns, as the canned queries write it. */
+static void add_utc(struct strbuf *sb, int64_t ts)
+{
+	time_t s = (time_t)(ts / 1000000000);
+	struct tm tm;
+	char buf[32];
+
+	gmtime_r(&s, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	strbuf_addf(sb, "%s.%09" PRId64 "Z", buf, ts % 1000000000);
+}
+
+static void add_ms(struct strbuf *sb, int64_t ns)
+{
+	strbuf_addf(sb, "%.3f ms", (double)ns / 1e6);
+}
+
+/* One remedy line: its "%s" (if any) stands for the detail. */
+static void add_remedy(struct strbuf *sb, const char *line, size_t len,
+		       const char *detail)
+{
+	const char *mark = memmem(line, len, "%s", 2);
+
+	if (!mark) {
+		strbuf_add(sb, line, len);
+		return;
+	}
+	strbuf_add(sb, line, (size_t)(mark - line));
+	strbuf_adds(sb, detail ? detail : "the function");
+	strbuf_add(sb, mark + 2, len - (size_t)(mark - line) - 2);
+}
+
+/* Calls fn for each remedy line of p. */
+static void each_remedy(const struct diag_pattern *p, const char *detail,
+			struct strbuf *sb, const char *lead, const char *sep)
+{
+	const char *r = p->remedies;
+	int first = 1;
+
+	while (r && *r) {
+		const char *nl = strchr(r, '\n');
+		size_t len = nl ? (size_t)(nl - r) : strlen(r);
+
+		strbuf_adds(sb, first ? lead : sep);
+		add_remedy(sb, r, len, detail);
+		first = 0;
+		r += len + (nl != NULL);
+	}
+}
+
+/* The finding's headline detail, when its pattern adds one. */
+static void add_detail_line(struct strbuf *sb, const struct diag_finding *f)
+{
+	if (!f->detail)
+		return;
+	if (!strcmp(diag_patterns[f->pattern]->name, "lazy-binding"))
+		strbuf_addf(sb, "   binding:   %s (the function the call was "
+			    "binding, from its PLT slot's relocation)\n", f->detail);
+	else if (!strcmp(diag_patterns[f->pattern]->name, "cpu-quota"))
+		strbuf_addf(sb, "   throttled: %s\n", f->detail);
+	else
+		strbuf_addf(sb, "   share:     %s\n", f->detail);
+}
+
+static void text_finding(const struct diag_request *req,
+			 const struct diag_result *res, size_t n,
+			 const struct diag_finding *f, struct strbuf *sb)
+{
+	const struct diag_pattern *p = diag_patterns[f->pattern];
+	const struct diag_stall *s = &res->stalls[f->longest];
+
+	strbuf_addf(sb, "\n%zu. %s\n", n, p->title);
+	strbuf_addf(sb, "   thread:    %s (%" PRId64 ")\n", *f->comm ? f->comm : "?",
+		    f->tid);
+	strbuf_addf(sb, "   cause:     %s\n", f->culprit);
+	add_detail_line(sb, f);
+	strbuf_adds(sb, "   when:      ");
+	add_utc(sb, f->first_ts);
+	strbuf_addf(sb, ", %zu stall%s over ", f->nstalls, f->nstalls == 1 ? "" : "s");
+	add_ms(sb, f->last_end_ts - f->first_ts);
+	strbuf_adds(sb, "\n   lost:      ");
+	add_ms(sb, f->lost_ns);
+	strbuf_adds(sb, " (longest ");
+	add_ms(sb, s->dur_ns);
+	strbuf_adds(sb, ")");
+	if (req->event)
+		strbuf_addf(sb, "; preceded %zu '%s' event%s", f->events, req->event,
+			    f->events == 1 ? "" : "s");
+	strbuf_addf(sb, "\n   evidence:  %s\n", s->evidence);
+	if (f->stack)
+		strbuf_addf(sb, "   stack:     %s\n", f->stack);
+	each_remedy(p, f->detail, sb, "   you could: ", "\n          or: ");
+	strbuf_adds(sb, "\n");
+}
+
+/* The name a reason is shown by: preemption by the recorder apart. */
+static const char *reason_label(const struct diag_reason *r)
+{
+	return r->by_recorder ? "preempted by faultline" : r->reason;
+}
+
+/* Does one of the first shown findings belong to tid? */
+static int shown_thread(const struct diag_result *res, size_t shown, int64_t tid)
+{
+	for (size_t i = 0; i < shown; i++)
+		if (res->findings[i].tid == tid)
+			return 1;
+	return 0;
+}
+
+/* Each thread with a finding shown: its time off the CPU by reason. */
+static void text_threads(const struct diag_result *res, size_t shown,
+			 struct strbuf *sb)
+{
+	if (!res->nthreads)
+		return;
+	strbuf_adds(sb, "\ntime off the CPU by reason, per thread with a finding "
+		    "(thread_state_reason):\n");
+	for (size_t i = 0; i < res->nthreads; i++) {
+		const struct diag_thread *t = &res->threads[i];
+
+		if (!shown_thread(res, shown, t->tid))
+			continue;
+
+		strbuf_addf(sb, "   %s (%" PRId64 "): ", *t->comm ? t->comm : "?",
+			    t->tid);
+		add_ms(sb, t->off_cpu_ns);
+		strbuf_adds(sb, " off the CPU\n");
+		for (size_t k = 0; k < t->nreasons; k++) {
+			const struct diag_reason *r = &t->reasons[k];
+
+			strbuf_addf(sb, "      %-24s %12.3f ms  %zu interval%s\n",
+				    reason_label(r), (double)r->ns / 1e6, r->intervals,
+				    r->intervals == 1 ? "" : "s");
+		}
+	}
+}
+
+void diag_render_text(const struct diag_request *req,
+		      const struct diag_result *res, size_t max,
+		      struct strbuf *sb)
+{
+	size_t shown = max && max < res->nfindings ? max : res->nfindings;
+
+	if (!res->nfindings) {
+		strbuf_addf(sb, "no findings: no stall of a thread that had work "
+			    "matched a pattern (intervals off the CPU of %.3f ms or "
+			    "more, faults of %.3f ms or more)\n",
+			    (double)req->min_dur_ns / 1e6, (double)req->min_fault_ns / 1e6);
+		return;
+	}
+	strbuf_addf(sb, "%zu finding%s, worst first", res->nfindings,
+		    res->nfindings == 1 ? "" : "s");
+	if (req->event)
+		strbuf_addf(sb, " (by the '%s' events they preceded, %zu in all, "
+			    "then by time lost)", req->event, res->nevents);
+	else
+		strbuf_adds(sb, " (by time lost)");
+	strbuf_adds(sb, "\n");
+	for (size_t i = 0; i < shown; i++)
+		text_finding(req, res, i + 1, &res->findings[i], sb);
+	if (shown < res->nfindings)
+		strbuf_addf(sb, "\n... %zu more: faultline diagnose shows them all\n",
+			    res->nfindings - shown);
+	text_threads(res, shown, sb);
+}
+
+static void json_finding(const struct diag_request *req,
+			 const struct diag_result *res,
+			 const struct diag_finding *f, struct strbuf *sb)
+{
+	const struct diag_pattern *p = diag_patterns[f->pattern];
+	const struct diag_stall *s = &res->stalls[f->longest];
+	struct strbuf rem;
+
+	strbuf_addc(sb, '{');
+	json_key(sb, "pattern", 1);
+	json_cstring(sb, p->name);
+	json_key(sb, "title", 0);
+	json_cstring(sb, p->title);
+	json_key(sb, "tid", 0);
+	json_int(sb, f->tid);
+	json_key(sb, "comm", 0);
+	json_cstring(sb, f->comm);
+	json_key(sb, "cause", 0);
+	json_cstring(sb, f->culprit);
+	json_key(sb, "detail", 0);
+	if (f->detail)
+		json_cstring(sb, f->detail);
+	else
+		strbuf_adds(sb, "null");
+	json_key(sb, "first_ts", 0);
+	json_int(sb, f->first_ts);
+	json_key(sb, "stalls", 0);
+	json_int(sb, (int64_t)f->nstalls);
+	json_key(sb, "lost_ns", 0);
+	json_int(sb, f->lost_ns);
+	json_key(sb, "longest_ns", 0);
+	json_int(sb, s->dur_ns);
+	json_key(sb, "longest_ts", 0);
+	json_int(sb, s->ts);
+	json_key(sb, "events", 0);
+	if (req->event)
+		json_int(sb, (int64_t)f->events);
+	else
+		strbuf_adds(sb, "null");
+	json_key(sb, "evidence", 0);
+	json_cstring(sb, s->evidence);
+	json_key(sb, "stack", 0);
+	if (f->stack)
+		json_cstring(sb, f->stack);
+	else
+		strbuf_adds(sb, "null");
+	json_key(sb, "remedies", 0);
+	strbuf_init(&rem);
+	each_remedy(p, f->detail, &rem, "", "\n");
+	strbuf_addc(sb, '[');
+	for (const char *r = strbuf_str(&rem), *first = r; *r || r == first;) {
+		const char *nl = strchr(r, '\n');
+		size_t len = nl ? (size_t)(nl - r) : strlen(r);
+
+		if (r != first)
+			strbuf_addc(sb, ',');
+		json_string(sb, r, len);
+		if (!nl)
+			break;
+		r = nl + 1;
+	}
+	strbuf_addc(sb, ']');
+	if (strbuf_error(&rem))
+		sb->failed = 1;
+	strbuf_release(&rem);
+	strbuf_addc(sb, '}');
+}
+
+static void json_thread(const struct diag_thread *t, struct strbuf *sb)
+{
+	strbuf_addc(sb, '{');
+	json_key(sb, "tid", 1);
+	json_int(sb, t->tid);
+	json_key(sb, "comm", 0);
+	json_cstring(sb, t->comm);
+	json_key(sb, "off_cpu_ns", 0);
+	json_int(sb, t->off_cpu_ns);
+	json_key(sb, "reasons", 0);
+	strbuf_addc(sb, '[');
+	for (size_t k = 0; k < t->nreasons; k++) {
+		const struct diag_reason *r = &t->reasons[k];
+
+		strbuf_adds(sb, k ? ",{" : "{");
+		json_key(sb, "reason", 1);
+		json_cstring(sb, r->reason);
+		json_key(sb, "by_recorder", 0);
+		strbuf_adds(sb, r->by_recorder ? "true" : "false");
+		json_key(sb, "ns", 0);
+		json_int(sb, r->ns);
+		json_key(sb, "intervals", 0);
+		json_int(sb, (int64_t)r->intervals);
+		strbuf_addc(sb, '}');
+	}
+	strbuf_adds(sb, "]}");
+}
+
+void diag_render_json(const struct diag_request *req,
+		      const struct diag_result *res, struct strbuf *sb)
+{
+	strbuf_addc(sb, '{');
+	json_key(sb, "session", 1);
+	json_int(sb, req->session_id);
+	json_key(sb, "event", 0);
+	if (req->event)
+		json_cstring(sb, req->event);
+	else
+		strbuf_adds(sb, "null");
+	json_key(sb, "events", 0);
+	json_int(sb, (int64_t)res->nevents);
+	json_key(sb, "findings", 0);
+	strbuf_addc(sb, '[');
+	for (size_t i = 0; i < res->nfindings; i++) {
+		if (i)
+			strbuf_addc(sb, ',');
+		json_finding(req, res, &res->findings[i], sb);
+	}
+	strbuf_addc(sb, ']');
+	json_key(sb, "threads", 0);
+	strbuf_addc(sb, '[');
+	for (size_t i = 0; i < res->nthreads; i++) {
+		if (i)
+			strbuf_addc(sb, ',');
+		json_thread(&res->threads[i], sb);
+	}
+	strbuf_adds(sb, "]}\n");
+}

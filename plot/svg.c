@@ -1,0 +1,432 @@
+/*
+ * The SVG writer (writers.h): a static picture of the plot, drawn as the
+ * items come, at one column = one pixel (the driver reduces with zoom 1).
+ * Geometry as plot/page.js draws it (plot/layout.h); each item has a
+ * <title>, which viewers show on hover.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "layout.h"
+#include "writers.h"
+
+#define NS_PER_S 1000000000ll
+
+static double x_of(const struct plot_writer *w, int64_t ts)
+{
+	double x = LAYOUT_LEFT + (double)(ts - w->h.from_ts) * w->h.width_px /
+		   (double)(w->h.to_ts - w->h.from_ts);
+
+	return x < LAYOUT_LEFT ? LAYOUT_LEFT
+	     : x > LAYOUT_LEFT + w->h.width_px ? LAYOUT_LEFT + w->h.width_px : x;
+}
+
+static void xml_text(struct strbuf *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': strbuf_adds(sb, "&lt;"); break;
+		case '>': strbuf_adds(sb, "&gt;"); break;
+		case '&': strbuf_adds(sb, "&amp;"); break;
+		case '"': strbuf_adds(sb, "&quot;"); break;
+		default:
+			/* XML 1.0 has no place for other control characters. */
+			if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
+				strbuf_addc(sb, '?');
+			else
+				strbuf_addc(sb, *s);
+		}
+	}
+}
+
+/* HH:MM:SS with `places` decimals (<= 9), UTC. */
+static const char *tod(char *buf, size_t n, int64_t ts, int places)
+{
+	int64_t sec = ts / NS_PER_S - (ts % NS_PER_S < 0);
+	int64_t frac = ts - sec * NS_PER_S, day = ((sec % 86400) + 86400) % 86400;
+	char digits[16];
+
+	snprintf(digits, sizeof(digits), "%09lld", (long long)frac);
+	digits[places > 0 ? places : 0] = '\0';
+	snprintf(buf, n, "%02lld:%02lld:%02lld%s%s", (long long)(day / 3600),
+		 (long long)(day / 60 % 60), (long long)(day % 60),
+		 places > 0 ? "." : "", digits);
+	return buf;
+}
+
+static void dur_text(struct strbuf *sb, int64_t ns)
+{
+	if (ns < 1000)
+		strbuf_addf(sb, "%lld ns", (long long)ns);
+	else if (ns < 1000000)
+		strbuf_addf(sb, "%.4g us", ns / 1e3);
+	else if (ns < NS_PER_S)
+		strbuf_addf(sb, "%.4g ms", ns / 1e6);
+	else
+		strbuf_addf(sb, "%.5g s", ns / 1e9);
+}
+
+static int put(struct plot_writer *w)
+{
+	return out_file_put(w->out, &w->sb, 0, w->e);
+}
+
+/* ---- frame and axis ----------------------------------------------------- */
+
+static const char svg_style[] =
+	"<style>text{font:11px sans-serif;fill:#333}.label{font-size:12px;fill:#111}"
+	".sub{font-size:10px;fill:#666}.title{font-size:14px;font-weight:600}"
+	".grid{stroke:#eee}.axis{stroke:#bbb}.lanebg{fill:#fafafa}"
+	".major{fill:#b00000}.minor{fill:#ff8c1a}.unfinished{fill:#fff;stroke:#b00000}"
+	".merged{opacity:.75}.ev{stroke:#7b3fa0;stroke-width:1.2}"
+	".tick{stroke:#0b7a75;stroke-width:1.5}.mline{fill:none;stroke:#1f5fa8;stroke-width:1.3}"
+	".mband{stroke:#9cc3ea}.lost{fill:url(#fl-lost);stroke:#888;stroke-width:.5}"
+	".uncertain{fill:url(#fl-hatch)}</style>\n"
+	"<defs><pattern id=\"fl-hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\""
+	" patternTransform=\"rotate(45)\"><rect width=\"2.5\" height=\"6\" fill=\"rgba(0,0,0,0.45)\"/>"
+	"</pattern><pattern id=\"fl-lost\" width=\"8\" height=\"8\" patternUnits=\"userSpaceOnUse\""
+	" patternTransform=\"rotate(-45)\"><rect width=\"8\" height=\"8\" fill=\"rgba(120,120,120,0.18)\"/>"
+	"<rect width=\"3\" height=\"8\" fill=\"rgba(90,90,90,0.35)\"/></pattern></defs>\n";
+
+static int height_of(const struct plot_header *h)
+{
+	return LAYOUT_TITLE + LAYOUT_AXIS + 4 +
+	       (int)h->nthreads * (LAYOUT_THREAD_H + LAYOUT_GAP) +
+	       (int)h->nmetrics * (LAYOUT_METRIC_H + LAYOUT_GAP) + 40;
+}
+
+/* Ticks at round times of day, as page.js's axis(). */
+static void axis(struct plot_writer *w, int height)
+{
+	int64_t span = w->h.to_ts - w->h.from_ts, step = 1, want;
+	int places;
+	char buf[40];
+
+	want = w->h.width_px / 120 > 2 ? w->h.width_px / 120 : 2;
+	while (step * want < span) {
+		if (step * 2 * want >= span) { step *= 2; break; }
+		if (step * 5 * want >= span) { step *= 5; break; }
+		step *= 10;
+	}
+	places = 9 - (int)floor(log10((double)step) + 1e-9);
+	places = places < 0 ? 0 : places > 9 ? 9 : places;
+	for (int64_t t = (w->h.from_ts / step + (w->h.from_ts % step > 0)) * step;
+	     t <= w->h.to_ts; t += step) {
+		double x = x_of(w, t);
+
+		strbuf_addf(&w->sb, "<line class=\"grid\" x1=\"%.2f\" x2=\"%.2f\" y1=\"%d\" "
+			    "y2=\"%d\"/><text x=\"%.2f\" y=\"%d\" text-anchor=\"middle\">%s"
+			    "</text>\n", x, x, LAYOUT_TITLE + LAYOUT_AXIS, height - 36, x,
+			    LAYOUT_TITLE + LAYOUT_AXIS - 10, tod(buf, sizeof(buf), t, places));
+	}
+	strbuf_addf(&w->sb, "<line class=\"axis\" x1=\"%d\" x2=\"%u\" y1=\"%d\" y2=\"%d\"/>\n",
+		    LAYOUT_LEFT, LAYOUT_LEFT + w->h.width_px, LAYOUT_TITLE + LAYOUT_AXIS,
+		    LAYOUT_TITLE + LAYOUT_AXIS);
+}
+
+static int svg_begin(void *wp, const struct plot_header *h)
+{
+	struct plot_writer *w = wp;
+	int width = LAYOUT_LEFT + (int)h->width_px + LAYOUT_RIGHT, height = height_of(h);
+	char a[40], b[40];
+	time_t day = (time_t)(h->from_ts / NS_PER_S);
+	struct tm tm;
+	char date[16] = "";
+
+	w->h = *h;
+	if (gmtime_r(&day, &tm))
+		strftime(date, sizeof(date), "%Y-%m-%d", &tm);
+	strbuf_addf(&w->sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		    "viewBox=\"0 0 %d %d\" data-x0=\"%d\" data-width=\"%u\" "
+		    "data-from-ns=\"%lld\" data-to-ns=\"%lld\">\n", width, height, width,
+		    height, LAYOUT_LEFT, h->width_px, (long long)h->from_ts,
+		    (long long)h->to_ts);
+	strbuf_adds(&w->sb, svg_style);
+	strbuf_addf(&w->sb, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n"
+		    "<text class=\"title\" x=\"6\" y=\"18\">faultline plot: session %lld of ",
+		    width, height, (long long)h->session);
+	xml_text(&w->sb, h->db_path);
+	strbuf_addf(&w->sb, "</text>\n<text class=\"sub\" x=\"6\" y=\"34\">%s %s to %s UTC"
+		    " (wall clock); host ", date, tod(a, sizeof(a), h->from_ts, 6),
+		    tod(b, sizeof(b), h->to_ts, 6));
+	xml_text(&w->sb, h->host);
+	strbuf_adds(&w->sb, "</text>\n");
+	axis(w, height);
+	w->lane_y = LAYOUT_TITLE + LAYOUT_AXIS + 4;	/* the next lane's top */
+	return put(w);
+}
+
+/* ---- lanes -------------------------------------------------------------- */
+
+/* Ends the lane being drawn: a metric's line is written whole. */
+static void close_lane(struct plot_writer *w)
+{
+	if (!w->lane_open)
+		return;
+	if (w->lane.kind == LANE_METRIC && w->safe.len) {
+		strbuf_adds(&w->sb, "<polyline class=\"mline\" points=\"");
+		strbuf_add(&w->sb, w->safe.buf, w->safe.len);
+		strbuf_adds(&w->sb, "\"/>\n");
+	}
+	strbuf_reset(&w->safe);
+	strbuf_adds(&w->sb, "</g>\n");
+	w->lane_open = 0;
+}
+
+static double lane_top(const struct plot_writer *w)
+{
+	return w->lane_y - (w->lane.kind == LANE_THREAD ? LAYOUT_THREAD_H : LAYOUT_METRIC_H) -
+	       LAYOUT_GAP;
+}
+
+/* s cut to fit the label column: at most max bytes, never inside a
+ * UTF-8 sequence, "..." marking the cut. */
+static void fit(char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n <= max)
+		return;
+	n = max - 3;
+	while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	memcpy(s + n, "...", 4);
+}
+
+static void label(struct plot_writer *w, double y, const char *text,
+		  const char *sub1, const char *sub2)
+{
+	char a[64], b[96];
+
+	snprintf(a, sizeof(a), "%.63s", text);
+	snprintf(b, sizeof(b), "%.60s%.35s", sub1, sub2);
+	fit(a, 30);
+	fit(b, 38);
+	strbuf_addf(&w->sb, "<text class=\"label\" x=\"6\" y=\"%.0f\">", y + 16);
+	xml_text(&w->sb, a);
+	strbuf_addf(&w->sb, "</text><text class=\"sub\" x=\"6\" y=\"%.0f\">", y + 30);
+	xml_text(&w->sb, b);
+	strbuf_adds(&w->sb, "</text>\n");
+}
+
+static int svg_lane(void *wp, const struct plot_lane *l)
+{
+	struct plot_writer *w = wp;
+	double y = w->lane_y, h = l->kind == LANE_THREAD ? LAYOUT_THREAD_H : LAYOUT_METRIC_H;
+	char text[160], sub[200];
+
+	close_lane(w);
+	w->lane = *l;
+	w->lane_open = 1;
+	w->lane_y += h + LAYOUT_GAP;
+	if (l->kind == LANE_THREAD) {
+		strbuf_addf(&w->sb, "<g class=\"lane thread\" data-tid=\"%lld\">\n",
+			    (long long)l->tid);
+		snprintf(text, sizeof(text), "%s %lld", *l->comm ? l->comm : "thread",
+			 (long long)l->tid);
+		snprintf(sub, sizeof(sub), "pid %lld%s", (long long)l->pid,
+			 strcmp(l->names, l->comm) ? " · names: " : "");
+	} else {
+		strbuf_adds(&w->sb, "<g class=\"lane metric\" data-name=\"");
+		xml_text(&w->sb, l->name);
+		strbuf_addf(&w->sb, "\" data-style=\"%s\">\n",
+			    l->style == STYLE_TICKS ? "ticks" : "line");
+		snprintf(text, sizeof(text), "%s", l->name);
+		snprintf(sub, sizeof(sub), "%s %s · max %.6g %s ", l->imported ?
+			 "imported" : "sampled", strcmp(l->labels, "{}") ? l->labels : "",
+			 l->vmax, l->unit ? l->unit : "");
+	}
+	strbuf_addf(&w->sb, "<rect class=\"lanebg\" x=\"%d\" y=\"%.0f\" width=\"%u\" "
+		    "height=\"%.0f\"/>\n", LAYOUT_LEFT, y, w->h.width_px, h);
+	label(w, y, text, sub, l->kind == LANE_THREAD && strcmp(l->names, l->comm)
+	      ? l->names : "");
+	return put(w);
+}
+
+/* ---- items -------------------------------------------------------------- */
+
+static void title(struct plot_writer *w, const char *what, int64_t ts, int64_t dur_ns)
+{
+	char buf[40];
+
+	strbuf_adds(&w->sb, "<title>");
+	xml_text(&w->sb, what);
+	strbuf_addf(&w->sb, " at %s UTC", tod(buf, sizeof(buf), ts, 6));
+	if (dur_ns >= 0) {
+		strbuf_adds(&w->sb, " for ");
+		dur_text(&w->sb, dur_ns);
+	}
+	strbuf_adds(&w->sb, "</title>");
+}
+
+static int svg_state(void *wp, const struct plot_state *s)
+{
+	struct plot_writer *w = wp;
+	double x = x_of(w, s->ts), x2 = x_of(w, s->ts + s->dur_ns);
+	double y = lane_top(w) + LAYOUT_STATE_Y;
+	char what[96];
+
+	if (x2 - x < 0.4)
+		x2 = x + 0.4;
+	if (s->n > 1)
+		snprintf(what, sizeof(what), "%u intervals, mostly %s", s->n,
+			 plot_state_names[s->state]);
+	else
+		snprintf(what, sizeof(what), "%s", plot_state_names[s->state]);
+	strbuf_addf(&w->sb, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" "
+		    "fill=\"%s\">", x, y, x2 - x, LAYOUT_STATE_H,
+		    plot_state_colors[s->state]);
+	title(w, what, s->ts, s->dur_ns);
+	strbuf_adds(&w->sb, "</rect>\n");
+	if (s->flags & PLOT_UNCERTAIN)
+		strbuf_addf(&w->sb, "<rect class=\"uncertain\" x=\"%.2f\" y=\"%.0f\" "
+			    "width=\"%.2f\" height=\"%d\"/>\n", x, y, x2 - x, LAYOUT_STATE_H);
+	return put(w);
+}
+
+/* A fault mark's height: log10 of its (longest) duration, 1 us to 1 s. */
+static double fault_height(int64_t ns)
+{
+	double h = 4 + (log10(ns > 1000 ? (double)ns : 1000.0) - 3) / 6 *
+		   (LAYOUT_FAULT_H - 4);
+
+	return h < 3 ? 3 : h > LAYOUT_FAULT_H ? LAYOUT_FAULT_H : h;
+}
+
+static int svg_fault(void *wp, const struct plot_fault *f)
+{
+	struct plot_writer *w = wp;
+	double x = x_of(w, f->ts), x2 = x_of(w, f->ts + f->dur_ns);
+	double h = f->kind == PF_UNFINISHED ? LAYOUT_FAULT_H : fault_height(f->max_ns);
+	double top = lane_top(w) + LAYOUT_FAULT_TOP + LAYOUT_FAULT_H - h;
+	char what[96];
+
+	if (x2 - x < 2)
+		x2 = x + 2;
+	if (f->n > 1)
+		snprintf(what, sizeof(what), "%u %s faults (longest %.4g us)", f->n,
+			 plot_fault_names[f->kind], f->max_ns / 1e3);
+	else
+		snprintf(what, sizeof(what), "%s fault", plot_fault_names[f->kind]);
+	strbuf_addf(&w->sb, "<rect class=\"%s%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+		    "height=\"%.2f\">", plot_fault_names[f->kind], f->n > 1 ? " merged" : "",
+		    x, top, x2 - x, h);
+	title(w, what, f->ts, f->kind == PF_UNFINISHED ? -1 : f->dur_ns);
+	strbuf_adds(&w->sb, "</rect>\n");
+	return put(w);
+}
+
+static int svg_event(void *wp, const struct plot_event *ev)
+{
+	struct plot_writer *w = wp;
+	double x = x_of(w, ev->ts), y = lane_top(w) + LAYOUT_EV_Y;
+	char what[192];
+
+	if (ev->n > 1)
+		snprintf(what, sizeof(what), "%u tracepoint hits (%s%s)", ev->n,
+			 ev->name, ev->names_differ ? ", ..." : "");
+	else
+		snprintf(what, sizeof(what), "%s", ev->name);
+	strbuf_addf(&w->sb, "<line class=\"ev\" x1=\"%.2f\" x2=\"%.2f\" y1=\"%.0f\" "
+		    "y2=\"%.0f\">", x, x, y, y + LAYOUT_EV_H);
+	title(w, what, ev->ts, -1);
+	strbuf_adds(&w->sb, "</line>\n");
+	return put(w);
+}
+
+static double value_y(const struct plot_writer *w, double v)
+{
+	double lo = w->lane.vmin < 0 ? w->lane.vmin : 0, hi = w->lane.vmax;
+	double base = lane_top(w) + LAYOUT_METRIC_H - 4;
+
+	if (hi <= lo)
+		hi = lo + 1;
+	return base - (v - lo) / (hi - lo) * (LAYOUT_METRIC_H - 10);
+}
+
+static int svg_point(void *wp, const struct plot_point *p)
+{
+	struct plot_writer *w = wp;
+	double x = x_of(w, p->ts), base = lane_top(w) + LAYOUT_METRIC_H - 4;
+	char what[96];
+
+	if (w->lane.style == STYLE_TICKS) {
+		double top = value_y(w, p->max);
+
+		if (p->n > 1)
+			snprintf(what, sizeof(what), "%u events, largest %.6g", p->n, p->max);
+		else
+			snprintf(what, sizeof(what), "value %.6g", p->max);
+		strbuf_addf(&w->sb, "<line class=\"tick\" x1=\"%.2f\" x2=\"%.2f\" "
+			    "y1=\"%.2f\" y2=\"%.2f\">", x, x, base,
+			    top > base - 4 ? base - 4 : top);
+		title(w, what, p->ts, -1);
+		strbuf_adds(&w->sb, "</line>\n");
+		return put(w);
+	}
+	if (p->n > 1)
+		strbuf_addf(&w->sb, "<line class=\"mband\" x1=\"%.2f\" x2=\"%.2f\" "
+			    "y1=\"%.2f\" y2=\"%.2f\"/>\n", x, x, value_y(w, p->min),
+			    value_y(w, p->max));
+	strbuf_addf(&w->safe, "%.2f,%.2f ", x, value_y(w, p->last));
+	return put(w);
+}
+
+static int svg_lost(void *wp, const struct plot_lost *l)
+{
+	struct plot_writer *w = wp;
+	double x = x_of(w, l->from_ts), x2 = x_of(w, l->to_ts);
+	int top = LAYOUT_TITLE + LAYOUT_AXIS;
+	char what[96];
+
+	close_lane(w);
+	if (x2 - x < 2)
+		x2 = x + 2;
+	snprintf(what, sizeof(what), "lost %s: %lld on cpu %lld", l->kind,
+		 (long long)l->count, (long long)l->cpu);
+	strbuf_addf(&w->sb, "<rect class=\"lost\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
+		    "height=\"%.0f\">", x, top, x2 - x, w->lane_y - top);
+	title(w, what, l->from_ts, l->to_ts - l->from_ts);
+	strbuf_adds(&w->sb, "</rect>\n");
+	return put(w);
+}
+
+static int svg_stack(void *wp, int64_t stack_id, const char *text)
+{
+	(void)wp;
+	(void)stack_id;
+	(void)text;
+	return 0;
+}
+
+static int svg_end(void *wp, const struct plot_counts *n)
+{
+	struct plot_writer *w = wp;
+	struct strbuf *sb = &w->sb;
+
+	close_lane(w);
+	strbuf_addf(sb, "<text class=\"sub\" x=\"6\" y=\"%.0f\">Reduced at one pixel = ",
+		    w->lane_y + 14);
+	dur_text(sb, w->h.quantum_ns);
+	strbuf_addf(sb, ": %llu state intervals drawn as %llu, %llu faults as %llu single "
+		    "and %llu merged marks (every fault of ", (unsigned long long)n->states_in,
+		    (unsigned long long)n->states_out, (unsigned long long)n->faults_in,
+		    (unsigned long long)n->faults_kept, (unsigned long long)n->fault_merges);
+	dur_text(sb, w->h.keep_fault_ns);
+	strbuf_addf(sb, " or more kept), %llu metric points as %llu.</text>\n"
+		    "<text class=\"sub\" x=\"6\" y=\"%.0f\">Hatched grey: records lost "
+		    "(from the CPU's last stored record to the loss report): not idleness. "
+		    "Hatched state: built across lost records.</text>\n</svg>\n",
+		    (unsigned long long)n->points_in, (unsigned long long)n->points_out,
+		    w->lane_y + 28);
+	return out_file_put(w->out, sb, 1, w->e);
+}
+
+const struct plot_sink_ops plot_svg_ops = {
+	svg_begin, svg_lane, svg_state, svg_fault, svg_event, svg_point,
+	svg_lost, svg_stack, svg_end,
+};

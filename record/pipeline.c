@@ -1,0 +1,584 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../common/clock.h"
+#include "../collector/procfs.h"
+#include "../collector/tracepoints.h"
+#include "pipeline.h"
+
+static int store_state(void *ctx, const struct state_interval *iv)
+{
+	struct record_pipeline *p = ctx;
+	struct state_interval kept;
+	int err = 0;
+
+	if (iv->stack_id && !record_stacks_switch_kept(&p->stacks, iv)) {
+		kept = *iv;
+		kept.stack_id = 0;
+		iv = &kept;
+	}
+	if (iv->stack_id)
+		err = record_stacks_store(&p->stacks, p->loader, iv->stack_id,
+					  &p->err);
+	return err ? err : loader_state(p->loader, iv, &p->err);
+}
+
+static void thread_resolve(void *ctx, struct thread *t)
+{
+	(void)ctx;
+	if (!t->pid) {
+		pid_t tgid = proc_tgid((pid_t)t->tid);
+
+		t->pid = tgid > 0 ? (uint32_t)tgid : t->tid;
+	}
+	if (proc_read_comm((pid_t)t->pid, (pid_t)t->tid, t->comm) < 0)
+		t->comm[0] = '\0';	/* gone already: the name is unknown */
+}
+
+/* A waker that is no target, with per-thread targets (whose sched_switch
+ * names only the threads that ran after them): its name now, while it
+ * most likely still runs. */
+static void name_other(void *ctx, uint32_t tid, char *comm)
+{
+	(void)ctx;
+	if (proc_read_comm((pid_t)tid, (pid_t)tid, comm) < 0)
+		comm[0] = '\0';
+}
+
+static int thread_wanted(void *ctx, const struct thread *t)
+{
+	struct record_pipeline *p = ctx;
+
+	return target_wanted(p->targets, (pid_t)t->pid, (pid_t)t->tid, t->comm);
+}
+
+static int store_fault(void *ctx, const struct fault *f)
+{
+	struct record_pipeline *p = ctx;
+	int err = record_stacks_store(&p->stacks, p->loader, f->stack_id, &p->err);
+
+	/* --pt=stall: a fault longer than --pt-trigger that never left the
+	 * CPU has no off-CPU span to trigger on; it snapshots here (the
+	 * buffer may have moved on by the time the fault is read). */
+	if (err == 0 && p->pt && f->dur_ns != FAULT_NO_DUR)
+		err = pt_record_stall(p->pt, f->pid, f->tid, f->mono_ts, f->dur_ns,
+				      &p->err);
+	return err ? err : loader_fault(p->loader, f, &p->err);
+}
+
+static int store_tracepoint(void *ctx, const struct ev *e)
+{
+	struct record_pipeline *p = ctx;
+
+	p->n.tracepoints++;
+	/* -e's index: the spec's "SUBSYS:NAME", made once when parsed. */
+	return loader_tracepoint(p->loader, e->mono_ts, e->tid, e->pid, e->cpu,
+				 p->rec->cfg.tracepoints->v[e->u.tp.idx].full,
+				 e->u.tp.fields, &p->err);
+}
+
+static int store_thread(void *ctx, const struct thread *t)
+{
+	struct record_pipeline *p = ctx;
+
+	return loader_thread(p->loader, t, &p->err);
+}
+
+/* FAULTLINE_TEST_PIPELINE_BYTES_PER_S, for tests that need the engine
+ * to fall behind the drain thread; 0 when unset. */
+static uint64_t test_bytes_per_s(void)
+{
+	const char *v = getenv("FAULTLINE_TEST_PIPELINE_BYTES_PER_S");
+
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec t = { (time_t)(ns / 1000000000ull),
+			      (long)(ns % 1000000000ull) };
+
+	while (nanosleep(&t, &t) < 0 && errno == EINTR)
+		;
+}
+
+void record_pipeline_init(struct record_pipeline *p, struct recorder *r,
+			  const struct target_set *t, uint64_t min_fault_dur_ns)
+{
+	struct fault_stream_ops ops = {
+		.ctx = p,
+		.resolve = thread_resolve,
+		.wanted = target_system_wide(t) ? thread_wanted : NULL,
+		.store_fault = store_fault,
+		.spell_end = store_thread,
+		.store_state = r->cfg.thread_states ? store_state : NULL,
+		.store_tracepoint = store_tracepoint,
+		.name_other = target_system_wide(t) ? NULL : name_other,
+	};
+
+	memset(p, 0, sizeof(*p));
+	p->fmt = &r->fmt;
+	record_stacks_init(&p->stacks, &r->cfg.stacks, &r->stack_fmt);
+	held_records_init(&p->held);
+	p->tp_fmt = r->fmt;
+	p->tp_fmt.sample_type = TP_SAMPLE_TYPE;
+	p->rec = r;
+	p->have_sched = r->sched_switch && r->sched_waking &&
+			sched_fields_bind(&p->sched, r->sched_switch,
+					  r->sched_waking) == 0;
+	p->ids = &r->ids;
+	p->waking = &r->waking;
+	p->targets = t;
+	p->system_wide = target_system_wide(t);
+	errmsg_init(&p->err);
+	order_queue_init(&p->order);
+	fault_stream_init(&p->faults, &ops, min_fault_dur_ns);
+	p->faults.cpu_wide_adds_threads = p->system_wide;
+	record_clock_init(&p->clock);
+	strbuf_init(&p->tp_json);
+	p->test_bytes_per_s = test_bytes_per_s();
+}
+
+void record_pipeline_release(struct record_pipeline *p)
+{
+	order_queue_release(&p->order);
+	fault_stream_release(&p->faults);
+	record_stacks_release(&p->stacks);
+	held_records_release(&p->held);
+	record_clock_release(&p->clock);
+	strbuf_release(&p->tp_json);
+}
+
+int record_pipeline_clock_start(struct record_pipeline *p,
+				struct clock_anchor *first)
+{
+	return record_clock_start(&p->clock, first);
+}
+
+static int on_lost(struct record_pipeline *p, int cpu, const struct perf_rec *r)
+{
+	const char *kind = r->type == PERF_RECORD_LOST ? "records" :
+			   r->type == PERF_RECORD_LOST_SAMPLES ? "samples" :
+			   "throttled";
+	uint64_t count = r->type == PERF_RECORD_THROTTLE ? 1 : r->u.lost.lost;
+
+	fault_stream_lost(&p->faults);
+	if (r->type == PERF_RECORD_LOST)
+		p->n.lost_records += count;
+	else if (r->type == PERF_RECORD_LOST_SAMPLES)
+		p->n.lost_samples += count;
+	else
+		p->n.throttles++;
+	return loader_lost(p->loader, r->sid.time, cpu, kind, count, &p->err);
+}
+
+/* Bad input, not a bug: counted and stored, and the stream goes on with
+ * the next record (the ring's framing was sound). */
+static int on_malformed(struct record_pipeline *p, int cpu)
+{
+	p->n.malformed++;
+	return loader_lost(p->loader, 0, cpu, "malformed", 1, &p->err);
+}
+
+/* A -e tracepoint hit: its fields as JSON, into the ordered stream, so
+ * whether its thread is a target is asked once the thread's fork, exec
+ * or rename before it is known (decoder/fault_stream.h). */
+static int on_user_tracepoint(struct record_pipeline *p, uint16_t idx,
+			      int cpu, const struct sample *s)
+{
+	struct ev e;
+	int err = tp_fields_json(p->rec->user_events[idx], s->raw, s->raw_size,
+				 &p->tp_json);
+
+	if (err == -ENOMEM)
+		return errmsg_set(&p->err, ENOMEM, "out of memory");
+	if (err < 0)
+		return on_malformed(p, cpu);
+	memset(&e, 0, sizeof(e));
+	e.kind = EV_TRACEPOINT;
+	e.mono_ts = s->sid.time;
+	e.pid = s->sid.pid;
+	e.tid = s->sid.tid;
+	e.cpu = (uint32_t)cpu;
+	e.cpu_wide = 1;
+	e.u.tp.idx = idx;
+	e.u.tp.fields = strdup(strbuf_str(&p->tp_json));
+	if (!e.u.tp.fields || order_queue_push(&p->order, &e) < 0) {
+		free(e.u.tp.fields);
+		return errmsg_set(&p->err, ENOMEM, "out of memory queueing events");
+	}
+	return 0;
+}
+
+static int queue(struct record_pipeline *p, const struct ev *e)
+{
+	if (order_queue_push(&p->order, e) < 0)
+		return errmsg_set(&p->err, ENOMEM, "out of memory queueing events");
+	return 0;
+}
+
+/* Tracepoint samples have their own format; the id says whose. */
+static int on_tracepoint(struct record_pipeline *p, int cpu, const void *bytes,
+			 size_t len, enum ev_role role, uint16_t arg)
+{
+	struct perf_rec r;
+	struct ev e;
+
+	if (perf_rec_decode(&p->tp_fmt, bytes, len, &r) < 0)
+		return on_malformed(p, cpu);
+	if (role == ROLE_TP_USER)
+		return on_user_tracepoint(p, arg, cpu, &r.u.sample);
+	if (!p->have_sched || !sched_ev(&p->sched, role, &r.u.sample,
+					(uint32_t)cpu, &e))
+		return 0;
+	return queue(p, &e);
+}
+
+static int on_mapping(struct record_pipeline *p, const struct perf_rec *r)
+{
+	p->n.mappings++;
+	if (record_stacks_mapping(&p->stacks, &r->u.mmap) < 0)
+		return errmsg_set(&p->err, ENOMEM, "out of memory keeping mappings");
+	return loader_mapping(p->loader, r->sid.time, &r->u.mmap, "mmap", &p->err);
+}
+
+/* What the unwinder must see in time order (decoder/held_records.h):
+ * mappings, execs, and the samples it unwinds. */
+static int held_for_unwinder(const struct record_pipeline *p,
+			     const struct perf_rec *r, uint16_t stacked)
+{
+	if (!record_stacks_dwarf(&p->stacks))
+		return 0;
+	return r->type == PERF_RECORD_MMAP || r->type == PERF_RECORD_MMAP2 ||
+	       (r->type == PERF_RECORD_COMM && r->u.comm.exec) ||
+	       (r->type == PERF_RECORD_SAMPLE && stacked);
+}
+
+/* The role of a sample's event, and its idmap arg; ROLE_NONE (arg 0) for
+ * other records. */
+static enum ev_role sample_role(const struct record_pipeline *p,
+				const void *bytes, size_t len, uint16_t *arg)
+{
+	uint64_t id;
+
+	*arg = 0;
+	if (((const struct perf_event_header *)bytes)->type != PERF_RECORD_SAMPLE ||
+	    sample_peek_id(bytes, len, &id) < 0)
+		return ROLE_NONE;
+	return idmap_lookup(p->ids, id, arg);
+}
+
+/* A decoded record that becomes an event of the ordered stream, with
+ * its stack when its event carries one. */
+static int on_event_rec(struct record_pipeline *p, int cpu,
+			const struct perf_rec *r, enum ev_role role,
+			uint16_t stacked)
+{
+	struct ev e;
+	int err;
+
+	if (r->type == PERF_RECORD_COMM && r->u.comm.exec)
+		record_stacks_exec(&p->stacks, r->u.comm.pid);
+	/* A target's new thread: its wake-ups from the next round on. */
+	if (r->type == PERF_RECORD_FORK &&
+	    waking_filter_note(p->waking, (pid_t)r->u.task.tid) < 0)
+		return errmsg_set(&p->err, ENOMEM, "out of memory");
+	if (!ev_from_rec(role, r, &e)) {
+		p->n.unknown++;
+		return 0;
+	}
+	if (stacked && r->type == PERF_RECORD_SAMPLE &&
+	    (err = record_stacks_sample(&p->stacks, &r->u.sample,
+					&e.u.fault.stack_id, &p->err)) < 0)
+		return err;
+	e.cpu = (uint32_t)cpu;	/* the ring's CPU: samples do not carry it */
+	return queue(p, &e);
+}
+
+/* A record that is no tracepoint sample, of role and stacked (its idmap
+ * arg: sample_role).  replay: it comes back from p->held. */
+static int on_other_rec(struct record_pipeline *p, int cpu, const void *bytes,
+			size_t len, enum ev_role role, uint16_t stacked,
+			int replay)
+{
+	struct perf_rec r;
+	int err;
+
+	err = perf_rec_decode(stacked ? p->stacks.fmt : p->fmt, bytes, len, &r);
+	if (err == -ENOMSG) {
+		p->n.unknown++;
+		return 0;
+	}
+	if (err < 0)
+		return on_malformed(p, cpu);
+	if (r.type == PERF_RECORD_COMM &&
+	    idmap_get(p->ids, r.sid.id) == ROLE_RING_OWNER)
+		return 0;	/* faultline's own COMM, made to flush LOST */
+	if (!replay && held_for_unwinder(p, &r, stacked))
+		return held_records_push(&p->held, r.sid.time, cpu, bytes, len) < 0 ?
+		       errmsg_set(&p->err, ENOMEM, "out of memory holding records") : 0;
+	switch (r.type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		return on_mapping(p, &r);
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+	case PERF_RECORD_THROTTLE:
+		return on_lost(p, cpu, &r);
+	case PERF_RECORD_UNTHROTTLE:
+		return 0;
+	}
+	return on_event_rec(p, cpu, &r, role, stacked);
+}
+
+static int replay_held(void *ctx, int cpu, const void *bytes, size_t len)
+{
+	uint16_t stacked;
+	enum ev_role role = sample_role(ctx, bytes, len, &stacked);
+
+	return on_other_rec(ctx, cpu, bytes, len, role, stacked, 1);
+}
+
+static int on_record(struct record_pipeline *p, int cpu, const void *bytes,
+		     size_t len)
+{
+	uint16_t arg;
+	enum ev_role role = sample_role(p, bytes, len, &arg);
+
+	p->n.records++;
+	/* Tracepoint samples have their own format. */
+	if (role >= ROLE_TP_SCHED_SWITCH)
+		return on_tracepoint(p, cpu, bytes, len, role, arg);
+	return on_other_rec(p, cpu, bytes, len, role, arg, 0);
+}
+
+/* A fault-mode carrier's sample from the PT buffers (record/pt.h): on
+ * CLOCK_MONOTONIC already, ordered with the rest. */
+static int on_pt_sample(void *ctx, int cpu, const void *rec, size_t len)
+{
+	return on_record(ctx, cpu, rec, len);
+}
+
+/* The PT buffers, before the round's records are ordered: a carrier's
+ * sample stamped before the watermark is in its buffer by now.  final:
+ * the last of them, after the events were disabled. */
+static int pt_round(struct record_pipeline *p, int final)
+{
+	struct pt_sink sink = { p, on_pt_sample };
+	int err;
+
+	if (!p->pt || p->pt_finished)
+		return 0;
+	p->pt_finished = final;
+	err = final ? pt_record_finish(p->pt, p->rec, &sink, &p->err) :
+		      pt_record_round(p->pt, p->rec, &sink, &p->err);
+	if (err < 0 && !p->err.text[0])
+		errmsg_set(&p->err, -err, "cannot read the Intel PT buffers: %s",
+			   strerror(-err));
+	return err;
+}
+
+static int on_round(struct record_pipeline *p, uint64_t watermark)
+{
+	int err = waking_filter_extend(p->waking, &p->err);
+	long n;
+
+	if (err == 0)
+		err = pt_round(p, watermark == UINT64_MAX);
+	if (err == 0)
+		err = held_records_replay(&p->held, replay_held, p);
+	if (err < 0)
+		return err;	/* p->err says why */
+	n = order_queue_flush(&p->order, watermark, fault_stream_event, &p->faults);
+	if (n == -ENOMEM)
+		return errmsg_set(&p->err, ENOMEM, "out of memory tracking threads");
+	/* Readings up to the latest anchor only: the rest wait for the next
+	 * one, and those after the last anchor are after the session. */
+	if (n < 0)
+		return (int)n;
+	if (watermark > p->clock.last.mono_ns)
+		watermark = p->clock.last.mono_ns;
+	if (p->udp && (err = record_udp_flush(p->udp, watermark, &p->err)) < 0)
+		return err;
+	if (p->cgroup)
+		return record_cgroup_flush(p->cgroup, watermark, &p->err);
+	return 0;
+}
+
+/* Records the spool had no room for: a loss like the kernel's. */
+static int on_spool_lost(struct record_pipeline *p, const struct spool_entry *e)
+{
+	fault_stream_lost(&p->faults);
+	p->n.dropped += e->u.lost.records;
+	return loader_lost(p->loader, e->u.lost.mono_ns, (int)e->u.lost.cpu,
+			   "spool", e->u.lost.records, &p->err);
+}
+
+static int on_spooled_record(void *ctx, const void *rec, size_t len)
+{
+	struct record_pipeline *p = ctx;
+
+	return on_record(p, (int)p->cpu_of_entry, rec, len);
+}
+
+static int on_entry(struct record_pipeline *p, const struct spool_entry *e)
+{
+	switch (e->kind) {
+	case SPOOL_DATA:
+		if (p->test_bytes_per_s)
+			sleep_ns(e->len * 1000000000ull / p->test_bytes_per_s);
+		p->cpu_of_entry = e->cpu;
+		return perf_records_walk(spool_data(e), e->len, on_spooled_record,
+					 p, &p->n.framing_errors);
+	case SPOOL_ROUND:
+		return on_round(p, e->u.watermark);
+	case SPOOL_ANCHOR:
+		return record_clock_add(&p->clock, p->loader, &e->u.anchor, &p->err);
+	case SPOOL_LOST:
+		return on_spool_lost(p, e);
+	}
+	return 0;
+}
+
+/* Thread rows of live target threads, so a session cut short by a crash
+ * still names its threads up to the last commit. */
+static int store_live_threads(struct record_pipeline *p)
+{
+	struct thread_table *tt = &p->faults.threads;
+	int err = 0;
+
+	for (size_t i = 0; i < tt->n && err == 0; i++)
+		if (tt->by_order[i]->wanted && !tt->by_order[i]->exited)
+			err = loader_thread(p->loader, tt->by_order[i], &p->err);
+	return err;
+}
+
+static int on_tick(struct record_pipeline *p)
+{
+	int err = store_live_threads(p);
+
+	if (err == 0)
+		err = loader_commit(p->loader, &p->err);
+	if (p->status)
+		p->status(p->status_ctx, p);
+	return err;
+}
+
+int record_pipeline_consume(struct record_pipeline *p, struct spool *sp,
+			    int *abort)
+{
+	const struct spool_entry *e;
+	int err = 0;
+
+	p->next_tick = monotonic_ns() + RECORD_TICK_NS;
+	while ((e = spool_next(sp, 1))->kind != SPOOL_END) {
+		if (err == 0)
+			err = on_entry(p, e);
+		spool_done(sp);
+		if (err == 0 && monotonic_ns() >= p->next_tick) {
+			p->next_tick += RECORD_TICK_NS;
+			err = on_tick(p);
+		}
+		if (err < 0)
+			__atomic_store_n(abort, 1, __ATOMIC_RELEASE);
+	}
+	spool_done(sp);
+	return err;
+}
+
+struct synth_ctx {
+	struct record_pipeline *p;
+	uint64_t mono_ts;
+};
+
+static int synth_mapping(void *ctx, const struct rec_mmap *m)
+{
+	struct synth_ctx *s = ctx;
+
+	s->p->n.mappings++;
+	if (record_stacks_mapping(&s->p->stacks, m) < 0)
+		return errmsg_set(&s->p->err, ENOMEM, "out of memory keeping "
+				  "mappings");
+	return loader_mapping(s->p->loader, s->mono_ts, m, "proc", &s->p->err);
+}
+
+/* The mappings of pid from /proc; one that exited meanwhile has none. */
+static int synth_process(struct synth_ctx *s, pid_t pid)
+{
+	int err = proc_maps_each(pid, synth_mapping, s);
+
+	return err == -ESRCH ? 0 : err;
+}
+
+int record_pipeline_begin(struct record_pipeline *p, struct loader *l)
+{
+	struct synth_ctx s = { p, p->clock.last.mono_ns };
+	pid_t *pids = NULL;
+	size_t n = 0;
+	int err = 0;
+
+	p->loader = l;
+	if (!p->system_wide) {
+		for (size_t i = 0; i < p->targets->npids && err == 0; i++)
+			err = synth_process(&s, p->targets->pids[i]);
+		return err;
+	}
+	if (proc_list_pids(&pids, &n) < 0)
+		return 0;	/* best effort: MMAP2 covers the rest */
+	for (size_t i = 0; i < n && err == 0; i++)
+		err = synth_process(&s, pids[i]);
+	free(pids);
+	return err;
+}
+
+static int store_histograms(struct record_pipeline *p)
+{
+	struct thread_table *tt = &p->faults.threads;
+	int err = 0;
+
+	for (size_t i = 0; i < tt->n && err == 0; i++)
+		if (tt->by_order[i]->wanted)
+			err = loader_histograms(p->loader, tt->by_order[i], &p->err);
+	return err;
+}
+
+int record_pipeline_finish(struct record_pipeline *p, struct clock_anchor *end)
+{
+	int err = on_round(p, UINT64_MAX);
+
+	/* The drain thread's last anchor: every event is stamped before it. */
+	*end = p->clock.last;
+	if (err == 0)
+		err = fault_stream_finish(&p->faults, end->mono_ns);
+	if (err == 0)
+		err = store_histograms(p);
+	if (err == 0)
+		err = loader_commit(p->loader, &p->err);
+	return err;
+}
+
+void record_pipeline_counts(const struct record_pipeline *p,
+			    const struct recorder *r, struct session_counts *c)
+{
+	const struct fault_stats *st = &p->faults.st;
+
+	memset(c, 0, sizeof(*c));
+	c->records_seen = p->n.records;
+	c->faults_total = st->minor + st->major + st->unfinished;
+	c->faults_stored = st->stored;
+	c->faults_below_threshold = st->below_threshold;
+	c->faults_unfinished = st->unfinished;
+	c->faults_unpaired_exit = st->unpaired_exits;
+	c->records_lost = p->n.lost_records;
+	c->samples_lost = p->n.lost_samples;
+	c->records_malformed = p->n.malformed + r->framing_errors;
+	c->records_unknown = p->n.unknown;
+	c->records_late = p->order.late;
+	c->records_throttled = p->n.throttles;
+	c->records_malformed += p->n.framing_errors;
+	c->records_dropped = p->n.dropped;
+	c->clock_steps = p->clock.map.steps;
+}

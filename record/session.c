@@ -1,0 +1,294 @@
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "../collector/drain.h"
+#include "../collector/procfs.h"
+#include "../common/version.h"
+#include "../schema/db.h"
+#include "session.h"
+
+void record_session_init(struct record_session *rs)
+{
+	memset(rs, 0, sizeof(*rs));
+	recorder_init(&rs->rec);
+	record_pt_init(&rs->pt);
+	errmsg_init(&rs->warning);
+	errmsg_init(&rs->end_warning);
+}
+
+/* Ends a begun session as failed with e's text, keeping e. */
+static int end_failed(struct record_session *rs, int err, struct errmsg *e)
+{
+	struct session_counts counts;
+	struct errmsg ignored;
+
+	if (!rs->begun)
+		return err;
+	errmsg_init(&ignored);
+	record_pipeline_counts(&rs->pipe, &rs->rec, &counts);
+	loader_end(&rs->loader, &rs->pipe.clock.last, &counts,
+		   e->text[0] ? e->text : strerror(-err), &ignored);
+	return err;
+}
+
+/* The session row, and the mappings that existed before recording. */
+static int begin(struct record_session *rs, struct errmsg *e)
+{
+	const struct record_config *c = &rs->cfg;
+	char *options = record_options_json(c);
+	struct session_info si;
+	struct utsname un;
+	char cpu_model[128];
+	int err;
+
+	if (!options)
+		return errmsg_set(e, ENOMEM, "out of memory");
+
+	record_pipeline_init(&rs->pipe, &rs->rec, c->targets, c->min_fault_dur_ns);
+	rs->piped = 1;
+	rs->pipe.status = c->status;
+	rs->pipe.status_ctx = c->status_ctx;
+	if (record_pipeline_clock_start(&rs->pipe, &si.start) < 0)
+		return errmsg_set(e, ENOMEM, "out of memory");
+	uname(&un);
+	si.host = un.nodename;
+	si.kernel = un.release;
+	si.command_line = c->command_line;
+	si.options = options;
+	si.version = FAULTLINE_VERSION;
+	si.min_fault_dur_ns = c->min_fault_dur_ns;
+	si.buffer_bytes = c->ring_bytes;
+	si.cpus = rs->rec.ncpus;
+	proc_cpu_model(cpu_model, sizeof(cpu_model));
+	si.cpu_model = cpu_model;
+	si.labels_json = c->labels_json;
+	si.recorder_pid = getpid();
+	err = loader_begin(&rs->loader, rs->db, c->output, &si,
+			   &rs->pipe.clock.map, e);
+	free(options);
+	if (err < 0)
+		return err;
+	rs->begun = 1;
+	rs->session_id = rs->loader.session_id;
+	record_udp_init(&rs->udp, c->udp, &rs->loader, c->sample_interval_ns);
+	if (c->udp)
+		rs->pipe.udp = &rs->udp;
+	record_cgroup_init(&rs->cgroup, c->cgroup, &rs->loader,
+			   c->cgroup_interval_ns);
+	if (c->cgroup)
+		rs->pipe.cgroup = &rs->cgroup;
+	if (c->pt)
+		rs->pipe.pt = &rs->pt.rec;
+	err = record_pipeline_begin(&rs->pipe, &rs->loader);
+	if (err == 0)
+		err = loader_commit(&rs->loader, &rs->pipe.err);
+	if (err < 0) {
+		*e = rs->pipe.err;
+		return err;
+	}
+	if (c->pt)
+		err = record_pt_begin(&rs->pt, rs->db, c->output, rs->session_id,
+				      &rs->pipe.clock.map, e);
+	return err;
+}
+
+int record_session_open(struct record_session *rs,
+			const struct record_config *cfg, struct errmsg *e)
+{
+	struct recorder_config rc = {
+		cfg->targets, cfg->ring_bytes, cfg->duration_ns, cfg->tracepoints,
+		cfg->stacks, cfg->ready_fd, cfg->pt ? &rs->pt.rec : NULL,
+		cfg->thread_states,
+	};
+	int err;
+
+	rs->cfg = *cfg;
+	if (cfg->cpus && sched_setaffinity(0, sizeof(*cfg->cpus), cfg->cpus) < 0)
+		return errmsg_set(e, errno, "cannot run on the CPUs of --cpu: %s; "
+				  "name online CPUs", strerror(errno));
+	err = target_check(cfg->targets, &rs->warning, e);
+	/* Before the database is opened: a machine without Intel PT leaves
+	 * it untouched. */
+	if (err == 0 && cfg->pt)
+		err = record_pt_probe(&rs->pt, cfg->pt, e);
+	if (err == 0 && spool_init(&rs->spool, cfg->spool_bytes) < 0)
+		err = errmsg_set(e, ENOMEM, "cannot allocate a %zu MiB spool; use a "
+				 "smaller --spool-size", cfg->spool_bytes >> 20);
+	if (err == 0)
+		err = db_open_write(cfg->output, &rs->db, e);
+	if (err == 0)
+		err = recorder_open(&rs->rec, &rc, e);
+	if (err == 0 && rs->rec.warning.text[0] && !rs->warning.text[0])
+		rs->warning = rs->rec.warning;
+	if (err == 0)
+		err = begin(rs, e);
+	return err < 0 ? end_failed(rs, err, e) : 0;
+}
+
+/* What the recorder cost: all its threads' CPU time, its peak memory. */
+static void own_cost(struct session_counts *c)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return;
+	c->recorder_user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
+			      (uint64_t)ru.ru_utime.tv_usec * 1000ull;
+	c->recorder_sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
+			     (uint64_t)ru.ru_stime.tv_usec * 1000ull;
+	c->recorder_max_rss_bytes = (uint64_t)ru.ru_maxrss * 1024ull;
+}
+
+/*
+ * The pipeline thread runs 10 nice levels below the drain thread, which
+ * must win whenever both want a CPU: the drain thread's work is short
+ * (moving ring bytes), the pipeline's long, and what the pipeline does
+ * not get done waits in the spool, while what the drain thread does not
+ * get done is lost in the kernel.  On the 2-core VM, at load average 6,
+ * the switch storm of bench/collector/switch_overhead.sh with faultline
+ * pinned to one CPU lost 74,000 to 133,000 records at equal priority and
+ * 0 to 6,000 this way.  (The kernel applies a nice value to the calling
+ * thread only.)
+ */
+#define PIPELINE_NICE_BELOW_DRAIN 10
+
+static void lower_priority(void)
+{
+	int nice;
+
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, 0);
+	if (nice != -1 || errno == 0)
+		setpriority(PRIO_PROCESS, 0, nice + PIPELINE_NICE_BELOW_DRAIN);
+}
+
+static void *pipeline_main(void *arg)
+{
+	struct record_session *rs = arg;
+
+	lower_priority();
+	return (void *)(intptr_t)record_pipeline_consume(&rs->pipe, &rs->spool,
+							 &rs->abort);
+}
+
+/* faultline's threads, read while every one of them runs (the drain,
+ * the decoding thread, a sampler): stored at the end as recorder_thread
+ * rows.  Best effort: a thread gone or a failed read is left out. */
+static void note_own_threads(struct record_session *rs)
+{
+	pid_t *tids = NULL;
+	size_t n = 0, kept = 0;
+
+	if (proc_list_tids(getpid(), &tids, &n) < 0 || n == 0)
+		return;
+	rs->own_comms = calloc(n, sizeof(*rs->own_comms));
+	if (!rs->own_comms) {
+		free(tids);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (proc_read_comm(getpid(), tids[i], rs->own_comms[kept]) == 0)
+			tids[kept++] = tids[i];
+	rs->own_tids = tids;
+	rs->own_n = kept;
+}
+
+static int store_own_threads(struct record_session *rs, struct errmsg *e)
+{
+	int err = 0;
+
+	for (size_t i = 0; err == 0 && i < rs->own_n; i++)
+		err = loader_recorder_thread(&rs->loader, rs->own_tids[i],
+					     rs->own_comms[i], e);
+	return err;
+}
+
+/* Drains on this thread while the pipeline decodes and stores on its
+ * own; 0 or the first failure, the pipeline's first (its error is the
+ * cause of an abort). */
+static int drain_and_decode(struct record_session *rs, struct errmsg *e)
+{
+	pthread_t pipeline;
+	void *ret;
+	int err = pthread_create(&pipeline, NULL, pipeline_main, rs), perr;
+
+	if (err == 0)
+		note_own_threads(rs);
+
+	if (err)
+		return errmsg_set(e, err, "cannot start the decoding thread: %s",
+				  strerror(err));
+	err = drain_run(&rs->rec, &rs->spool, &rs->abort, e);
+	pthread_join(pipeline, &ret);
+	perr = (int)(intptr_t)ret;
+	if (perr < 0) {
+		*e = rs->pipe.err;
+		return perr;
+	}
+	return err;
+}
+
+int record_session_run(struct record_session *rs, struct errmsg *e)
+{
+	struct session_counts *counts = &rs->counts;
+	struct clock_anchor end;
+	int err = rs->cfg.udp ? record_udp_start(&rs->udp, e) : 0;
+
+	if (err == 0 && rs->cfg.cgroup)
+		err = record_cgroup_start(&rs->cgroup, e);
+	if (err == 0)
+		err = drain_and_decode(rs, e);
+	if (rs->cfg.udp)
+		record_udp_stop(&rs->udp);
+	if (rs->cfg.cgroup)
+		record_cgroup_stop(&rs->cgroup);
+	if (err == 0 && (err = record_pipeline_finish(&rs->pipe, &end)) < 0)
+		*e = rs->pipe.err;
+	if (err < 0)
+		return end_failed(rs, err, e);
+	record_symbolize_end(&rs->sym, rs->db, rs->cfg.output, rs->session_id,
+			     rs->pipe.stacks.tab.nframes, rs->cfg.symbolize);
+	record_pipeline_counts(&rs->pipe, &rs->rec, counts);
+	counts->spool_bytes = rs->spool.cap;
+	counts->spool_peak_bytes = rs->spool.peak;
+	own_cost(counts);
+	err = store_own_threads(rs, e);
+	if (err == 0)
+		err = loader_end(&rs->loader, &end, counts, NULL, e);
+	if (err == 0 && rs->cfg.pt)
+		record_pt_end(&rs->pt, rs->db, rs->cfg.output, rs->session_id);
+	return err;
+}
+
+void record_session_close(struct record_session *rs)
+{
+	if (rs->begun)
+		loader_release(&rs->loader);
+	/* The finished file stands alone, with no side files (db.h). */
+	if (rs->db)
+		db_end_write(rs->db, rs->cfg.output, &rs->end_warning);
+	db_close(rs->db);
+	rs->db = NULL;
+}
+
+void record_session_release(struct record_session *rs)
+{
+	record_session_close(rs);
+	if (rs->begun) {
+		record_udp_release(&rs->udp);
+		record_cgroup_release(&rs->cgroup);
+	}
+	if (rs->piped)
+		record_pipeline_release(&rs->pipe);
+	recorder_release(&rs->rec);
+	record_pt_release(&rs->pt);
+	spool_release(&rs->spool);
+	free(rs->own_tids);
+	free(rs->own_comms);
+}

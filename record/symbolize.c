@@ -1,0 +1,80 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../collector/symbol_sources.h"
+#include "../schema/symbol_store.h"
+#include "symbolize.h"
+
+/* Step 2 for in's frames: what they need of this machine. */
+static int gather(struct symbol_sources *src, const char *kernel,
+		  const struct sym_input *in, struct errmsg *e)
+{
+	struct symbol_sources_want w = { kernel, sym_input_has_kernel_frames(in),
+					 NULL, 0 };
+	int64_t *pids = NULL;
+	int err;
+
+	if (sym_input_user_pids(in, &pids, &w.npids) < 0)
+		return errmsg_set(e, ENOMEM, "out of memory while symbolizing");
+	w.pids = pids;
+	err = symbol_sources_gather(src, &w, e);
+	free(pids);
+	return err;
+}
+
+int symbolize_session(sqlite3 *db, const char *path, int64_t session_id,
+		      const struct symbolize_opts *o,
+		      struct symbolize_counts *c, struct errmsg *e)
+{
+	struct symbol_store store = { db, path, session_id, o && o->redo };
+	struct symbol_sources src;
+	struct sym_sources view;
+	struct symbolize_job job;
+	struct sym_input in;
+	char *kernel = NULL;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	symbol_sources_init(&src);
+	sym_input_init(&in);
+	symbolize_job_init(&job);
+	/* 1 and the debug directories of 2: the session first, then the
+	 * options, as a wrong session is the first thing to say. */
+	err = symbol_store_session_kernel(&store, &kernel, e);
+	if (err == 0)
+		err = symbol_sources_debug_dirs(&src, o ? o->debug_dirs : NULL,
+						o ? o->ndebug_dirs : 0, e);
+	if (err == 0)
+		err = symbol_store_read(&store, &in, e);
+	/* 2, 3, 4, when there is anything to name. */
+	if (err == 0 && in.nframes)
+		err = gather(&src, kernel, &in, e);
+	if (err == 0 && in.nframes) {
+		symbol_sources_view(&src, &view);
+		err = symbolize_job_run(&job, &in, &view, e);
+	}
+	if (err == 0 && in.nframes)
+		err = symbol_store_write(&store, &in, &job, e);
+	if (err == 0)
+		*c = job.counts;
+	symbolize_job_release(&job);
+	sym_input_release(&in);
+	symbol_sources_release(&src);
+	free(kernel);
+	return err;
+}
+
+void record_symbolize_end(struct record_symbolized *out, sqlite3 *db,
+			  const char *path, int64_t session_id,
+			  size_t nframes, int symbolize)
+{
+	struct symbolize_opts o = { NULL, 0, 0 };
+
+	memset(out, 0, sizeof(*out));
+	errmsg_init(&out->failed);
+	if (!symbolize || !nframes)
+		return;
+	out->symbolized = symbolize_session(db, path, session_id, &o, &out->c,
+					    &out->failed) == 0;
+}

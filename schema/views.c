@@ -1,0 +1,72 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/strbuf.h"
+#include "views.h"
+
+/* Generated from schema.sql by the Makefile. */
+extern const char schema_sql[];
+
+/* The sql of view name in schema "main" of db, owned by the caller;
+ * NULL in *out when there is none.  0 or -ENOMEM. */
+static int view_sql(sqlite3 *db, const char *name, char **out)
+{
+	sqlite3_stmt *st = NULL;
+	const char *s = NULL;
+
+	*out = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT sql FROM main.sqlite_master WHERE"
+			       " type = 'view' AND name = ?", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		s = (const char *)sqlite3_column_text(st, 0);
+	if (s && !(*out = strdup(s))) {
+		sqlite3_finalize(st);
+		return -ENOMEM;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int schema_view_current(sqlite3 *db, const char *name, struct errmsg *e)
+{
+	static const char create[] = "CREATE VIEW ";
+	char *want = NULL, *have = NULL;
+	sqlite3 *mem = NULL;
+	struct strbuf sb;
+	int err = 0;
+
+	strbuf_init(&sb);
+	if (sqlite3_open(":memory:", &mem) != SQLITE_OK ||
+	    sqlite3_exec(mem, schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
+		err = errmsg_set(e, EIO, "cannot make the schema's view '%s': %s",
+				 name, sqlite3_errmsg(mem));
+		goto out;
+	}
+	if ((err = view_sql(mem, name, &want)) < 0 ||
+	    (err = view_sql(db, name, &have)) < 0)
+		goto out;
+	if (!want || strncmp(want, create, strlen(create))) {
+		err = errmsg_set(e, EIO, "schema.sql has no view '%s'", name);
+		goto out;
+	}
+	if (have && !strcmp(have, want))
+		goto out;
+	strbuf_addf(&sb, "DROP VIEW IF EXISTS temp.\"%s\"; CREATE TEMP VIEW %s",
+		    name, want + strlen(create));
+	if (strbuf_error(&sb)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (sqlite3_exec(db, strbuf_str(&sb), NULL, NULL, NULL) != SQLITE_OK)
+		err = errmsg_set(e, EIO, "cannot make the view '%s' current: %s",
+				 name, sqlite3_errmsg(db));
+out:
+	strbuf_release(&sb);
+	free(want);
+	free(have);
+	sqlite3_close(mem);
+	return err;
+}

@@ -1,0 +1,23 @@
+/*
+ * views: a reader's views as this faultline defines them.  A file made by
+ * an older faultline of the same schema version may lack a view, or hold
+ * an older definition of it (views hold no rows, so the version does not
+ * change with them); a reader that uses one makes it current for its own
+ * connection, as a TEMP view (searched before the file's), and writes
+ * nothing to the file.
+ */
+#ifndef FL_SCHEMA_VIEWS_H
+#define FL_SCHEMA_VIEWS_H
+
+#include <sqlite3.h>
+
+#include "../common/errmsg.h"
+
+/*
+ * Makes view name (of schema.sql) current on db: nothing when the file's
+ * definition is schema.sql's, else a TEMP view of that definition.  0;
+ * -ENOMEM; -EIO with e set when SQLite fails.
+ */
+int schema_view_current(sqlite3 *db, const char *name, struct errmsg *e);
+
+#endif

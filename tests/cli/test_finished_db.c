@@ -1,0 +1,322 @@
+/*
+ * A finished database is one file: the commands that write it (record,
+ * import, symbolize) leave no -wal or -shm beside it, the ones that read
+ * it (report, query, stacks) create none, and they read it where nothing
+ * can be written: a read-only mount, or a read-only file in a directory
+ * the reader cannot write.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <pwd.h>
+#include <sched.h>
+
+#include "../integration/run.h"
+
+/* Does path exist? */
+static int exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* Fails when path has a -wal, -shm or -journal beside it. */
+static void assert_alone(const char *path)
+{
+	static const char *const sides[] = { "-wal", "-shm", "-journal" };
+	char side[512];
+
+	for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]); i++) {
+		snprintf(side, sizeof(side), "%s%s", path, sides[i]);
+		if (exists(side))
+			fail_msg("%s is there", side);
+	}
+}
+
+/* The journal mode the file's header records: 1 rollback, 2 WAL. */
+static int header_mode(const char *path)
+{
+	unsigned char h[20] = { 0 };
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, h, sizeof(h), 0), (ssize_t)sizeof(h));
+	close(fd);
+	assert_int_equal(h[18], h[19]);
+	return h[18];
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ssize_t n;
+
+	assert_true(in >= 0 && out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	assert_int_equal(n, 0);
+	close(in);
+	assert_int_equal(close(out), 0);
+}
+
+static const char *write_file(const char *name, const char *text)
+{
+	const char *path = scratch_path(name);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+/* A database written by record, import and symbolize; NULL (with the
+ * reason printed) when this machine cannot record. */
+static const char *finished_db(void)
+{
+	static const char *path;
+	struct run r;
+	char metrics[128];
+
+	if (path)
+		return path;
+	path = scratch_path("finished.db");
+	if (run_faultline(&r, "record", "-q", "-o", path, "--", "/bin/true", NULL) != 0) {
+		printf("SKIP: faultline record cannot record here: %s", r.err);
+		path = NULL;
+		return NULL;
+	}
+	assert_alone(path);
+	snprintf(metrics, sizeof(metrics), "ts,value\n%lld,1\n",
+		 (long long)db_int(path, "SELECT start_ts FROM session"));
+	assert_int_equal(run_faultline(&r, "import", "-q", path,
+				       write_file("m.csv", metrics), "-m", "m", NULL), 0);
+	assert_alone(path);
+	assert_int_equal(run_faultline(&r, "symbolize", path, NULL), 0);
+	assert_alone(path);
+	return path;
+}
+
+/* Runs report, query and stacks on path; each must succeed. */
+static void read_all_three(const char *path)
+{
+	struct run r;
+
+	if (run_faultline(&r, "report", path, NULL) != 0)
+		fail_msg("report %s: %s", path, r.err);
+	assert_non_null(strstr(r.out, "faultline report: session 1 of "));
+	if (run_faultline(&r, "query", path, "sessions", "-f", "csv", NULL) != 0)
+		fail_msg("query %s: %s", path, r.err);
+	assert_non_null(strstr(r.out, "\r\n1,complete,"));
+	if (run_faultline(&r, "stacks", path, NULL) != 0)
+		fail_msg("stacks %s: %s", path, r.err);
+	assert_string_equal(r.err, "");
+}
+
+static void writers_leave_the_file_alone_and_readers_add_nothing(void **state)
+{
+	const char *db = finished_db();
+
+	(void)state;
+	if (!db)
+		skip();
+	assert_int_equal(header_mode(db), 1);
+	read_all_three(db);
+	assert_alone(db);
+}
+
+/* A file left in WAL mode (by a recording that was killed, or an older
+ * faultline) that nobody has open reads without side files too. */
+static void a_wal_file_nobody_holds_is_read_without_side_files(void **state)
+{
+	const char *db = finished_db(), *wal = scratch_path("wal.db");
+	sqlite3 *h = NULL;
+
+	(void)state;
+	if (!db)
+		skip();
+	copy_file(db, wal);
+	assert_int_equal(sqlite3_open(wal, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "PRAGMA journal_mode=WAL", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(h);
+	assert_alone(wal);
+	assert_int_equal(header_mode(wal), 2);
+	read_all_three(wal);
+	assert_alone(wal);
+}
+
+/* While another process has the database open (a query beside a
+ * recording), the writer cannot leave WAL mode: it says so, keeps every
+ * row, and a reader still reads through the live -wal. */
+static void a_write_beside_an_open_reader_keeps_wal_and_says_so(void **state)
+{
+	const char *db = finished_db(), *live = scratch_path("live.db");
+	sqlite3 *h = NULL;
+	struct run r;
+
+	(void)state;
+	if (!db)
+		skip();
+	copy_file(db, live);
+	assert_int_equal(sqlite3_open(live, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "PRAGMA journal_mode=WAL; SELECT count(*) "
+				      "FROM session", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(run_faultline(&r, "import", live, write_file("n.csv",
+				       "ts,value\n1795000000,1\n"), "-m", "n", "-q",
+				       "--any-time", NULL), 0);
+	assert_non_null(strstr(r.err, "faultline import: warning: '"));
+	assert_non_null(strstr(r.err, "' stays in WAL mode: another process has it open"));
+	if (run_faultline(&r, "query", live, "metrics", "-f", "csv", NULL) != 0)
+		fail_msg("query beside a writer: %s", r.err);
+	assert_int_equal(sqlite3_exec(h, "SELECT 1", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(db_int(live, "SELECT count(*) FROM metric_series WHERE "
+				"name = 'n'"), 1);
+}
+
+/* In a child: a private mount namespace where dir is mounted read-only
+ * over itself, then argv.  Exit 125: no such mount could be made, 124:
+ * the mount was still writable. */
+static int run_on_readonly_mount(struct run *r, const char *dir, char *const argv[])
+{
+	static int seq;
+	char probe[512];
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->errpath, sizeof(r->errpath), "/var/tmp/fl-ro-err.%d.%d", getpid(), seq);
+	snprintf(r->outpath, sizeof(r->outpath), "/var/tmp/fl-ro-out.%d.%d", getpid(), seq++);
+	snprintf(probe, sizeof(probe), "%s/probe", dir);
+	r->pid = fork();
+	if (r->pid == 0) {
+		int e = open(r->errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int o = open(r->outpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(e, 2);
+		dup2(o, 1);
+		if (unshare(CLONE_NEWNS) < 0 ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount(dir, dir, NULL, MS_BIND, NULL) < 0 ||
+		    mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0) {
+			fprintf(stderr, "%s", strerror(errno));
+			_exit(125);
+		}
+		if (open(probe, O_WRONLY | O_CREAT, 0644) >= 0 || errno != EROFS)
+			_exit(124);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	run_wait(r);
+	unlink(r->errpath);
+	unlink(r->outpath);
+	return r->status;
+}
+
+static void report_query_and_stacks_read_from_a_readonly_mount(void **state)
+{
+	const char *db = finished_db();
+	char dir[256], del[300], wal[300];
+	sqlite3 *h = NULL;
+	static const char *const cmds[][4] = {
+		{ "report", NULL }, { "query", "sessions", "-f", "csv" }, { "stacks", NULL },
+	};
+
+	(void)state;
+	if (!db)
+		skip();
+	snprintf(dir, sizeof(dir), "%s/ro", scratch_dir());
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(del, sizeof(del), "%s/finished.db", dir);
+	snprintf(wal, sizeof(wal), "%s/wal.db", dir);
+	copy_file(db, del);
+	copy_file(db, wal);
+	assert_int_equal(sqlite3_open(wal, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "PRAGMA journal_mode=WAL", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(h);
+	for (int k = 0; k < 2; k++) {
+		const char *path = k ? wal : del;
+
+		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+			char *argv[] = { (char *)faultline_bin(), (char *)cmds[i][0],
+					 (char *)path, (char *)cmds[i][1],
+					 (char *)cmds[i][2], (char *)cmds[i][3], NULL };
+			struct run r;
+			int st = run_on_readonly_mount(&r, dir, argv);
+
+			if (st == 125) {
+				printf("SKIP: no read-only bind mount in a private mount "
+				       "namespace here: %s\n", r.err);
+				skip();
+			}
+			if (st == 124)
+				fail_msg("the read-only mount of %s was writable", dir);
+			if (st != 0)
+				fail_msg("%s on a read-only mount exited %d: %s",
+					 cmds[i][0], st, r.err);
+		}
+		assert_alone(path);
+	}
+	assert_false(exists(scratch_path("ro/probe")));
+}
+
+/* As a user who may neither write the file nor its directory. */
+static void a_readonly_file_in_a_readonly_directory_is_read(void **state)
+{
+	const char *db = finished_db();
+	struct passwd *pw = getpwnam("nobody");
+	char dir[] = "/var/tmp/faultline-rodir.XXXXXX", path[64];
+	static const char *const cmds[][4] = {
+		{ "report", NULL }, { "query", "lost", "-f", "json" }, { "stacks", NULL },
+	};
+
+	(void)state;
+	if (!db)
+		skip();
+	if (!pw) {
+		printf("SKIP: no user 'nobody' to read as\n");
+		skip();
+	}
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/run.db", dir);
+	copy_file(db, path);
+	assert_int_equal(chmod(path, 0444), 0);
+	assert_int_equal(chmod(dir, 0555), 0);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char *argv[] = { (char *)faultline_bin(), (char *)cmds[i][0], path,
+				 (char *)cmds[i][1], (char *)cmds[i][2],
+				 (char *)cmds[i][3], NULL };
+		struct run r;
+
+		run_start_as(&r, (int)pw->pw_uid, argv);
+		if (run_wait(&r) != 0) {
+			chmod(dir, 0755);
+			unlink(path);
+			rmdir(dir);
+			fail_msg("%s as nobody exited %d: %s", cmds[i][0], r.status, r.err);
+		}
+	}
+	assert_alone(path);
+	chmod(dir, 0755);
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(writers_leave_the_file_alone_and_readers_add_nothing,
+					  kill_leftovers),
+		cmocka_unit_test_teardown(a_wal_file_nobody_holds_is_read_without_side_files,
+					  kill_leftovers),
+		cmocka_unit_test_teardown(a_write_beside_an_open_reader_keeps_wal_and_says_so,
+					  kill_leftovers),
+		cmocka_unit_test_teardown(report_query_and_stacks_read_from_a_readonly_mount,
+					  kill_leftovers),
+		cmocka_unit_test_teardown(a_readonly_file_in_a_readonly_directory_is_read,
+					  kill_leftovers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

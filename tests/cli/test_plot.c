@@ -1,0 +1,308 @@
+/*
+ * faultline plot: the page of a real recording (the demo) loaded by
+ * headless Chromium, which must report no console message and no request
+ * but the page, with lanes, fault marks and metric ticks in the DOM where
+ * their times put them (tests/plot_check.py); the page's data against the
+ * database, row for row; then the fixture of plot_fixture.h for exact
+ * windows, merges, lost spans and names; then every message a user can
+ * cause, each leaving no file behind.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "plot_fixture.h"
+
+/* json.dumps(EXPR) of the page's data, as tests/plot_check.py prints it. */
+static const char *page_get(const char *page, const char *expr)
+{
+	static char out[4096];
+	char *argv[] = { "/usr/bin/python3", "tests/plot_check.py", "get",
+			 (char *)page, (char *)expr, NULL };
+	struct run r;
+
+	if (run_argv(&r, argv) != 0)
+		fail_msg("plot_check.py get %s: %s", expr, r.err);
+	snprintf(out, sizeof(out), "%s", r.out);
+	out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
+static void plot_ok(struct run *r, ...)
+{
+	char *argv[48];
+	int n = 0;
+	va_list ap;
+
+	argv[n++] = (char *)faultline_bin();
+	argv[n++] = "plot";
+	va_start(ap, r);
+	while (n < 47 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	if (run_argv(r, argv) != 0)
+		fail_msg("faultline plot exited %d: %s", r->status, r->err);
+}
+
+/* The demo into db, as test_demo runs it. */
+static void record_demo(const char *db)
+{
+	struct run r;
+
+	run_demo(db, &r);
+}
+
+/*
+ * --finding N plots diagnose's Nth finding: a window that holds its
+ * stalls, its thread's lane alone; one past the last is refused with the
+ * count, and nothing is written.
+ */
+static void finding_windows(const char *db)
+{
+	const char *svg = scratch_path("finding.svg");
+	const char *nl;
+	long long findings = 0;
+	char last[24];
+	struct run r;
+
+	/* "faultline diagnose: session 1 of DB\nN findings, worst first" */
+	assert_int_equal(run_faultline(&r, "diagnose", db, NULL), 0);
+	nl = strchr(r.out, '\n');
+	assert_non_null(nl);
+	assert_int_equal(sscanf(nl + 1, "%lld finding", &findings), 1);
+	assert_true(findings >= 1);
+	unlink(svg);
+	plot_ok(&r, db, "-o", svg, "--finding", "1", NULL);
+	assert_non_null(strstr(r.err, "faultline plot: session 1 of"));
+	assert_int_equal(access(svg, F_OK), 0);
+	snprintf(last, sizeof(last), "%lld", findings + 1);
+	unlink(svg);
+	assert_int_equal(run_faultline(&r, "plot", db, "-o", svg, "--finding", last,
+				       NULL), 1);
+	assert_non_null(strstr(r.err, "no finding"));
+	assert_int_equal(access(svg, F_OK), -1);
+}
+
+static void the_demo_draws_in_chromium_with_every_mark_where_its_time_puts_it(void **state)
+{
+	const char *db = scratch_path("demo.db"), *page = scratch_path("demo.html");
+	char view[96];
+	int64_t start, nak;
+	struct run r;
+
+	(void)state;
+	record_demo(db);
+	plot_ok(&r, db, "-o", page, NULL);
+	assert_non_null(strstr(r.err, "faultline plot: session 1 of"));
+	python_check(&r, "plot_check.py", "data", page, db, "1", NULL);
+	python_check(&r, "plot_check.py", "browser", page, db, "1", "--png",
+		     scratch_path("demo.png"), NULL);
+	/* Zoomed in on the NAK, through the page's address: the stall's
+	 * major faults, the NAK's tick, each where its time puts it. */
+	start = db_int(db, "SELECT start_ts FROM session");
+	nak = db_int(db, "SELECT min(m.ts) FROM metric m JOIN metric_series s "
+		     "USING (series_id) WHERE s.name = 'nak'");
+	if (nak == INT64_MIN)	/* no NAK this time (test_demo says why): the stall */
+		nak = db_int(db, "SELECT ts + dur FROM fault ORDER BY dur DESC LIMIT 1");
+	snprintf(view, sizeof(view), "%lld,%lld", (long long)(nak - start - 150000000),
+		 (long long)(nak - start + 50000000));
+	python_check(&r, "plot_check.py", "browser", page, db, "1", "--view", view, NULL);
+	plot_ok(&r, db, "-o", scratch_path("demo.svg"), "-q", NULL);
+	python_check(&r, "plot_check.py", "svg", scratch_path("demo.svg"), db, "1", NULL);
+	finding_windows(db);
+}
+
+static void the_page_holds_every_row_once_and_each_long_fault_as_recorded(void **state)
+{
+	const char *page = scratch_path("fixture.html");
+	struct run r;
+
+	(void)state;
+	plot_ok(&r, plot_fixture_db(), "--session", "2", "-o", page, NULL);
+	python_check(&r, "plot_check.py", "data", page, plot_fixture_db(), "2", NULL);
+	python_check(&r, "plot_check.py", "browser", page, plot_fixture_db(), "2", NULL);
+	/* A lane for each thread with rows; the one without a name has "". */
+	assert_string_equal(page_get(page, "[(t['tid'], t['comm']) for t in D['threads']]"),
+			    "[[101, \"rx</script><!--\\\"\\\\\\u00e9\"], [102, \"worker\"], "
+			    "[103, \"\"]]");
+	/* The unfinished fault, kept, and the stack the major one names. */
+	assert_string_equal(page_get(page, "[f[:4] for f in D['threads'][0]['f'] if f[2] == 2]"),
+			    "[[6000000000, 0, 2, 1]]");
+	assert_string_equal(page_get(page, "D['stacks']['1']"),
+			    "\"_dl_fixup <- _dl_runtime_resolve <- main\"");
+	/* The imported series as ticks, the sampled one as a line; the
+	 * infinite value is not a point. */
+	assert_string_equal(page_get(page, "[(m['name'], m['style'], len(m['p'])) "
+				     "for m in D['metrics']]"),
+			    "[[\"nak\", \"ticks\", 2], [\"udp_rx_queue_bytes\", \"line\", 7]]");
+}
+
+static void lost_records_shade_from_the_cpus_last_record_to_the_report(void **state)
+{
+	const char *page = scratch_path("lost.html");
+	struct run r;
+
+	(void)state;
+	plot_ok(&r, plot_fixture_db(), "--session", "2", "-o", page, NULL);
+	/* cpu 0: the last fault entry before +3s was at +2.5s, and nothing
+	 * between +3s and +4s; cpu 1 was throttled from +3.5s to its next
+	 * record, a tracepoint hit at +3.6s. */
+	assert_string_equal(page_get(page, "D['lost']"),
+			    "[[2500000000, 3000000000, 0, \"records\", 5], "
+			    "[3500000000, 3600000000, 1, \"throttled\", 1], "
+			    "[3000000000, 4000000000, 0, \"records\", 7]]");
+	assert_string_equal(page_get(page, "D['counts']['lost_untimed']"), "1");
+	/* The blocked interval built across a loss says so. */
+	assert_string_equal(page_get(page, "[s[2:4] for s in D['threads'][0]['s'] "
+				     "if s[3] & 1]"), "[[3, 1]]");
+}
+
+static void merges_say_what_they_hold(void **state)
+{
+	const char *page = scratch_path("merge.html");
+	struct run r;
+
+	(void)state;
+	/* 200 px, no zoom: a column is 50 ms. */
+	plot_ok(&r, plot_fixture_db(), "--session", "2", "-o", page, "--width", "200",
+		"--zoom", "1", NULL);
+	assert_string_equal(page_get(page, "D['quantum_ns']"), "50000000");
+	/* The 200 faults of 1.5 us within 20 ms: one mark, count, longest,
+	 * total. */
+	assert_string_equal(page_get(page, "[f for f in D['threads'][0]['f'] if f[3] > 1]"),
+			    "[[3000000000, 19901500, 0, 200, 1500, 300000]]");
+	/* 102's 200 intervals of 10 us: one block of 2 ms, half running. */
+	assert_string_equal(page_get(page, "[s for s in D['threads'][1]['s'] if s[3] & 4]"),
+			    "[[2300000000, 2000000, 0, 4, 200, [1000000, 0, 1000000, 0, 0, 0, 0]]]");
+	python_check(&r, "plot_check.py", "data", page, plot_fixture_db(), "2", NULL);
+}
+
+static void the_window_and_the_lanes_are_what_was_asked(void **state)
+{
+	const char *page = scratch_path("window.html");
+	struct run r;
+
+	(void)state;
+	/* 200 ms around +2.2s: the major fault begun at +2.0s reaches in. */
+	plot_ok(&r, plot_fixture_db(), "--session", "2", "-o", page, "--around",
+		"+2200ms", "--window", "200ms", NULL);
+	assert_string_equal(page_get(page, "[D['origin_ns'], D['span_ns']]"),
+			    "[\"1700000002100000000\", 200000000]");
+	assert_string_equal(page_get(page, "[t['tid'] for t in D['threads']]"), "[101, 102]");
+	assert_string_equal(page_get(page, "D['threads'][0]['f'][0][:4]"),
+			    "[-100000000, 150000000, 1, 1]");
+	python_check(&r, "plot_check.py", "data", page, plot_fixture_db(), "2", NULL);
+	/* A UTC time of day on the session's day, and a date and time. */
+	plot_ok(&r, plot_fixture_db(), "--session", "2", "-o", page, "--from",
+		"22:13:22", "--to", "2023-11-14T22:13:22.5Z", "--tid", "102",
+		"--metric", "nak", "--metric", "udp_rx_queue_bytes=ticks", NULL);
+	assert_string_equal(page_get(page, "[D['origin_ns'], D['span_ns']]"),
+			    "[\"1700000002000000000\", 500000000]");
+	assert_string_equal(page_get(page, "[t['tid'] for t in D['threads']]"), "[102]");
+	assert_string_equal(page_get(page, "[(m['name'], m['style']) for m in D['metrics']]"),
+			    "[[\"nak\", \"ticks\"], [\"udp_rx_queue_bytes\", \"ticks\"]]");
+	python_check(&r, "plot_check.py", "browser", page, plot_fixture_db(), "2", NULL);
+}
+
+static void an_svg_picture_has_a_lane_per_thread(void **state)
+{
+	const char *svg = scratch_path("fixture.svg");
+	struct run r;
+
+	(void)state;
+	plot_ok(&r, plot_fixture_db(), "--session", "2", "-o", svg, NULL);
+	python_check(&r, "plot_check.py", "svg", svg, plot_fixture_db(), "2", NULL);
+}
+
+/* Runs plot with args (NULL-terminated) and expects status and a
+ * one-line message holding `says`. */
+static void assert_refused(int status, const char *says, ...)
+{
+	char *argv[32];
+	int n = 0;
+	struct run r;
+	va_list ap;
+
+	argv[n++] = (char *)faultline_bin();
+	argv[n++] = "plot";
+	va_start(ap, says);
+	while (n < 31 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	run_argv(&r, argv);
+	if (r.status != status || !strstr(r.err, says))
+		fail_msg("exit %d (want %d), stderr: %s(want '%s')", r.status, status,
+			 r.err, says);
+	assert_non_null(strstr(r.err, "faultline plot: "));
+	assert_ptr_equal(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
+}
+
+static void bad_input_gets_one_message_and_leaves_no_file(void **state)
+{
+	const char *db = plot_fixture_db(), *dir = scratch_path("badplot");
+	const char *out = scratch_path("badplot/p.html"), *kept = scratch_path("badplot/k.html");
+	char buf[64] = "";
+	FILE *f;
+
+	(void)state;
+	mkdir(dir, 0755);
+	assert_refused(1, "session 3 of '", db, "-o", out, NULL);
+	assert_refused(1, "holds nothing to plot", db, "-o", out, NULL);
+	assert_refused(1, "nothing recorded between 2023-11-14T22:13:28.500000000Z and "
+		       "2023-11-14T22:13:29.000000000Z", db, "--session", "2", "-o", out,
+		       "--from", "+8500ms", "--to", "+9s", NULL);
+	assert_refused(1, "it ran from 2023-11-14T22:13:20.000000000Z", db, "--session",
+		       "2", "-o", out, "--from", "+8500ms", "--to", "+9s", NULL);
+	assert_refused(1, "no thread 999 in session 2 of '", db, "--session", "2", "-o",
+		       out, "--tid", "999", NULL);
+	assert_refused(1, "it recorded 101 (", db, "--session", "2", "-o", out, "--tid",
+		       "999", NULL);
+	assert_refused(1, "no metric 'latency' beside session 2", db, "--session", "2",
+		       "-o", out, "--metric", "latency", NULL);
+	assert_refused(1, "it has nak, udp_rx_queue_bytes", db, "--session", "2", "-o",
+		       out, "--metric", "latency", NULL);
+	assert_refused(2, "invalid --from '25:00:00'", db, "--session", "2", "-o", out,
+		       "--from", "25:00:00", NULL);
+	assert_refused(2, "the window is empty", db, "--session", "2", "-o", out,
+		       "--from", "+3s", "--to", "+2s", NULL);
+	assert_refused(2, "--around and --from/--to each choose the window", db, "-o",
+		       out, "--around", "+1s", "--from", "+0s", NULL);
+	assert_refused(2, "--window needs --around", db, "-o", out, "--window", "1s", NULL);
+	assert_refused(2, "cannot tell the format of", db, "-o", scratch_path("p.png"), NULL);
+	assert_refused(2, "no output given", db, NULL);
+	assert_refused(2, "invalid --metric 'nak=bars'", db, "-o", out, "--metric",
+		       "nak=bars", NULL);
+	assert_refused(2, "is the database itself", db, "-o", db, NULL);
+	assert_refused(1, "No such file or directory; create the directory first", db,
+		       "--session", "2", "-o", scratch_path("badplot/no/p.html"), NULL);
+	assert_false(dir_has(dir, "\\."));
+	assert_false(dir_has(dir, "p.html"));
+	/* A failed plot leaves an earlier file as it was. */
+	f = fopen(kept, "w");
+	assert_non_null(f);
+	fputs("earlier\n", f);
+	assert_int_equal(fclose(f), 0);
+	assert_refused(1, "no thread 999", db, "--session", "2", "-o", kept, "--tid",
+		       "999", NULL);
+	slurp(kept, buf, sizeof(buf));
+	assert_string_equal(buf, "earlier\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(the_demo_draws_in_chromium_with_every_mark_where_its_time_puts_it,
+					  kill_leftovers),
+		cmocka_unit_test(the_page_holds_every_row_once_and_each_long_fault_as_recorded),
+		cmocka_unit_test(lost_records_shade_from_the_cpus_last_record_to_the_report),
+		cmocka_unit_test(merges_say_what_they_hold),
+		cmocka_unit_test(the_window_and_the_lanes_are_what_was_asked),
+		cmocka_unit_test(an_svg_picture_has_a_lane_per_thread),
+		cmocka_unit_test(bad_input_gets_one_message_and_leaves_no_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,376 @@
+/*
+ * faultline diagnose on real recordings: each workload makes one stall
+ * pattern happen here (tests/integration/diagnose_workload.c, and the
+ * lazy-binding and evicted-page workloads of the stack and fault tests),
+ * faultline records it, and diagnose must name that pattern and that
+ * thread (and, for lazy binding, the function being bound).  Healthy
+ * workloads (an idle thread, a busy loop) must give no finding of their
+ * own making.  No timing is asserted: the workloads force each case
+ * (SCHED_FIFO threads pinned beside the victim), so a loaded machine
+ * only adds stalls of other causes, which the checks ignore.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "run.h"
+
+static const char *build_bin(const char *name)
+{
+	static char path[4][512];
+	static int next;
+	const char *build = getenv("BUILD");
+	char *p = path[next++ % 4];
+
+	snprintf(p, 512, "%s/tests/%s", build ? build : "build/release", name);
+	return p;
+}
+
+/* Records argv (a workload and its arguments) with faultline's options
+ * fl (NULL-terminated) into db. */
+static void record(const char *db, char *const fl[], char *const argv[])
+{
+	char *full[48];
+	struct run r;
+	int n = 0;
+
+	unlink(db);
+	full[n++] = (char *)faultline_bin();
+	full[n++] = "record";
+	full[n++] = "-q";
+	full[n++] = "-o";
+	full[n++] = (char *)db;
+	for (int i = 0; fl && fl[i]; i++)
+		full[n++] = fl[i];
+	full[n++] = "--";
+	for (int i = 0; argv[i]; i++)
+		full[n++] = argv[i];
+	full[n] = NULL;
+	if (run_argv(&r, full) != 0)
+		fail_msg("faultline record exited %d: %s", r.status, r.err);
+}
+
+/* faultline diagnose DB --format json [extra...]: all its stdout (a
+ * loaded machine adds findings of its own), static. */
+static const char *diagnose_json(const char *db, const char *extra)
+{
+	static char out[1 << 20];
+	struct run r;
+
+	if (run_faultline(&r, "diagnose", db, "--format", "json", extra, NULL) != 0)
+		fail_msg("faultline diagnose exited %d: %s", r.status, r.err);
+	assert_string_equal(r.err, "");
+	slurp(r.outpath, out, sizeof(out));
+	return out;
+}
+
+/*
+ * Does json hold a finding of pattern for thread tid whose text holds
+ * want (NULL: anything)?  Findings are the objects that begin with
+ * {"pattern":.
+ */
+static int has_finding(const char *json, const char *pattern, long long tid,
+		       const char *want)
+{
+	char head[128], tidkey[48];
+	const char *p = json;
+
+	snprintf(head, sizeof(head), "{\"pattern\":\"%s\"", pattern);
+	snprintf(tidkey, sizeof(tidkey), "\"tid\":%lld,", tid);
+	while ((p = strstr(p, head))) {
+		const char *end = strstr(p + 1, "{\"pattern\":");
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char obj[8192];
+
+		snprintf(obj, sizeof(obj), "%.*s", (int)(len < sizeof(obj) ? len :
+							sizeof(obj) - 1), p);
+		if (strstr(obj, tidkey) && (!want || strstr(obj, want)))
+			return 1;
+		p += len;
+	}
+	return 0;
+}
+
+static void a_busier_thread_pinned_beside_it_is_named_as_preemption(void **state)
+{
+	const char *db = scratch_path("preempt.db"), *info = scratch_path("preempt.info");
+	char *wl[] = { (char *)build_bin("diagnose_workload"), "--preempt", "--info",
+		       (char *)info, NULL };
+	char cause[64], tid[32];
+	const char *json;
+	sqlite3 *h = NULL;
+
+	(void)state;
+	record(db, NULL, wl);
+	snprintf(cause, sizeof(cause), "(%lld)\"", info_get(info, "culprit"));
+	snprintf(tid, sizeof(tid), "%lld", info_get(info, "victim"));
+	json = diagnose_json(db, NULL);
+	if (!has_finding(json, "preemption", info_get(info, "victim"), cause))
+		fail_msg("no preemption of %lld by %s in:\n%s",
+			 info_get(info, "victim"), cause, json);
+	/* thread_state_reason names the preempting thread, and diagnose
+	 * counts the victim's time off the CPU by reason. */
+	assert_true(db_int(db, "SELECT count(*) FROM thread_state_reason WHERE"
+			   " tid = %lld AND reason = 'preempted' AND by_tid = %lld"
+			   " AND by_recorder = 0", info_get(info, "victim"),
+			   info_get(info, "culprit")) > 0);
+	assert_non_null(strstr(json, "\"threads\":[{"));
+	assert_non_null(strstr(json, "{\"reason\":\"preempted\",\"by_recorder\":false,"));
+	/* --tid keeps that thread's findings only. */
+	json = diagnose_json(db, "--tid=1");
+	assert_non_null(strstr(json, "\"findings\":[]"));
+	/* A file of an older faultline, without the views: diagnose makes
+	 * them for itself and writes nothing. */
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "DROP VIEW thread_state_reason;"
+				      " DROP VIEW frame_wait_class", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(h);
+	json = diagnose_json(db, NULL);
+	assert_true(has_finding(json, "preemption", info_get(info, "victim"), cause));
+	assert_int_equal(db_int(db, "SELECT count(*) FROM sqlite_master WHERE"
+				" name = 'thread_state_reason'"), 0);
+}
+
+static void a_wakeup_left_waiting_behind_a_spinning_thread_is_slow(void **state)
+{
+	const char *db = scratch_path("wakeup.db"), *info = scratch_path("wakeup.info");
+	char *wl[] = { (char *)build_bin("diagnose_workload"), "--wakeup", "--info",
+		       (char *)info, NULL };
+	const char *json = NULL;
+
+	(void)state;
+	/* A wake-up lands in a spin most of the time, not always: on a
+	 * machine busy with other work the victim's waits can all read as
+	 * preemption by that work instead.  A few recordings, at most. */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		record(db, NULL, wl);
+		json = diagnose_json(db, NULL);
+		if (has_finding(json, "slow-wakeup", info_get(info, "victim"), NULL))
+			return;
+	}
+	fail_msg("no slow wake-up of %lld in 3 recordings; the last:\n%s",
+		 info_get(info, "victim"), json);
+}
+
+/*
+ * A wait of each kind, recorded with a stack at every switch out (a
+ * futex wait and a nanosleep are sleeps, not blocking): the reason read
+ * from each stack, and the waker of the futex wait.  The workload repeats
+ * each wait, so one that did not happen as planned on a loaded machine
+ * (a read whose I/O ended before its thread slept) leaves others.
+ */
+static void each_wait_gets_the_reason_its_stack_shows(void **state)
+{
+	const char *db = scratch_path("waits.db"), *info = scratch_path("waits.info");
+	const char *file = scratch_path("waits.dat");
+	char *fl[] = { "--stacks=fp", "--stacks-on=switches", NULL };
+	char *wl[] = { (char *)build_bin("diagnose_workload"), "--waits", "--file",
+		       (char *)file, "--info", (char *)info, NULL };
+	long long victim, culprit;
+
+	(void)state;
+	record(db, fl, wl);
+	victim = info_get(info, "victim");
+	culprit = info_get(info, "culprit");
+	if (db_int(db, "SELECT count(*) FROM thread_state_reason WHERE tid = %lld"
+		   " AND reason = 'futex' AND state = 'sleeping' AND by_tid = %lld"
+		   " AND detail GLOB '*futex*'", victim, culprit) == 0)
+		fail_msg("no futex wait of %lld woken by %lld", victim, culprit);
+	if (db_int(db, "SELECT count(*) FROM thread_state_reason WHERE tid = %lld"
+		   " AND reason = 'timer' AND state = 'sleeping'", culprit) == 0)
+		fail_msg("no timer sleep of %lld", culprit);
+	if (db_int(db, "SELECT count(*) FROM thread_state_reason WHERE tid = %lld"
+		   " AND reason = 'disk' AND state = 'blocked'", victim) == 0)
+		fail_msg("no disk wait of %lld", victim);
+	/* Every interval off the CPU has a reason, and only those. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state_reason"),
+			 db_int(db, "SELECT count(*) FROM thread_state WHERE"
+				" state != 'running'"));
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state_reason"
+				" WHERE reason IS NULL"), 0);
+}
+
+static void lazy_binding_names_the_thread_and_the_function_being_bound(void **state)
+{
+	const char *db = scratch_path("lazy.db"), *info = scratch_path("lazy.info");
+	char *fl[] = { "--stacks=dwarf", NULL };
+	char *wl[] = { (char *)build_bin("stack_workload_fp"), "--lazy", "--info",
+		       (char *)info, NULL };
+	const char *json;
+
+	(void)state;
+	record(db, fl, wl);
+	json = diagnose_json(db, NULL);
+	if (!has_finding(json, "lazy-binding", info_get(info, "tid"),
+			 "\"detail\":\"lazy_late_target\""))
+		fail_msg("no lazy binding of lazy_late_target by %lld in:\n%s",
+			 info_get(info, "tid"), json);
+	assert_non_null(strstr(json, "call lazy_late_target once at start-up"));
+}
+
+static void a_major_fault_on_an_evicted_file_page_names_the_file(void **state)
+{
+	const char *db = scratch_path("evict.db"), *info = scratch_path("evict.info");
+	const char *page = scratch_path("evict.dat");
+	char *wl[] = { (char *)workload_bin(), "--major-file", (char *)page,
+		       "--info", (char *)info, NULL };
+	char cause[300];
+	const char *json;
+
+	(void)state;
+	record(db, NULL, wl);
+	snprintf(cause, sizeof(cause), "\"cause\":\"%s\"", page);
+	/* A major fault can end before its thread sleeps (DESIGN.md): any
+	 * length counts here. */
+	json = diagnose_json(db, "--min-fault=0");
+	if (!has_finding(json, "file-evicted", info_get(info, "tid"), cause))
+		fail_msg("no evicted page of %s for %lld in:\n%s", page,
+			 info_get(info, "tid"), json);
+}
+
+static void an_idle_thread_is_no_stall(void **state)
+{
+	const char *db = scratch_path("idle.db"), *info = scratch_path("idle.info");
+	char *wl[] = { (char *)build_bin("diagnose_workload"), "--idle", "--info",
+		       (char *)info, NULL };
+	struct run w, r;
+	char pid[32];
+
+	(void)state;
+	unlink(info);
+	run_start_as(&w, -1, wl);
+	for (int i = 0; i < 500 && info_get(info, "victim") <= 0; i++)
+		sleep_ms(10);
+	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "-p", pid,
+				       "--duration", "500ms", NULL), 0);
+	kill(w.pid, SIGKILL);
+	run_wait(&w);
+	assert_non_null(strstr(diagnose_json(db, NULL), "\"findings\":[]"));
+	assert_int_equal(run_faultline(&r, "diagnose", db, NULL), 0);
+	assert_non_null(strstr(r.out, "no findings: no stall of a thread that had work"));
+}
+
+/* A busy loop alone: whatever the machine's other load does to its
+ * waits for a CPU (real preemption, and named as such), no memory
+ * pattern fires on it. */
+static void a_busy_loop_alone_gives_no_finding_of_its_own(void **state)
+{
+	const char *db = scratch_path("busy.db"), *info = scratch_path("busy.info");
+	char *wl[] = { (char *)build_bin("diagnose_workload"), "--busy", "--info",
+		       (char *)info, NULL };
+	const char *json;
+
+	(void)state;
+	record(db, NULL, wl);
+	json = diagnose_json(db, NULL);
+	for (const char *p = "lazy-binding\0reclaim\0numa-balancing\0file-evicted\0"
+			     "anon-swapped\0"; *p; p += strlen(p) + 1) {
+		char head[64];
+
+		snprintf(head, sizeof(head), "{\"pattern\":\"%s\"", p);
+		if (strstr(json, head))
+			fail_msg("a busy loop gave a %s finding:\n%s", p, json);
+	}
+}
+
+/*
+ * What this machine cannot make happen (one NUMA node, no swap) or not
+ * on demand (the recorder preempting a target, reclaim), as rows added
+ * to a real recording: each pattern must still be named, for the right
+ * thread.  S is the session, T0 a time inside it.
+ */
+static const char fixture_rows[] =
+	"INSERT INTO thread VALUES (S, 900001, 900001, 'numa-t', T0, T0 + 9e8),"
+	" (S, 900002, 900001, 'rec-victim', T0, T0 + 9e8),"
+	" (S, 900003, 900001, 'reclaimer', T0, T0 + 9e8),"
+	" (S, 900004, 900001, 'swapper-t', T0, T0 + 9e8);"
+	"INSERT OR IGNORE INTO recorder_thread VALUES (S, 900100, 'faultline');"
+	/* Two stacks: NUMA hinting, and reclaim under a cgroup's limit. */
+	"INSERT INTO stack VALUES (S, 9001, 900001, 2, 'fp', NULL),"
+	" (S, 9002, 900001, 2, 'fp', NULL);"
+	"INSERT INTO frame VALUES (S, 9001, -1, -100, 1, 0, '[kernel.kallsyms]', NULL, NULL, 'ok'),"
+	" (S, 9002, -1, -200, 1, 1, '[kernel.kallsyms]', NULL, NULL, 'ok'),"
+	" (S, 9003, -1, -300, 1, 0, '[kernel.kallsyms]', NULL, NULL, 'ok'),"
+	" (S, 9004, -1, -400, 1, 1, '[kernel.kallsyms]', NULL, NULL, 'ok');"
+	"INSERT INTO symbol VALUES (S, 9001, 0, 'migrate_misplaced_folio', 0, 100, NULL, NULL, 0),"
+	" (S, 9002, 0, 'do_numa_page', 0, 100, NULL, NULL, 0),"
+	" (S, 9003, 0, 'try_to_free_mem_cgroup_pages', 0, 100, NULL, NULL, 0),"
+	" (S, 9004, 0, 'handle_mm_fault', 0, 100, NULL, NULL, 0);"
+	"INSERT INTO stack_frame VALUES (S, 9001, 0, 9001), (S, 9001, 1, 9002),"
+	" (S, 9002, 0, 9003), (S, 9002, 1, 9004);"
+	"INSERT INTO fault (session_id, ts, dur, tid, pid, cpu, kind, addr, ip, stack_id)"
+	" VALUES (S, T0 + 1e8, 3e6, 900001, 900001, 0, 'minor', 4096, 4096, 9001),"
+	" (S, T0 + 2e8, 4e6, 900003, 900001, 0, 'minor', 8192, 4096, 9002),"
+	" (S, T0 + 3e8, 5e6, 900004, 900001, 0, 'major', 12288, 4096, NULL);"
+	"INSERT INTO thread_state (session_id, tid, pid, ts, dur, state, preempted,"
+	" uncertain, next_tid, next_comm) VALUES"
+	" (S, 900002, 900001, T0 + 4e8, 3e6, 'runnable', 1, 0, 900100, 'faultline'),"
+	" (S, 900002, 900001, T0 + 5e8, 2e6, 'runnable', 0, 0, NULL, NULL);";
+
+static void what_the_machine_cannot_make_is_named_from_its_rows(void **state)
+{
+	const char *db = scratch_path("fixture.db"), *info = scratch_path("fx.info");
+	char *wl[] = { (char *)build_bin("diagnose_workload"), "--busy", "--ms", "50",
+		       "--info", (char *)info, NULL };
+	char sql[4 * sizeof(fixture_rows)], *p, *err = NULL;
+	const char *json;
+	sqlite3 *h = NULL;
+	long long s, t0;
+
+	(void)state;
+	record(db, NULL, wl);
+	s = db_int(db, "SELECT max(session_id) FROM session");
+	t0 = db_int(db, "SELECT start_ts FROM session WHERE session_id = %lld", s);
+	/* S and T0 into the rows. */
+	sql[0] = 0;
+	for (const char *q = fixture_rows; *q; q++) {
+		char v[32];
+
+		p = sql + strlen(sql);
+		if (*q == 'S' && q[1] == ',' ) {
+			snprintf(v, sizeof(v), "%lld", s);
+			strcat(sql, v);
+		} else if (*q == 'T' && q[1] == '0') {
+			snprintf(v, sizeof(v), "%lld", t0);
+			strcat(sql, v);
+			q++;
+		} else {
+			p[0] = *q;
+			p[1] = 0;
+		}
+	}
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	if (sqlite3_exec(h, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("fixture rows: %s", err);
+	sqlite3_close(h);
+	json = diagnose_json(db, "--tid=900001,900002,900003,900004");
+	assert_true(has_finding(json, "numa-balancing", 900001, NULL));
+	assert_true(has_finding(json, "recorder", 900002, "\"detail\":\"60.0% of its 5.000 ms"));
+	/* Its time off the CPU shows the recorder's part apart. */
+	assert_non_null(strstr(json, "{\"tid\":900002,\"comm\":\"rec-victim\","
+			       "\"off_cpu_ns\":5000000,\"reasons\":[{\"reason\":"
+			       "\"preempted\",\"by_recorder\":true,\"ns\":3000000,"));
+	assert_true(has_finding(json, "reclaim", 900003, "\"cause\":\"reclaim\""));
+	assert_true(has_finding(json, "anon-swapped", 900004, NULL));
+	/* The recorder's stall is not counted again as preemption. */
+	assert_false(has_finding(json, "preemption", 900002, NULL));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(a_busier_thread_pinned_beside_it_is_named_as_preemption, kill_leftovers),
+		cmocka_unit_test_teardown(a_wakeup_left_waiting_behind_a_spinning_thread_is_slow, kill_leftovers),
+		cmocka_unit_test_teardown(each_wait_gets_the_reason_its_stack_shows, kill_leftovers),
+		cmocka_unit_test_teardown(lazy_binding_names_the_thread_and_the_function_being_bound, kill_leftovers),
+		cmocka_unit_test_teardown(a_major_fault_on_an_evicted_file_page_names_the_file, kill_leftovers),
+		cmocka_unit_test_teardown(an_idle_thread_is_no_stall, kill_leftovers),
+		cmocka_unit_test_teardown(a_busy_loop_alone_gives_no_finding_of_its_own, kill_leftovers),
+		cmocka_unit_test_teardown(what_the_machine_cannot_make_is_named_from_its_rows, kill_leftovers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,362 @@
+#!/usr/bin/env python3
+"""Checks a faultline plot against the database it was drawn from.
+
+    plot_check.py data PAGE.html DB SESSION
+        The page's embedded data against the rows of DB: every row of the
+        window is in it once, as recorded or inside a merge (counts and
+        durations add up exactly), every fault at or over the threshold
+        and every unfinished one as recorded, with its own fields.
+    plot_check.py browser PAGE.html DB SESSION [--view V0,V1] [--png OUT]
+        Loads the page in headless Chromium: no console message, no
+        request but the page itself, the script ran; then the DOM: a lane
+        per thread and metric, every element's x where its data-t puts it,
+        every kept fault and every imported event (NAK) of the view drawn
+        at its time.  --png also renders it to a PNG.
+    plot_check.py svg PICTURE.svg DB SESSION
+        A well-formed SVG with a lane per thread of the picture's window.
+    plot_check.py get PAGE.html EXPR
+        Prints json.dumps(EXPR) for the page's data D (for exact checks).
+
+Prints what failed and exits 1; prints "ok" and exits 0 when all holds.
+Times in the page are ns from D["origin_ns"], a CLOCK_REALTIME ns count.
+"""
+import html.parser
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import xml.dom.minidom
+
+FAILED = []
+MERGED = 4
+
+
+def fail(msg):
+    FAILED.append(msg)
+    print("FAIL: " + msg)
+
+
+def page_data(path):
+    text = open(path, encoding="utf-8").read()
+    start = text.index('<script type="application/json" id="fl-data">')
+    start = text.index(">", start) + 1
+    end = text.index("</script>", start)
+    return json.loads(text[start:end])
+
+
+def window(D):
+    origin = int(D["origin_ns"])
+    return origin, origin + D["span_ns"]
+
+
+def threads_in(D):
+    return {th["tid"]: th for th in D["threads"]}
+
+
+# ---- data --------------------------------------------------------------
+
+def check_states(db, sess, D, lo, hi, th):
+    rows = db.execute(
+        "SELECT ts, dur, state FROM thread_state WHERE session_id = ? AND tid = ?"
+        " AND ts < ? AND ts + dur > ? ORDER BY ts", (sess, th["tid"], hi, lo)).fetchall()
+    origin = int(D["origin_ns"])
+    n = sum(s[4] if s[3] & MERGED else 1 for s in th["s"])
+    if n != len(rows):
+        fail("tid %d: %d state intervals in the window, the page holds %d"
+             % (th["tid"], len(rows), n))
+    total = sum(sum(s[5]) if s[3] & MERGED else s[1] for s in th["s"])
+    if total != sum(r[1] for r in rows):
+        fail("tid %d: the page's state time %d != the rows' %d"
+             % (th["tid"], total, sum(r[1] for r in rows)))
+    recorded = {(s[0] + origin, s[1], D["states"][s[2]]) for s in th["s"]
+                if not s[3] & MERGED}
+    for ts, dur, state in rows:
+        if dur >= D["quantum_ns"] and (ts, dur, state) not in recorded:
+            fail("tid %d: the %s interval at %d (%d ns, a column or longer) is "
+                 "not in the page as recorded" % (th["tid"], state, ts, dur))
+
+
+def check_faults(db, sess, D, lo, hi, th):
+    rows = db.execute(
+        "SELECT ts, dur, kind, addr FROM fault WHERE session_id = ? AND tid = ?"
+        " AND ts < ? AND coalesce(ts + dur > ?, ts >= ?) ORDER BY ts",
+        (sess, th["tid"], hi, lo, lo)).fetchall()
+    origin = int(D["origin_ns"])
+    if sum(f[3] for f in th["f"]) != len(rows):
+        fail("tid %d: %d faults in the window, the page holds %d"
+             % (th["tid"], len(rows), sum(f[3] for f in th["f"])))
+    total = sum(f[5] if f[3] > 1 else f[1] for f in th["f"])
+    if total != sum(r[1] or 0 for r in rows):
+        fail("tid %d: the page's fault time %d != the rows' %d"
+             % (th["tid"], total, sum(r[1] or 0 for r in rows)))
+    recorded = {(f[0] + origin, f[1], D["fault_kinds"][f[2]], int(f[4], 16) if f[4] else None)
+                for f in th["f"] if f[3] == 1}
+    for ts, dur, kind, addr in rows:
+        if dur is None:
+            key = (ts, 0, "unfinished", addr & (2**64 - 1))
+        else:
+            key = (ts, dur, kind, addr & (2**64 - 1))
+        if (dur is None or dur >= D["keep_fault_ns"]) and key not in recorded:
+            fail("tid %d: the %s fault at %d (%s ns) is not in the page as recorded"
+                 % (th["tid"], kind, ts, dur))
+
+
+def check_counts(db, sess, D, lo, hi):
+    origin = int(D["origin_ns"])
+    for th in D["threads"]:
+        n = db.execute("SELECT count(*) FROM tracepoint_event WHERE session_id = ?"
+                       " AND tid = ? AND ts BETWEEN ? AND ?",
+                       (sess, th["tid"], lo, hi)).fetchone()[0]
+        if sum(e[2] for e in th["e"]) != n:
+            fail("tid %d: %d tracepoint hits, the page holds %d"
+                 % (th["tid"], n, sum(e[2] for e in th["e"])))
+    for m in D["metrics"]:
+        pts = db.execute(
+            "SELECT m.ts, m.value FROM metric m JOIN metric_series s USING (series_id)"
+            " WHERE s.name = ? AND s.labels = ? AND (s.session_id = ? OR s.session_id IS NULL)"
+            " AND m.ts BETWEEN ? AND ? ORDER BY m.ts",
+            (m["name"], m["labels"], sess, lo, hi)).fetchall()
+        pts = [(ts, v) for ts, v in pts if v == v and abs(v) != float("inf")]
+        n = sum(p[2] if len(p) > 2 else 1 for p in m["p"])
+        if n != len(pts):
+            fail("metric %s: %d points, the page holds %d" % (m["name"], len(pts), n))
+        singles = {(p[0] + origin, p[1]) for p in m["p"] if len(p) == 2}
+        firsts = {p[0] + origin for p in m["p"]}
+        for ts, v in pts:
+            if (ts, v) not in singles and ts not in firsts and \
+                    not any(p[0] + origin <= ts <= p[0] + origin + p[1] for p in m["p"] if len(p) > 2):
+                fail("metric %s: the point at %d is in no item" % (m["name"], ts))
+
+
+def check_data(page, dbpath, sess):
+    D = page_data(page)
+    db = sqlite3.connect("file:%s?mode=ro" % dbpath, uri=True)
+    lo, hi = window(D)
+    if D["session"] != sess:
+        fail("the page is of session %s, not %d" % (D["session"], sess))
+    for th in D["threads"]:
+        check_states(db, sess, D, lo, hi, th)
+        check_faults(db, sess, D, lo, hi, th)
+    check_counts(db, sess, D, lo, hi)
+
+
+# ---- browser ------------------------------------------------------------
+
+CHROMIUM_FLAGS = [
+    "--headless", "--disable-gpu", "--no-first-run", "--disable-extensions",
+    "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--disable-default-apps", "--enable-logging=stderr",
+    "--log-level=0", "--window-size=1600,1000",
+    # Nothing may reach the network even if the page asked: every name
+    # fails to resolve.  The page's own CSP forbids the asking.
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+]
+
+
+def chromium(args, scratch):
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not exe:
+        fail("no chromium: install Debian's chromium package (mk/deps.sh check)")
+        return None
+    flags = CHROMIUM_FLAGS + ["--user-data-dir=" + os.path.join(scratch, "profile")]
+    if os.geteuid() == 0:
+        flags.append("--no-sandbox")    # Chromium refuses root otherwise
+    return subprocess.run([exe] + flags + args, capture_output=True, text=True,
+                          timeout=300)
+
+
+def page_requests(netlog, page_url):
+    """URLs the page asked for: the browser's own background requests
+    carry the initiator 'not an origin'; the page's carry its origin."""
+    d = json.load(open(netlog))
+    types = {v: k for k, v in d["constants"]["logEventTypes"].items()}
+    urls = []
+    for e in d["events"]:
+        p = e.get("params") or {}
+        if types.get(e["type"]) != "URL_REQUEST_START_JOB" or "url" not in p:
+            continue
+        if p.get("initiator") == "not an origin" and \
+                "file://" not in p.get("network_isolation_key", ""):
+            continue
+        if p["url"].split("#")[0] != page_url.split("#")[0]:
+            urls.append(p["url"])
+    return urls
+
+
+class Dom(html.parser.HTMLParser):
+    """The elements of a dumped DOM, each with the lane (g.lane) it is in."""
+
+    def __init__(self):
+        super().__init__()
+        self.elements = []      # (tag, attrs, enclosing lane's attrs or None)
+        self.lane = None
+        self.depth = 0          # <g> nesting
+        self.lane_depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "g":
+            self.depth += 1
+            if "lane" in a.get("class", ""):
+                self.lane, self.lane_depth = a, self.depth
+        self.elements.append((tag, a, self.lane))
+
+    def handle_startendtag(self, tag, attrs):
+        self.elements.append((tag, dict(attrs), self.lane))
+
+    def handle_endtag(self, tag):
+        if tag == "g":
+            if self.lane is not None and self.depth == self.lane_depth:
+                self.lane = None
+            self.depth -= 1
+
+
+def check_positions(dom, svg):
+    x0, width = float(svg["data-x0"]), float(svg["data-width"])
+    v0, v1 = int(svg["data-view-from"]), int(svg["data-view-to"])
+    n = 0
+    for tag, a, _ in dom.elements:
+        if "data-t" not in a or tag not in ("rect", "line"):
+            continue
+        t = int(a["data-t"])
+        want = x0 + (t - v0) * width / (v1 - v0)
+        x = float(a["x"] if tag == "rect" else a["x1"])
+        if tag == "rect":
+            want = min(max(want, x0), x0 + width)
+        if abs(x - want) > 0.011:
+            fail("%s %s at x=%s, but its time %d puts it at %.3f"
+                 % (tag, a.get("class", ""), x, t, want))
+        n += 1
+    return n
+
+
+def check_dom(dom, D, dbpath, sess, view):
+    svgs = [a for tag, a, _ in dom.elements if tag == "svg" and a.get("id") == "fl-plot"]
+    if len(svgs) != 1:
+        fail("the page has %d plots (svg#fl-plot), not 1" % len(svgs))
+        return
+    svg, origin = svgs[0], int(D["origin_ns"])
+    v0, v1 = int(svg["data-view-from"]), int(svg["data-view-to"])
+    if view and (abs(v0 - view[0]) > 1 or abs(v1 - view[1]) > 1):
+        fail("the view is %d,%d, not the %d,%d asked for in the address" % (v0, v1, *view))
+    tids = {int(a["data-tid"]) for tag, a, _ in dom.elements
+            if tag == "g" and "thread" in a.get("class", "")}
+    if tids != set(threads_in(D)):
+        fail("thread lanes %s, the data has %s" % (sorted(tids), sorted(threads_in(D))))
+    names = [a["data-name"] for tag, a, _ in dom.elements
+             if tag == "g" and "metric" in a.get("class", "")]
+    if names != [m["name"] for m in D["metrics"]]:
+        fail("metric lanes %s, the data has %s" % (names, [m["name"] for m in D["metrics"]]))
+    if check_positions(dom, svg) == 0:
+        fail("no element with a time (data-t) in the plot")
+    db = sqlite3.connect("file:%s?mode=ro" % dbpath, uri=True)
+    drawn = {(lane and lane.get("data-tid"), int(a["data-t"]))
+             for tag, a, lane in dom.elements
+             if tag == "rect" and "fault" in a.get("class", "") and "merged" not in a["class"]}
+    for tid, ts in db.execute(
+            "SELECT tid, ts FROM fault WHERE session_id = ? AND ts >= ? AND ts < ?"
+            " AND (dur IS NULL OR dur >= ?)",
+            (sess, origin + v0, origin + v1, D["keep_fault_ns"])):
+        if tid in threads_in(D) and (str(tid), ts - origin) not in drawn:
+            fail("the fault of %d at %d is not drawn at its time" % (tid, ts))
+    ticks = {int(a["data-t"]) for tag, a, _ in dom.elements
+             if tag == "line" and "tick" in a.get("class", "")}
+    px = (v1 - v0) / float(svg["data-width"])
+    for m in D["metrics"]:
+        if m["style"] != "ticks":
+            continue
+        for (ts,) in db.execute(
+                "SELECT m.ts FROM metric m JOIN metric_series s USING (series_id)"
+                " WHERE s.name = ? AND m.ts BETWEEN ? AND ?"
+                " AND abs(m.value) < 9e999",     # not infinite: no place on an axis
+                (m["name"], origin + v0, origin + v1)):
+            t = ts - origin
+            if t not in ticks and not any(0 <= t - k < px for k in ticks):
+                fail("the %s event at %d has no tick" % (m["name"], ts))
+
+
+def check_browser(page, dbpath, sess, view, png):
+    D = page_data(page)
+    scratch = tempfile.mkdtemp(prefix="faultline-plot-check.")
+    try:
+        url = "file://" + os.path.abspath(page)
+        if view:
+            url += "#view=%d,%d" % view
+        netlog = os.path.join(scratch, "net.json")
+        r = chromium(["--log-net-log=" + netlog, "--dump-dom", url], scratch)
+        if r is None:
+            return
+        for line in r.stderr.splitlines():
+            if ":CONSOLE" in line:
+                fail("console: " + line)
+        for u in page_requests(netlog, url):
+            fail("the page requested " + u)
+        if 'data-ready-ms="' not in r.stdout:
+            fail("the page's script did not finish (no data-ready-ms); Chromium said:\n"
+                 + r.stderr[-2000:])
+            return
+        dom = Dom()
+        dom.feed(r.stdout)
+        check_dom(dom, D, dbpath, sess, view)
+        if png:
+            r = chromium(["--screenshot=" + os.path.abspath(png), url], scratch)
+            if not os.path.exists(png) or os.path.getsize(png) < 10000:
+                fail("no picture in %s: %s" % (png, r.stderr[-1000:]))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+# ---- svg ----------------------------------------------------------------
+
+def check_svg(path, dbpath, sess):
+    doc = xml.dom.minidom.parse(path)
+    svg = doc.documentElement
+    lo, hi = int(svg.getAttribute("data-from-ns")), int(svg.getAttribute("data-to-ns"))
+    lanes = {int(g.getAttribute("data-tid")) for g in doc.getElementsByTagName("g")
+             if g.getAttribute("data-tid")}
+    db = sqlite3.connect("file:%s?mode=ro" % dbpath, uri=True)
+    want = {t for (t,) in db.execute(
+        "SELECT DISTINCT tid FROM thread_state WHERE session_id = ? AND ts < ?"
+        " AND ts + dur > ?", (sess, hi, lo))}
+    if not want <= lanes:
+        fail("threads %s have no lane" % sorted(want - lanes))
+    if not doc.getElementsByTagName("rect"):
+        fail("no marks in the picture")
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[0] == "get":
+        D = page_data(argv[1])
+        print(json.dumps(eval(argv[2], {"D": D})))
+        return 0
+    if len(argv) < 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    mode, path, dbpath, sess = argv[0], argv[1], argv[2], int(argv[3])
+    view, png, rest = None, None, argv[4:]
+    while rest:
+        if rest[0] == "--view":
+            view = tuple(int(x) for x in rest[1].split(","))
+        elif rest[0] == "--png":
+            png = rest[1]
+        rest = rest[2:]
+    if mode == "data":
+        check_data(path, dbpath, sess)
+    elif mode == "browser":
+        check_browser(path, dbpath, sess, view, png)
+    elif mode == "svg":
+        check_svg(path, dbpath, sess)
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    if FAILED:
+        return 1
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,189 @@
+/*
+ * common/: the one growth idiom, the text buffer, and the one JSON
+ * escaper every JSON text goes through.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "../../common/array.h"
+#include "../../common/json.h"
+#include "../../common/strbuf.h"
+#include "../../common/utf8.h"
+#include "../../decoder/tracepoint.h"
+#include "records.h"
+
+static void an_array_grows_by_doubling_and_keeps_its_contents(void **state)
+{
+	uint32_t *v = NULL;
+	size_t cap = 0;
+
+	(void)state;
+	for (uint32_t i = 0; i < 1000; i++) {
+		assert_int_equal(ARRAY_RESERVE(v, cap, i + 1), 0);
+		assert_true(cap >= i + 1);
+		v[i] = i * 7;
+	}
+	assert_int_equal(cap, 1024);
+	for (uint32_t i = 0; i < 1000; i++)
+		assert_int_equal(v[i], i * 7);
+	free(v);
+}
+
+static void a_size_that_would_overflow_is_refused_and_the_array_kept(void **state)
+{
+	uint64_t *v = NULL;
+	size_t cap = 0, bytes;
+
+	(void)state;
+	assert_int_equal(ARRAY_RESERVE(v, cap, 4), 0);
+	v[3] = 42;
+	assert_int_equal(ARRAY_RESERVE(v, cap, SIZE_MAX / 4), -ENOMEM);
+	assert_int_equal(cap, 16);
+	assert_int_equal(v[3], 42);
+	assert_int_equal(array_bytes(SIZE_MAX / 2, 3, &bytes), -ENOMEM);
+	assert_int_equal(array_bytes(1000, 8, &bytes), 0);
+	assert_int_equal(bytes, 8000);
+	free(v);
+}
+
+static void a_strbuf_formats_and_detaches(void **state)
+{
+	struct strbuf sb;
+	char *s;
+
+	(void)state;
+	strbuf_init(&sb);
+	assert_string_equal(strbuf_str(&sb), "");
+	strbuf_adds(&sb, "abc");
+	strbuf_addc(&sb, '-');
+	/* Longer than the first guess of strbuf_addf: takes the second pass. */
+	strbuf_addf(&sb, "%0100d|%s", 7, "end");
+	assert_int_equal(sb.len, 4 + 100 + 4);
+	assert_int_equal(strbuf_error(&sb), 0);
+	s = strbuf_detach(&sb);
+	assert_int_equal(strncmp(s, "abc-000", 7), 0);
+	assert_string_equal(s + 104, "|end");
+	assert_null(sb.buf);
+	free(s);
+}
+
+static const char *escaped(struct strbuf *sb, const char *s, size_t len)
+{
+	strbuf_reset(sb);
+	json_string(sb, s, len);
+	assert_int_equal(strbuf_error(sb), 0);
+	return strbuf_str(sb);
+}
+
+static void json_keeps_utf8_and_escapes_control_characters(void **state)
+{
+	struct strbuf sb;
+
+	(void)state;
+	strbuf_init(&sb);
+	assert_string_equal(escaped(&sb, "caf\xc3\xa9", 5), "\"caf\xc3\xa9\"");
+	assert_string_equal(escaped(&sb, "\xf0\x9f\x99\x82", 4), "\"\xf0\x9f\x99\x82\"");
+	assert_string_equal(escaped(&sb, "a\"b\\c", 5), "\"a\\\"b\\\\c\"");
+	assert_string_equal(escaped(&sb, "\n\t\r\b\f", 5), "\"\\n\\t\\r\\b\\f\"");
+	assert_string_equal(escaped(&sb, "\x01\x1f\x7f", 3), "\"\\u0001\\u001f\\u007f\"");
+	strbuf_release(&sb);
+}
+
+static void json_replaces_bytes_that_are_not_utf8(void **state)
+{
+	struct strbuf sb;
+
+	(void)state;
+	strbuf_init(&sb);
+	/* Latin-1 é, a stray continuation byte, an overlong '/', a UTF-16
+	 * surrogate, a sequence cut short by the end of the field. */
+	assert_string_equal(escaped(&sb, "caf\xe9", 4), "\"caf\\ufffd\"");
+	assert_string_equal(escaped(&sb, "\x80x", 2), "\"\\ufffdx\"");
+	assert_string_equal(escaped(&sb, "\xc0\xaf", 2), "\"\\ufffd\\ufffd\"");
+	assert_string_equal(escaped(&sb, "\xed\xa0\x80", 3), "\"\\ufffd\\ufffd\\ufffd\"");
+	assert_string_equal(escaped(&sb, "\xc3\xa9", 1), "\"\\ufffd\"");
+	strbuf_release(&sb);
+}
+
+static void json_stops_a_fixed_size_string_at_its_nul(void **state)
+{
+	struct strbuf sb;
+	const char comm[16] = "rx\0garbage";
+
+	(void)state;
+	strbuf_init(&sb);
+	assert_string_equal(escaped(&sb, comm, sizeof(comm)), "\"rx\"");
+	strbuf_release(&sb);
+}
+
+static void utf8_sequences_are_measured_by_rfc_3629(void **state)
+{
+	(void)state;
+	assert_int_equal(utf8_seq_len((const unsigned char *)"a", 1), 1);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xc3\xa9", 2), 2);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xe2\x82\xac", 3), 3);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xf4\x8f\xbf\xbf", 4), 4);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xf4\x90\x80\x80", 4), 0);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xe0\x80\xaf", 3), 0);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xc3\xa9", 1), 0);
+}
+
+static void tracepoint_specs_parse_with_and_without_a_filter(void **state)
+{
+	struct tp_spec_list l;
+	struct errmsg e;
+
+	(void)state;
+	tp_spec_list_init(&l);
+	errmsg_init(&e);
+	assert_int_equal(tp_spec_add(&l, "skb:kfree_skb", "-e", &e), 0);
+	assert_int_equal(tp_spec_add(&l, "sched:sched_switch/prev_pid == 42/", "-e", &e), 0);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.v[0].system, "skb");
+	assert_string_equal(l.v[0].name, "kfree_skb");
+	assert_null(l.v[0].filter);
+	assert_string_equal(l.v[1].name, "sched_switch");
+	assert_string_equal(l.v[1].filter, "prev_pid == 42");
+	tp_spec_list_release(&l);
+}
+
+static void a_malformed_tracepoint_spec_names_the_option_and_the_form(void **state)
+{
+	static const char *const bad[] = {
+		"kfree_skb", ":x", "skb:", "s-kb:x", "skb:kfree skb", "skb:x/",
+		"skb:x//", "skb:x/len > 1", "skb:x/a/b", "",
+	};
+	struct tp_spec_list l;
+
+	(void)state;
+	tp_spec_list_init(&l);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct errmsg e;
+
+		errmsg_init(&e);
+		if (tp_spec_add(&l, bad[i], "--event", &e) != -EINVAL)
+			fail_msg("'%s' was accepted", bad[i]);
+		assert_non_null(strstr(e.text, "invalid --event"));
+		assert_non_null(strstr(e.text, "SUBSYS:NAME"));
+	}
+	assert_int_equal(l.n, 0);
+	tp_spec_list_release(&l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(an_array_grows_by_doubling_and_keeps_its_contents),
+		cmocka_unit_test(a_size_that_would_overflow_is_refused_and_the_array_kept),
+		cmocka_unit_test(a_strbuf_formats_and_detaches),
+		cmocka_unit_test(json_keeps_utf8_and_escapes_control_characters),
+		cmocka_unit_test(json_replaces_bytes_that_are_not_utf8),
+		cmocka_unit_test(json_stops_a_fixed_size_string_at_its_nul),
+		cmocka_unit_test(utf8_sequences_are_measured_by_rfc_3629),
+		cmocka_unit_test(tracepoint_specs_parse_with_and_without_a_filter),
+		cmocka_unit_test(a_malformed_tracepoint_spec_names_the_option_and_the_form),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
