@@ -10,7 +10,12 @@
  *
  * Usage: sched_workload INFO_FILE DATA_FILE
  * INFO_FILE gets one line per thread:
- *   role=spin tid=123 nvcsw=4 nivcsw=1 cpu_ns=300012345 real_ns=...
+ *   role=spin tid=123 nvcsw=4 nivcsw=1 cpu_ns=300012345 real_ns=... real0_ns=...
+ * real0_ns and real_ns are CLOCK_REALTIME just before and just after the
+ * thread read its accounting.  Then one line per instant a thread read
+ * CLOCK_REALTIME in user mode, so surely on a CPU (spin every 1 ms of its
+ * CPU time, the others after each wait):
+ *   seen role=spin t=...
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +32,7 @@
 #define ROUND_TRIPS 1000
 #define DISK_READS 10
 #define BLOCK 4096
+#define MAX_SEEN ROUND_TRIPS
 
 struct role {
 	const char *name;
@@ -36,7 +42,10 @@ struct role {
 	long tid;
 	struct rusage ru;
 	struct timespec cpu;
+	struct timespec real0;		/* CLOCK_REALTIME just before cpu */
 	struct timespec real;		/* CLOCK_REALTIME just after cpu and ru */
+	long long seen[MAX_SEEN];	/* CLOCK_REALTIME ns, read on the CPU */
+	int nseen;
 };
 
 static void die(const char *what)
@@ -45,28 +54,48 @@ static void die(const char *what)
 	exit(2);
 }
 
+static long long ts_ns(const struct timespec *t)
+{
+	return (long long)t->tv_sec * 1000000000ll + t->tv_nsec;
+}
+
 static long long cpu_ns(void)
 {
 	struct timespec t;
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (long long)t.tv_sec * 1000000000ll + t.tv_nsec;
+	return ts_ns(&t);
+}
+
+/* Notes that the thread is on a CPU now: it is running user code. */
+static void seen_on_cpu(struct role *r)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	if (r->nseen < MAX_SEEN)
+		r->seen[r->nseen++] = ts_ns(&t);
 }
 
 static void run_spin(struct role *r)
 {
-	(void)r;
-	while (cpu_ns() < 300000000ll)
-		;
+	long long next = 1000000;
+
+	for (long long c = cpu_ns(); c < 300000000ll; c = cpu_ns())
+		if (c >= next) {
+			seen_on_cpu(r);
+			next += 1000000;
+		}
 }
 
 static void run_sleep(struct role *r)
 {
 	struct timespec t = { 0, 20000000 };
 
-	(void)r;
-	for (int i = 0; i < 10; i++)
+	for (int i = 0; i < 10; i++) {
 		nanosleep(&t, NULL);
+		seen_on_cpu(r);
+	}
 }
 
 /* ping writes first; each then waits for the other's byte. */
@@ -80,6 +109,7 @@ static void run_pingpong(struct role *r)
 			die("write");
 		if (read(r->in_fd, &c, 1) != 1)
 			die("read");
+		seen_on_cpu(r);
 		if (!first && write(r->out_fd, &c, 1) != 1)
 			die("write");
 	}
@@ -92,9 +122,11 @@ static void run_disk(struct role *r)
 
 	if (fd < 0 || posix_memalign(&buf, BLOCK, BLOCK) != 0)
 		die(r->path);
-	for (int i = 0; i < DISK_READS; i++)
+	for (int i = 0; i < DISK_READS; i++) {
 		if (pread(fd, buf, BLOCK, (off_t)i * BLOCK * 16) != BLOCK)
 			die("pread");
+		seen_on_cpu(r);
+	}
 	free(buf);
 	close(fd);
 }
@@ -107,7 +139,9 @@ static void *thread_main(void *arg)
 	r->tid = syscall(SYS_gettid);
 	r->run(r);
 	/* Last act: the kernel's own accounting of this thread, and when
-	 * (what runs after it, the thread's exit, is not in the accounting). */
+	 * (what runs after it, the thread's exit, is not in the accounting),
+	 * bracketed by two wall-clock reads. */
+	clock_gettime(CLOCK_REALTIME, &r->real0);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &r->cpu);
 	getrusage(RUSAGE_THREAD, &r->ru);
 	clock_gettime(CLOCK_REALTIME, &r->real);
@@ -166,11 +200,13 @@ int main(int argc, char **argv)
 		die(argv[1]);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "role=%s tid=%ld nvcsw=%ld nivcsw=%ld cpu_ns=%lld "
-			"real_ns=%lld\n", roles[i].name, roles[i].tid,
-			roles[i].ru.ru_nvcsw, roles[i].ru.ru_nivcsw,
-			(long long)roles[i].cpu.tv_sec * 1000000000ll +
-			roles[i].cpu.tv_nsec,
-			(long long)roles[i].real.tv_sec * 1000000000ll +
-			roles[i].real.tv_nsec);
+			"real_ns=%lld real0_ns=%lld\n", roles[i].name,
+			roles[i].tid, roles[i].ru.ru_nvcsw,
+			roles[i].ru.ru_nivcsw, ts_ns(&roles[i].cpu),
+			ts_ns(&roles[i].real), ts_ns(&roles[i].real0));
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < roles[i].nseen; k++)
+			fprintf(f, "seen role=%s t=%lld\n", roles[i].name,
+				roles[i].seen[k]);
 	return fclose(f) ? 1 : 0;
 }

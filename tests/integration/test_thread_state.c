@@ -12,7 +12,8 @@
 
 struct acct {
 	long long tid, nvcsw, nivcsw, cpu_ns;
-	long long real_ns;	/* CLOCK_REALTIME when cpu_ns was read */
+	long long real_ns;	/* CLOCK_REALTIME just after cpu_ns was read */
+	long long real0_ns;	/* CLOCK_REALTIME just before */
 };
 
 static const char *db_path(void)
@@ -23,15 +24,16 @@ static const char *db_path(void)
 static struct acct acct_of(const char *role)
 {
 	char line[256], want[32];
-	struct acct a = { -1, -1, -1, -1, -1 };
+	struct acct a = { -1, -1, -1, -1, -1, -1 };
 	FILE *f = fopen(scratch_path("sched.info"), "r");
 
 	snprintf(want, sizeof(want), "role=%s ", role);
 	while (f && fgets(line, sizeof(line), f))
 		if (!strncmp(line, want, strlen(want)))
 			sscanf(line + strlen(want), "tid=%lld nvcsw=%lld nivcsw=%lld "
-			       "cpu_ns=%lld real_ns=%lld", &a.tid, &a.nvcsw,
-			       &a.nivcsw, &a.cpu_ns, &a.real_ns);
+			       "cpu_ns=%lld real_ns=%lld real0_ns=%lld", &a.tid,
+			       &a.nvcsw, &a.nivcsw, &a.cpu_ns, &a.real_ns,
+			       &a.real0_ns);
 	if (f)
 		fclose(f);
 	assert_true(a.tid > 0);
@@ -113,17 +115,22 @@ static void switch_outs_equal_the_kernels_context_switch_counts(void **state)
 }
 
 /*
- * Running time against CLOCK_THREAD_CPUTIME_ID, up to the instant the
- * thread read it (the intervals are clipped there: what runs after, the
- * thread's exit, is not in its clock; under AddressSanitizer that exit
- * took milliseconds).  Tolerance 1 ms + 2% + 20 us a switch: the
- * scheduler starts charging a thread when it picks it, while the
- * switch-in record is written after the switch itself
- * (finish_task_switch), so each switch shifts the two by the cost of a
- * context switch on this paravirtualized VM: 3.7 us a switch was seen
- * under load, 13.4 us with the CPU hogs and the sanitizer build.
+ * Running time against CLOCK_THREAD_CPUTIME_ID, up to the instant just
+ * before the thread read it (what runs after, the thread's exit, is not
+ * in its clock).  Only this direction is the kernel's to promise: a
+ * running interval lies within time the thread is charged for.  The
+ * other way the two differ by the cost of each switch in: the scheduler
+ * charges a thread from the moment it picks it, while the switch-in
+ * record is written after the context switch and after the thread's
+ * perf events are scheduled in (finish_task_switch).  That cost was 1 to
+ * 30 us a switch on this paravirtualized VM and 200 us once on a fresh
+ * one, so no bound that way would hold; the test below checks that side
+ * instant by instant instead.
+ * Tolerance 1 ms + 2% + 20 us a switch: a switch-out record is written
+ * after the charge stops, and interrupt and steal time may be left out
+ * of the charge.
  */
-static void running_time_equals_the_threads_cpu_clock(void **state)
+static void running_time_never_exceeds_the_threads_cpu_clock(void **state)
 {
 	const char *roles[] = { "spin", "sleep", "ping", "pong", "disk" };
 
@@ -132,16 +139,71 @@ static void running_time_equals_the_threads_cpu_clock(void **state)
 		struct acct a = acct_of(roles[i]);
 		long long run = db_int(db_path(), "SELECT sum(min(ts + dur, %lld) - ts) "
 				       "FROM thread_state WHERE tid = %lld AND "
-				       "state = 'running' AND ts < %lld", a.real_ns,
-				       a.tid, a.real_ns);
-		long long diff = run > a.cpu_ns ? run - a.cpu_ns : a.cpu_ns - run;
+				       "state = 'running' AND ts < %lld", a.real0_ns,
+				       a.tid, a.real0_ns);
 		long long switches = a.nvcsw + a.nivcsw;
 
-		if (diff > 1000000 + a.cpu_ns / 50 + 20000 * switches)
+		if (run > a.cpu_ns + 1000000 + a.cpu_ns / 50 + 20000 * switches)
 			fail_msg("%s: running %lld ns, CPU clock %lld ns", roles[i],
 				 run, a.cpu_ns);
 	}
 	assert_true(acct_of("spin").cpu_ns >= 300000000);
+}
+
+/* How many of the instants a thread saw itself running user code (the
+ * workload's "seen" lines) lie outside every running interval of it. */
+static int seen_outside_running(const char *role, long long tid)
+{
+	char line[256], want[48];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	FILE *f = fopen(scratch_path("sched.info"), "r");
+	int outside = 0, seen = 0;
+	long long t;
+
+	snprintf(want, sizeof(want), "seen role=%s t=%%lld", role);
+	assert_non_null(f);
+	assert_int_equal(sqlite3_open_v2(db_path(), &db, SQLITE_OPEN_READONLY,
+					 NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM "
+		"thread_state WHERE tid = ?1 AND state = 'running' AND "
+		"ts <= ?2 AND ts + dur > ?2", -1, &st, NULL), SQLITE_OK);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, want, &t) != 1)
+			continue;
+		seen++;
+		sqlite3_bind_int64(st, 1, tid);
+		sqlite3_bind_int64(st, 2, t);
+		if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int64(st, 0) != 1) {
+			if (outside++ < 3)
+				fprintf(stderr, "%s: on a CPU at %lld, in no running "
+					"interval\n", role, t);
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	fclose(f);
+	assert_true(seen > 0);
+	return outside;
+}
+
+/*
+ * What the kernel does promise about the switch in: its record is written
+ * before the thread returns to user mode, and the switch-out record after
+ * it enters the kernel.  So every instant the thread read the clock in
+ * user mode lies inside one running interval of it: a lost or mislabelled
+ * running interval shows here.  The closest instant seen was 1.1 us from
+ * an interval's edge, the clock conversion's uncertainty is 20-25 ns.
+ */
+static void a_thread_on_a_cpu_is_inside_a_running_interval(void **state)
+{
+	const char *roles[] = { "spin", "sleep", "ping", "pong", "disk" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++)
+		assert_int_equal(seen_outside_running(roles[i],
+						      acct_of(roles[i]).tid), 0);
 }
 
 static void a_threads_intervals_neither_overlap_nor_leave_holes(void **state)
@@ -228,7 +290,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(switch_outs_equal_the_kernels_context_switch_counts),
-		cmocka_unit_test(running_time_equals_the_threads_cpu_clock),
+		cmocka_unit_test(running_time_never_exceeds_the_threads_cpu_clock),
+		cmocka_unit_test(a_thread_on_a_cpu_is_inside_a_running_interval),
 		cmocka_unit_test(a_threads_intervals_neither_overlap_nor_leave_holes),
 		cmocka_unit_test(a_sleeping_thread_spends_its_sleeps_off_the_cpu),
 		cmocka_unit_test(disk_reads_block_and_sleeps_sleep),
