@@ -62,6 +62,18 @@ int opt_parse_u64_in(const char *s, const char *opt_name, uint64_t min,
 	return 0;
 }
 
+int opt_parse_tid(void *value, const char *arg, const char *opt_name,
+		  struct errmsg *e)
+{
+	uint64_t v = 0;
+	int err = opt_parse_u64_in(arg, opt_name, 1, INT32_MAX, "a thread id",
+				   &v, e);
+
+	if (err == 0)
+		*(int64_t *)value = (int64_t)v;
+	return err;
+}
+
 int opt_parse_u64_list(const char *s, const char *opt_name, uint64_t min,
 		       uint64_t max, const char *expected,
 		       int (*add)(void *ctx, uint64_t v), void *ctx,

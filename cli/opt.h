@@ -78,6 +78,10 @@ int opt_parse_u64_list(const char *s, const char *opt_name, uint64_t min,
 		       uint64_t max, const char *expected,
 		       int (*add)(void *ctx, uint64_t v), void *ctx,
 		       struct errmsg *e);
+/* An OPT_CALLBACK: a thread id (1 to INT32_MAX) into the int64_t at
+ * value. */
+int opt_parse_tid(void *value, const char *arg, const char *opt_name,
+		  struct errmsg *e);
 int opt_parse_duration(const char *s, const char *opt_name, uint64_t *ns,
 		       struct errmsg *e);
 int opt_parse_size(const char *s, const char *opt_name, uint64_t *bytes,

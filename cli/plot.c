@@ -45,15 +45,13 @@ static int add_tid(void *value, const char *arg, const char *opt,
 		   struct errmsg *e)
 {
 	struct plot_args *a = value;
-	uint64_t v;
-	int err = opt_parse_u64(arg, opt, &v, e);
+	int64_t v;
+	int err = opt_parse_tid(&v, arg, opt, e);
 
-	if (err == 0 && (v == 0 || v > INT32_MAX))
-		return errmsg_set(e, ERANGE, "invalid %s '%s': not a thread id", opt, arg);
 	if (err == 0 && ARRAY_RESERVE(a->tids, a->tids_cap, a->ntids + 1) < 0)
 		return errmsg_set(e, ENOMEM, "out of memory");
 	if (err == 0)
-		a->tids[a->ntids++] = (int64_t)v;
+		a->tids[a->ntids++] = v;
 	return err;
 }
 

@@ -69,20 +69,6 @@ static int parse_id(void *value, const char *arg, const char *opt,
 	return err;
 }
 
-static int parse_tid(void *value, const char *arg, const char *opt,
-		     struct errmsg *e)
-{
-	uint64_t v;
-	int err = opt_parse_u64(arg, opt, &v, e);
-
-	if (err == 0 && v > INT32_MAX)
-		return errmsg_set(e, ERANGE, "invalid %s '%s': not a thread id",
-				  opt, arg);
-	if (err == 0)
-		*(int64_t *)value = (int64_t)v;
-	return err;
-}
-
 /* ns since the epoch, or UTC "2026-11-23T15:41:18[.014123456][Z]". */
 static int parse_time(void *value, const char *arg, const char *opt,
 		      struct errmsg *e)
@@ -517,7 +503,7 @@ int cmd_pt(int argc, char **argv)
 		  "UTC like 2026-11-23T15:41:18.014Z)", OPT_CALLBACK, &a.around,
 		  parse_time },
 		{ 0, "tid", "TID", "only this thread's traces", OPT_CALLBACK, &a.tid,
-		  parse_tid },
+		  opt_parse_tid },
 		{ 0, "decode", NULL, "decode the session's stored traces again first "
 		  "(the files they ran may have been found since)", OPT_FLAG,
 		  &a.decode, NULL },

@@ -30,20 +30,6 @@ struct stacks_args {
 	uint64_t limit;
 };
 
-static int parse_tid(void *value, const char *arg, const char *opt,
-		     struct errmsg *e)
-{
-	uint64_t v;
-	int err = opt_parse_u64(arg, opt, &v, e);
-
-	if (err == 0 && v > INT32_MAX)
-		return errmsg_set(e, ERANGE, "invalid %s '%s': not a thread id",
-				  opt, arg);
-	if (err == 0)
-		*(int64_t *)value = (int64_t)v;
-	return err;
-}
-
 static int parse_kind(void *value, const char *arg, const char *opt,
 		      struct errmsg *e)
 {
@@ -269,7 +255,7 @@ int cmd_stacks(int argc, char **argv)
 		{ 0, "min-duration", "DUR", "only events at least this long "
 		  "(default 0)", OPT_DURATION, &a.min_dur_ns, NULL },
 		{ 0, "tid", "TID", "only this thread's events", OPT_CALLBACK,
-		  &a.tid, parse_tid },
+		  &a.tid, opt_parse_tid },
 		{ 0, "kind", "KIND", "major or minor faults, blocked intervals, "
 		  "or all (default)", OPT_CALLBACK, &a.kind, parse_kind },
 		{ 0, "limit", "N", "show the N most frequent stacks (default "

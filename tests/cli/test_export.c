@@ -140,29 +140,9 @@ static void a_table_this_build_does_not_know_is_exported_too(void **state)
 	python_check(&r, "export_check.py", "csv", dir, db, "2", NULL);
 }
 
-/* Runs export with args (NULL-terminated) and expects status and a
- * one-line message holding `says`. */
-static void assert_refused(int status, const char *says, ...)
-{
-	char *argv[32];
-	int n = 0;
-	struct run r;
-	va_list ap;
-
-	argv[n++] = (char *)faultline_bin();
-	argv[n++] = "export";
-	va_start(ap, says);
-	while (n < 31 && (argv[n] = va_arg(ap, char *)))
-		n++;
-	va_end(ap);
-	argv[n] = NULL;
-	run_argv(&r, argv);
-	if (r.status != status || !strstr(r.err, says))
-		fail_msg("exit %d (want %d), stderr: %s(want '%s')", r.status, status,
-			 r.err, says);
-	assert_non_null(strstr(r.err, "faultline export: "));
-	assert_ptr_equal(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
-}
+/* faultline export ARGS... refused with status and one line holding says. */
+#define assert_refused(status, says, ...) \
+	assert_refused_with(status, says, "export", __VA_ARGS__)
 
 static void bad_input_gets_one_message_and_leaves_no_file(void **state)
 {

@@ -216,29 +216,9 @@ static void an_svg_picture_has_a_lane_per_thread(void **state)
 	python_check(&r, "plot_check.py", "svg", svg, plot_fixture_db(), "2", NULL);
 }
 
-/* Runs plot with args (NULL-terminated) and expects status and a
- * one-line message holding `says`. */
-static void assert_refused(int status, const char *says, ...)
-{
-	char *argv[32];
-	int n = 0;
-	struct run r;
-	va_list ap;
-
-	argv[n++] = (char *)faultline_bin();
-	argv[n++] = "plot";
-	va_start(ap, says);
-	while (n < 31 && (argv[n] = va_arg(ap, char *)))
-		n++;
-	va_end(ap);
-	argv[n] = NULL;
-	run_argv(&r, argv);
-	if (r.status != status || !strstr(r.err, says))
-		fail_msg("exit %d (want %d), stderr: %s(want '%s')", r.status, status,
-			 r.err, says);
-	assert_non_null(strstr(r.err, "faultline plot: "));
-	assert_ptr_equal(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
-}
+/* faultline plot ARGS... refused with status and one line holding says. */
+#define assert_refused(status, says, ...) \
+	assert_refused_with(status, says, "plot", __VA_ARGS__)
 
 static void bad_input_gets_one_message_and_leaves_no_file(void **state)
 {

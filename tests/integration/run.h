@@ -203,19 +203,49 @@ static int run_argv(struct run *r, char *const argv[])
 }
 
 /* Runs faultline with the arguments given (NULL-terminated). */
-static int run_faultline(struct run *r, ...)
+static int run_faultline_v(struct run *r, va_list ap)
 {
 	char *argv[64];
 	int n = 0;
-	va_list ap;
 
 	argv[n++] = (char *)faultline_bin();
-	va_start(ap, r);
 	while (n < 63 && (argv[n] = va_arg(ap, char *)))
 		n++;
-	va_end(ap);
 	argv[n] = NULL;
 	return run_argv(r, argv);
+}
+
+static int run_faultline(struct run *r, ...)
+{
+	va_list ap;
+	int status;
+
+	va_start(ap, r);
+	status = run_faultline_v(r, ap);
+	va_end(ap);
+	return status;
+}
+
+/* Runs faultline with the arguments that follow (NULL-terminated, the
+ * subcommand first) and expects exit status `status` and one line on
+ * stderr, "faultline SUBCOMMAND: ...", holding `says`. */
+static void assert_refused_with(int status, const char *says, ...)
+{
+	char prefix[64];
+	struct run r;
+	va_list ap;
+
+	va_start(ap, says);
+	run_faultline_v(&r, ap);
+	va_end(ap);
+	va_start(ap, says);
+	snprintf(prefix, sizeof(prefix), "faultline %s: ", va_arg(ap, char *));
+	va_end(ap);
+	if (r.status != status || !strstr(r.err, says))
+		fail_msg("exit %d (want %d), stderr: %s(want '%s')", r.status, status,
+			 r.err, says);
+	assert_non_null(strstr(r.err, prefix));
+	assert_ptr_equal(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
 }
 
 /* The first column of the first row of sql on db, as an integer;
