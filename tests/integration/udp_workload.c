@@ -13,6 +13,7 @@
 #include <linux/sock_diag.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#define PAYLOAD 200	/* bytes of each datagram sent */
 
 static void die(const char *what)
 {
@@ -80,17 +83,67 @@ static void wait_for(const char *dir, const char *name)
 	exit(3);
 }
 
-static void send_n(int tx, const struct sockaddr_in *to, int n)
+/* SO_MEMINFO's bytes charged to fd's receive buffer, and its drops. */
+static void queue_and_drops(int fd, uint32_t *queued, uint32_t *drops)
 {
-	char payload[200];
-	struct timespec settle = { 0, 50000000 };
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mem);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) < 0)
+		die("SO_MEMINFO");
+	*queued = mem[SK_MEMINFO_RMEM_ALLOC];
+	*drops = mem[SK_MEMINFO_DROPS];
+}
+
+/* What one PAYLOAD-byte datagram over loopback is charged to a receive
+ * buffer, measured on a socket of its own. */
+static uint32_t datagram_truesize(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	char payload[PAYLOAD] = { 0 };
+	struct pollfd p = { .events = POLLIN };
+	uint32_t queued, drops;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	p.fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (p.fd < 0 || bind(p.fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    getsockname(p.fd, (struct sockaddr *)&a, &alen) < 0 ||
+	    sendto(p.fd, payload, sizeof(payload), 0, (struct sockaddr *)&a,
+		   alen) < 0 || poll(&p, 1, 10000) != 1)
+		die("probe socket");
+	queue_and_drops(p.fd, &queued, &drops);
+	close(p.fd);
+	return queued;
+}
+
+/*
+ * Sends n datagrams to rx (bound at to) and waits until each one is
+ * queued there or counted as dropped: loopback delivery runs in a
+ * softirq, which a busy machine may leave to ksoftirqd.  Gives up after
+ * ten seconds.
+ */
+static void send_n(int tx, int rx, const struct sockaddr_in *to, int n)
+{
+	char payload[PAYLOAD];
+	struct timespec ms = { 0, 1000000 };
+	uint32_t unit = datagram_truesize(), q0, d0, q, d;
 
 	memset(payload, 'u', sizeof(payload));
+	queue_and_drops(rx, &q0, &d0);
 	for (int i = 0; i < n; i++)
 		if (sendto(tx, payload, sizeof(payload), 0,
 			   (const struct sockaddr *)to, sizeof(*to)) < 0)
 			die("sendto");
-	nanosleep(&settle, NULL);	/* loopback delivery is done by now */
+	for (int waited = 0; waited < 10000; waited++) {
+		queue_and_drops(rx, &q, &d);
+		if ((q - q0) / unit + (d - d0) >= (uint32_t)n)
+			return;
+		nanosleep(&ms, NULL);
+	}
+	fprintf(stderr, "udp_workload: %d datagrams sent, not all delivered "
+		"after 10 s\n", n);
+	exit(3);
 }
 
 /* The socket's own view (SO_MEMINFO): bytes charged to its receive
@@ -143,13 +196,13 @@ static int staged(const char *info, const char *dir, int fill, int overflow)
 	    setsockopt(rx, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)) < 0 ||
 	    bind(rx, (struct sockaddr *)&a, sizeof(a)) < 0 || fstat(rx, &st) < 0)
 		die("socket");
-	send_n(tx, &a, fill);
+	send_n(tx, rx, &a, fill);
 	snprintf(lines, sizeof(lines), "inode=%llu\n", (unsigned long long)st.st_ino);
 	meminfo_lines(rx, 1, lines + strlen(lines), sizeof(lines) - strlen(lines));
 	info_add(info, lines);
 	wait_for(dir, "go2");
 
-	send_n(tx, &a, overflow);
+	send_n(tx, rx, &a, overflow);
 	meminfo_lines(rx, 2, lines, sizeof(lines));
 	info_add(info, lines);
 	wait_for(dir, "go3");
@@ -161,8 +214,6 @@ int main(int argc, char **argv)
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t alen = sizeof(a);
 	int n = argc > 2 ? atoi(argv[2]) : 2000, one = 1, rx, tx;
-	char payload[200];
-	struct timespec settle = { 0, 50000000 };
 	FILE *f;
 
 	if (argc == 6 && !strcmp(argv[1], "--staged"))
@@ -171,7 +222,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: udp_workload INFO_FILE [DATAGRAMS]\n");
 		return 2;
 	}
-	memset(payload, 'u', sizeof(payload));
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	rx = socket(AF_INET, SOCK_DGRAM, 0);
 	tx = socket(AF_INET, SOCK_DGRAM, 0);
@@ -180,11 +230,7 @@ int main(int argc, char **argv)
 	    bind(rx, (struct sockaddr *)&a, sizeof(a)) < 0 ||
 	    getsockname(rx, (struct sockaddr *)&a, &alen) < 0)
 		die("socket");
-	for (int i = 0; i < n; i++)
-		if (sendto(tx, payload, sizeof(payload), 0, (struct sockaddr *)&a,
-			   sizeof(a)) < 0)
-			die("sendto");
-	nanosleep(&settle, NULL);	/* loopback delivery is done by now */
+	send_n(tx, rx, &a, n);
 	f = fopen(argv[1], "w");
 	if (!f)
 		die(argv[1]);
