@@ -155,11 +155,12 @@ static long long read_ll(const char *path)
 	return buf[0] ? strtoll(buf, NULL, 10) : -1;
 }
 
-/* The first of 64 free pids in a row below limit, from 1000 up; 0 if
- * there is none. */
+/* The first of 64 free pids in a row below limit, from 301 up (the
+ * kernel hands out pids from 301 again after a wrap); 0 if there is
+ * none. */
 static pid_t free_pids_below(pid_t limit)
 {
-	for (pid_t p = 1000; p + 64 < limit; p += 64) {
+	for (pid_t p = 301; p + 64 < limit; p += 64) {
 		int used = 0;
 
 		for (pid_t q = p; q < p + 64 && !used; q++)
@@ -246,7 +247,7 @@ static void a_thread_born_after_a_wrap_gets_its_wakers(void **state)
 	char *fifo = scratch_path("waking.fifo"), *info = scratch_path("waking.info");
 	long long last = read_ll("/proc/sys/kernel/ns_last_pid"), tid = -1;
 	const int wakes = 20;
-	pid_t low = free_pids_below((pid_t)last - 1000);
+	pid_t low = free_pids_below((pid_t)last - 100);
 	struct run r;
 	int fds0, set = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	long long woken;
