@@ -288,6 +288,9 @@ static void a_stack_is_stored_once_however_many_rows_name_it(void **state)
  * The late first call of a lazily bound function, with the library's
  * pages evicted: the dynamic linker faults reading its symbol tables,
  * and the stack shows the resolver's frames above lazy_caller.
+ * MADV_PAGEOUT is advice: a page it could not isolate stays cached and
+ * the resolver's read of it is no major fault.  So up to three
+ * recordings, each saying what it found.
  */
 static void a_fault_in_the_dynamic_linker_shows_its_frames_above_the_caller(void **state)
 {
@@ -300,21 +303,31 @@ static void a_fault_in_the_dynamic_linker_shows_its_frames_above_the_caller(void
 		      "f.addr >= m.start_addr AND f.addr < m.end_addr)";
 	char sql[2048];
 	uint64_t lo, hi;
-	int64_t stack_id;
+	int64_t stack_id = -1;
 
 	(void)state;
-	record_workload(db, 0, fl_args, wl_args);
-	fn_range(0, info, "lazy_caller", &lo, &hi);
-	/* A major fault whose innermost user frame is in ld.so and whose
-	 * stack holds lazy_caller. */
-	snprintf(sql, sizeof(sql), "SELECT flt.stack_id FROM fault flt JOIN "
-		 "stack_frame sf USING (session_id, stack_id) JOIN frame f USING "
-		 "(session_id, frame_id) WHERE flt.kind = 'major' AND f.kernel = 0 "
-		 "AND f.return_addr = 0 AND EXISTS %s AND EXISTS (SELECT 1 FROM "
-		 "stack_frame sf3 JOIN frame f3 USING (session_id, frame_id) WHERE "
-		 "sf3.stack_id = flt.stack_id AND f3.addr > %llu AND f3.addr <= "
-		 "%llu)", ldso, (unsigned long long)lo, (unsigned long long)hi);
-	stack_id = db_int(db, sql, info_get(info, "pid"));
+	for (int attempt = 1; attempt <= 3 && stack_id <= 0; attempt++) {
+		record_workload(db, 0, fl_args, wl_args);
+		fn_range(0, info, "lazy_caller", &lo, &hi);
+		/* A major fault whose innermost user frame is in ld.so and
+		 * whose stack holds lazy_caller. */
+		snprintf(sql, sizeof(sql), "SELECT flt.stack_id FROM fault flt "
+			 "JOIN stack_frame sf USING (session_id, stack_id) JOIN "
+			 "frame f USING (session_id, frame_id) WHERE flt.kind = "
+			 "'major' AND f.kernel = 0 AND f.return_addr = 0 AND EXISTS "
+			 "%s AND EXISTS (SELECT 1 FROM stack_frame sf3 JOIN frame f3 "
+			 "USING (session_id, frame_id) WHERE sf3.stack_id = "
+			 "flt.stack_id AND f3.addr > %llu AND f3.addr <= %llu)", ldso,
+			 (unsigned long long)lo, (unsigned long long)hi);
+		stack_id = db_int(db, sql, info_get(info, "pid"));
+		if (stack_id <= 0)
+			fprintf(stderr, "recording %d: no major fault in ld.so under "
+				"lazy_caller (%lld major faults, %lld pages of the "
+				"library still cached after MADV_PAGEOUT)\n", attempt,
+				(long long)db_int(db, "SELECT count(*) FROM fault WHERE "
+						  "kind = 'major'"),
+				info_get(info, "lib_resident"));
+	}
 	assert_true(stack_id > 0);
 	/* The resolver's frames (at least _dl_runtime_resolve and _dl_fixup)
 	 * all lie between the fault and lazy_caller. */
