@@ -57,6 +57,14 @@ void json_cstring(struct strbuf *sb, const char *s)
 	json_string(sb, s, strlen(s));
 }
 
+void json_cstring_or_null(struct strbuf *sb, const char *s)
+{
+	if (s)
+		json_cstring(sb, s);
+	else
+		strbuf_adds(sb, "null");
+}
+
 void json_key(struct strbuf *sb, const char *key, int first)
 {
 	if (!first)

@@ -24,6 +24,8 @@
 void json_string(struct strbuf *sb, const char *s, size_t len);
 /* The same for a NUL-terminated string. */
 void json_cstring(struct strbuf *sb, const char *s);
+/* json_cstring, or null where s is NULL (a field that has no value). */
+void json_cstring_or_null(struct strbuf *sb, const char *s);
 
 /* "key": with the comma before it unless first. */
 void json_key(struct strbuf *sb, const char *key, int first);

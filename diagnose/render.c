@@ -193,10 +193,7 @@ static void json_finding(const struct diag_request *req,
 	json_key(sb, "cause", 0);
 	json_cstring(sb, f->culprit);
 	json_key(sb, "detail", 0);
-	if (f->detail)
-		json_cstring(sb, f->detail);
-	else
-		strbuf_adds(sb, "null");
+	json_cstring_or_null(sb, f->detail);
 	json_key(sb, "first_ts", 0);
 	json_int(sb, f->first_ts);
 	json_key(sb, "stalls", 0);
@@ -215,10 +212,7 @@ static void json_finding(const struct diag_request *req,
 	json_key(sb, "evidence", 0);
 	json_cstring(sb, s->evidence);
 	json_key(sb, "stack", 0);
-	if (f->stack)
-		json_cstring(sb, f->stack);
-	else
-		strbuf_adds(sb, "null");
+	json_cstring_or_null(sb, f->stack);
 	json_key(sb, "remedies", 0);
 	strbuf_init(&rem);
 	each_remedy(p, f->detail, &rem, "", "\n");
@@ -276,10 +270,7 @@ void diag_render_json(const struct diag_request *req,
 	json_key(sb, "session", 1);
 	json_int(sb, req->session_id);
 	json_key(sb, "event", 0);
-	if (req->event)
-		json_cstring(sb, req->event);
-	else
-		strbuf_adds(sb, "null");
+	json_cstring_or_null(sb, req->event);
 	json_key(sb, "events", 0);
 	json_int(sb, (int64_t)res->nevents);
 	json_key(sb, "findings", 0);

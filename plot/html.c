@@ -247,10 +247,7 @@ static int html_lane(void *wp, const struct plot_lane *l)
 		json_cstring(sb, l->name);
 		key_str(sb, "labels", l->labels);
 		json_key(sb, "unit", 0);
-		if (l->unit)
-			json_cstring(sb, l->unit);
-		else
-			strbuf_adds(sb, "null");
+		json_cstring_or_null(sb, l->unit);
 		key_int(sb, "imported", l->imported);
 		key_str(sb, "style", l->style == STYLE_TICKS ? "ticks" : "line");
 		json_key(sb, "vmin", 0);

@@ -51,10 +51,7 @@ static void json_tracepoints(struct strbuf *sb, const struct tp_spec_list *l)
 		json_key(sb, "name", 0);
 		json_cstring(sb, l->v[i].name);
 		json_key(sb, "filter", 0);
-		if (l->v[i].filter)
-			json_cstring(sb, l->v[i].filter);
-		else
-			strbuf_adds(sb, "null");
+		json_cstring_or_null(sb, l->v[i].filter);
 		strbuf_addc(sb, '}');
 	}
 	strbuf_addc(sb, ']');

@@ -53,9 +53,6 @@ void record_pt_json(struct strbuf *sb, const struct pt_settings *s)
 	strbuf_addf(sb, ",\"pt\":{\"mode\":\"%s\",\"size\":%llu,\"trigger_ns\":%llu,"
 		    "\"config\":", pt_mode_name(s->mode), (unsigned long long)s->size,
 		    (unsigned long long)s->trigger_ns);
-	if (s->terms)
-		json_cstring(sb, s->terms);
-	else
-		strbuf_adds(sb, "null");
+	json_cstring_or_null(sb, s->terms);
 	strbuf_addc(sb, '}');
 }
