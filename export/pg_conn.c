@@ -93,6 +93,16 @@ int pg_connect(const char *target, PGconn **out, struct errmsg *e)
 			  where, msg, fix);
 }
 
+/* Did the server end the connection with this error?  A terminated
+ * backend sends FATAL 57P01 before it closes, and libpq may hand that
+ * result over before it sees the connection close. */
+static int connection_ended(const PGresult *r)
+{
+	const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+
+	return state && (!strncmp(state, "57P", 3) || !strncmp(state, "08", 2));
+}
+
 int pg_fail(PGconn *c, const PGresult *r, const char *what, struct errmsg *e)
 {
 	char msg[600];
@@ -100,7 +110,7 @@ int pg_fail(PGconn *c, const PGresult *r, const char *what, struct errmsg *e)
 	one_line(r ? PQresultErrorMessage(r) : PQerrorMessage(c), msg, sizeof(msg));
 	if (!*msg)
 		one_line(PQerrorMessage(c), msg, sizeof(msg));
-	if (PQstatus(c) != CONNECTION_OK)
+	if (PQstatus(c) != CONNECTION_OK || connection_ended(r))
 		return errmsg_set(e, ECONNRESET, "%s: the connection to PostgreSQL "
 				  "was lost (%s); the server stopped or the backend "
 				  "was terminated: nothing of the session in progress "
