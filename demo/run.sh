@@ -5,8 +5,9 @@
 # 2000 a second over loopback to a receiver thread (nak-rx) whose socket
 # has a small receive buffer; the receiver logs each sequence gap (a NAK)
 # with its wall-clock time.  Partway through, nak-rx reads a file whose
-# pages were dropped from the page cache: a run of major faults.  The
-# socket overflows and the receiver NAKs.
+# pages were dropped from the page cache, in random order: one major fault
+# after another until it has stalled 150 ms (however many faults that
+# takes on this disk) and its socket has dropped.  The receiver NAKs.
 #
 # faultline records it (faults with their stacks, thread states, the
 # socket's depth and drops every millisecond, the kernel's kfree_skb drop

@@ -35,6 +35,18 @@ static void the_demo_lines_the_nak_up_with_the_stall_that_caused_it(void **state
 	assert_true(rx_tid > 0);
 	/* Every page of the cold file was out of the page cache. */
 	assert_int_equal(info_get(info, "cold_resident"), 0);
+	/* The demo made its stall as long as the story's, and the socket
+	 * overflowed during it. */
+	assert_true(info_get(info, "stall_end") - info_get(info, "stall_start") >=
+		    150000000);
+	assert_true(info_get(info, "stall_drops") > 0);
+	/* faultline stored each major fault the kernel counted for the
+	 * receiver during the stall. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM fault WHERE tid = %lld "
+				"AND kind = 'major' AND ts >= %lld AND ts + dur <= %lld",
+				rx_tid, info_get(info, "stall_start"),
+				info_get(info, "stall_end")),
+			 info_get(info, "stall_faults"));
 
 	/* The NAK the stall caused: the receiver's first after it (on a
 	 * busy machine a scheduling delay can cause others). */
