@@ -54,6 +54,10 @@ static void describe_target(char *buf, size_t n, pid_t pid, int cpu)
 {
 	if (pid == -1)
 		snprintf(buf, n, "all threads on CPU %d", cpu);
+	else if (pid == 0 && cpu == -1)	/* the caller: faultline's own events */
+		snprintf(buf, n, "faultline's own thread");
+	else if (pid == 0)
+		snprintf(buf, n, "faultline's own thread on CPU %d", cpu);
 	else if (cpu == -1)
 		snprintf(buf, n, "thread %d", (int)pid);
 	else

@@ -304,6 +304,80 @@ static long long info_get(const char *path, const char *key)
 		skip();						\
 	} while (0)
 
+/*
+ * A /proc/sys setting a test needs, held while the test runs: a guard
+ * child puts the old value back when sysctl_restore closes fd, or when
+ * this process dies, by a crash too (the pipe's write end closes).
+ */
+struct sysctl_guard {
+	int fd;		/* the pipe's write end; -1 when nothing was changed */
+	pid_t pid;	/* the guard */
+};
+
+/* Raises the setting at path to value where it holds less.  0 on
+ * success (g->fd -1 when it already held enough), -1 where the file
+ * cannot be read or written (errno says why). */
+static int sysctl_at_least(struct sysctl_guard *g, const char *path, long long value)
+{
+	char buf[32];
+	long long old = -1;
+	int p[2], fd;
+	FILE *f = fopen(path, "r");
+
+	*g = (struct sysctl_guard){ -1, 0 };
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &old) != 1) {
+		fclose(f);
+		errno = EINVAL;
+		return -1;
+	}
+	fclose(f);
+	if (old >= value)
+		return 0;
+	fd = open(path, O_WRONLY);
+	snprintf(buf, sizeof(buf), "%lld", value);
+	if (fd < 0 || pipe(p) < 0 || write(fd, buf, strlen(buf)) < 0) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return -1;
+	}
+	g->pid = fork();
+	if (g->pid < 0) {
+		pwrite(fd, buf, (size_t)snprintf(buf, sizeof(buf), "%lld", old), 0);
+		close(fd);
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (g->pid == 0) {
+		char c;
+
+		close(p[1]);
+		while (read(p[0], &c, 1) > 0)
+			;
+		snprintf(buf, sizeof(buf), "%lld", old);
+		_exit(pwrite(fd, buf, strlen(buf), 0) < 0);
+	}
+	close(fd);
+	close(p[0]);
+	g->fd = p[1];
+	return 0;
+}
+
+/* Puts the old value back now, and waits until it is. */
+static void sysctl_restore(struct sysctl_guard *g)
+{
+	if (g->fd < 0)
+		return;
+	close(g->fd);
+	waitpid(g->pid, NULL, 0);
+	*g = (struct sysctl_guard){ -1, 0 };
+}
+
 static void sleep_ms(long ms)
 {
 	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
