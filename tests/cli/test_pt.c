@@ -82,9 +82,8 @@ static void record_pt_without_intel_pt_names_what_is_missing(void **state)
 
 	(void)state;
 	if (have_pt()) {
-		print_message("skipped: this machine has an intel_pt PMU, so record "
-			      "--pt does not fail here\n");
-		return;
+		skip_msg("this machine has an intel_pt PMU, so record --pt does "
+			 "not fail here");
 	}
 	assert_int_equal(run_faultline(&r, "record", "--pt", "-o", db, "--", "true",
 				       NULL), 1);
@@ -115,8 +114,7 @@ static void record_pt_leaves_an_existing_database_untouched(void **state)
 
 	(void)state;
 	if (have_pt()) {
-		print_message("skipped: this machine has an intel_pt PMU\n");
-		return;
+		skip_msg("this machine has an intel_pt PMU");
 	}
 	assert_int_equal(ptdb_build(&d, db, 0), 0);
 	before = file_bytes(db, &before_len);
