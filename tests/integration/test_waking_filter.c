@@ -242,6 +242,19 @@ static int wait_in_pipe_read(long long tid)
  * event is not open yet is rightly missed), every wake-up the test gives
  * it must name the test as the waker.
  */
+static long long last_pid_before = -1;	/* ns_last_pid when the test began */
+
+/* Teardown: pids go on from where they were, whatever happened to the
+ * test, so later runs and other programs find the pids they expect. */
+static int put_last_pid_back(void **state)
+{
+	if (last_pid_before > 0 &&
+	    read_ll("/proc/sys/kernel/ns_last_pid") < last_pid_before)
+		set_last_pid((pid_t)last_pid_before);
+	last_pid_before = -1;
+	return kill_leftovers(state);
+}
+
 static void a_thread_born_after_a_wrap_gets_its_wakers(void **state)
 {
 	char *fifo = scratch_path("waking.fifo"), *info = scratch_path("waking.info");
@@ -257,6 +270,7 @@ static void a_thread_born_after_a_wrap_gets_its_wakers(void **state)
 		skip_msg("no 64 free pids in a row below %lld", last);
 	record_workload(&r, fifo);
 	fds0 = perf_fd_count(r.pid);
+	last_pid_before = last;
 	if (set_last_pid(low - 1) < 0) {
 		say(fifo, "gq");
 		run_wait(&r);
@@ -307,7 +321,7 @@ int main(void)
 		cmocka_unit_test_teardown(a_storm_outside_the_targets_is_not_recorded,
 					  kill_leftovers),
 		cmocka_unit_test_teardown(a_thread_born_after_a_wrap_gets_its_wakers,
-					  kill_leftovers),
+					  put_last_pid_back),
 	};
 
 	return cmocka_run_group_tests_name("waking filter", tests, NULL, NULL);
