@@ -25,6 +25,12 @@ bindir() {
 stop() {
 	dir=$1
 	bin=$(bindir)
+	# The watcher goes first (unless it is the one stopping): on TERM it
+	# kills the sleep it waits in, so nothing of this server outlives
+	# the stop.
+	if [ -f "$dir/watcher.pid" ] && [ "$(cat "$dir/watcher.pid")" != "$PPID" ]; then
+		kill "$(cat "$dir/watcher.pid")" 2>/dev/null || true
+	fi
 	if [ -f "$dir/data/postmaster.pid" ]; then
 		runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
 	fi
@@ -56,9 +62,18 @@ start)
 		exit 1
 	fi
 	# The watcher: detached from the caller's pipes, so it never holds
-	# them open.
-	( while kill -0 "$owner" 2>/dev/null; do sleep 1; done; "$0" stop "$dir" ) \
-		</dev/null >/dev/null 2>&1 &
+	# them open; a stop from the test kills it (TERM), and its sleep.
+	(
+		s=
+		trap 'kill $s 2>/dev/null; exit 0' TERM
+		while kill -0 "$owner" 2>/dev/null; do
+			sleep 1 &
+			s=$!
+			wait $s
+		done
+		"$0" stop "$dir"
+	) </dev/null >/dev/null 2>&1 &
+	echo $! >"$dir/watcher.pid"
 	url="postgresql:///postgres?host=$dir&user=postgres"
 	"$bin/psql" -q -X -v ON_ERROR_STOP=1 "$url" \
 		-c "CREATE ROLE fl_scram LOGIN SUPERUSER PASSWORD 'right'" >/dev/null

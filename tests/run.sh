@@ -5,7 +5,18 @@
 # A test that skips says why on a line starting "skipped: ", shown here.
 # cmocka binaries report "[  PASSED  ] N test(s)." and "[  FAILED  ] N
 # test(s)"; the fuzz replays report "replay: N passed, M failed".
+#
+# Nothing may outlive the suite: at its end, a process that carries this
+# run's FAULTLINE_SUITE mark in its environment (every process a test
+# starts inherits it, servers and daemons too), a scratch directory made
+# during the run, or a mount inside one, is a failure that names it; it is
+# then removed, so one broken run does not break the next.
 set -u
+
+export FAULTLINE_SUITE="suite-$$-$(date +%s%N)"
+scratch_glob='/var/tmp/faultline-test.* /var/tmp/faultline-demo.* /tmp/flpg.*'
+# shellcheck disable=SC2086
+scratch_before=$(ls -d $scratch_glob 2>/dev/null)
 
 passed=0
 failed=0
@@ -63,6 +74,66 @@ for bin in "$@"; do
 	skipped=$((skipped + s))
 	rm -f "$log"
 done
+
+# The live processes (not zombies) that carry this run's mark.
+marked_processes() {
+	local env stat p
+	for env in /proc/[0-9]*/environ; do
+		p=${env#/proc/}
+		p=${p%/environ}
+		[ "$p" = "$$" ] && continue
+		grep -qz "^FAULTLINE_SUITE=$FAULTLINE_SUITE\$" "$env" 2>/dev/null || continue
+		stat=$(cat "/proc/$p/stat" 2>/dev/null) || continue
+		stat=${stat##*) }
+		[ "${stat%% *}" = Z ] && continue
+		echo "$p $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-120)"
+	done
+}
+
+# What the tests left behind: each thing named on stdout.
+leftovers() {
+	local left d
+	# A watcher that stops a server when its test exits needs a moment.
+	for _ in $(seq 50); do
+		left=$(marked_processes)
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
+	[ -n "$left" ] && sed 's/^/process /' <<<"$left"
+	while read -r _ d _; do
+		case "$d" in
+		/var/tmp/faultline-test.*|/var/tmp/faultline-demo.*|/tmp/flpg.*)
+			echo "mount $d" ;;
+		esac
+	done </proc/mounts
+	# shellcheck disable=SC2086
+	for d in $(ls -d $scratch_glob 2>/dev/null); do
+		grep -qxF "$d" <<<"$scratch_before" || echo "directory $d"
+	done
+}
+
+# Removes what leftovers named, processes first.
+remove_leftovers() {
+	local what id _
+	while read -r what id _; do
+		case "$what" in
+		process) kill -9 "$id" 2>/dev/null ;;
+		mount) umount -l "$id" 2>/dev/null ;;
+		esac
+	done <<<"$1"
+	while read -r what id _; do
+		[ "$what" = directory ] && rm -rf "$id"
+	done <<<"$1"
+}
+
+left=$(leftovers)
+if [ -n "$left" ]; then
+	echo "left behind by the tests (now removed):"
+	sed 's/^/    /' <<<"$left"
+	remove_leftovers "$left"
+	failed=$((failed + 1))
+	broken+=("nothing-left-behind")
+fi
 
 if ((${#broken[@]})); then
 	echo "failing: ${broken[*]}"
