@@ -132,10 +132,13 @@ LIB_OBJ = $(DECODER_OBJ) $(COLLECTOR_OBJ) $(SCHEMA_OBJ) $(RECORD_OBJ) $(READER_O
 
 FAULTLINE = $(BUILD)/faultline
 
-.PHONY: all deps deps-check deps-demo deps-bench demo check check-fast unwind-fixture bench-diagnose \
+.PHONY: all deps deps-check deps-demo deps-bench demo check check-fast check-run unwind-fixture bench-diagnose \
 	check-san check-stress fuzz bench install clean
 
-all: deps $(FAULTLINE)
+# The packages first, then the build in a sub-make: with -j, a compile
+# must not start before the headers it needs are installed.
+all: deps
+	@$(MAKE) --no-print-directory $(FAULTLINE)
 	@ln -sf $(FAULTLINE) faultline
 
 deps:
@@ -347,7 +350,9 @@ $(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(DECODER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
-check-fast: deps-check $(FAULTLINE) $(TEST_BIN) $(WORKLOAD_BIN) $(DEMO_BIN)
+check-fast: deps-check
+	@$(MAKE) --no-print-directory check-run
+check-run: $(FAULTLINE) $(TEST_BIN) $(WORKLOAD_BIN) $(DEMO_BIN)
 	@FAULTLINE=$(FAULTLINE) WORKLOAD=$(BUILD)/tests/fault_workload \
 		SCHED_WORKLOAD=$(BUILD)/tests/sched_workload \
 		UDP_WORKLOAD=$(BUILD)/tests/udp_workload BUILD=$(BUILD) \
@@ -409,7 +414,8 @@ $(BUILD)/tests/test_pg: tests/cli/test_pg.c tests/integration/run.h $(LIB_OBJ)
 
 # ---- demo, bench, install ------------------------------------------------
 
-demo: deps-demo $(FAULTLINE) $(DEMO_BIN)
+demo: deps-demo
+	@$(MAKE) --no-print-directory $(FAULTLINE) $(DEMO_BIN)
 	@FAULTLINE=$(FAULTLINE) NAK_DEMO=$(DEMO_BIN) demo/run.sh
 
 bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_rate \
