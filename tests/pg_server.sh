@@ -41,7 +41,7 @@ case "${1:-}" in
 start)
 	owner=$2
 	bin=$(bindir)
-	dir=$(mktemp -d /tmp/flpg.XXXXXX)
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/flpg.XXXXXX")
 	chown postgres: "$dir"
 	chmod 700 "$dir"
 	if ! runuser -u postgres -- "$bin/initdb" -D "$dir/data" -U postgres -A trust \

@@ -8,15 +8,18 @@
 #
 # Nothing may outlive the suite: at its end, a process that carries this
 # run's FAULTLINE_SUITE mark in its environment (every process a test
-# starts inherits it, servers and daemons too), a scratch directory made
-# during the run, or a mount inside one, is a failure that names it; it is
-# then removed, so one broken run does not break the next.
+# starts inherits it, servers and daemons too), anything left in the
+# suite's own temporary directory (TMPDIR for every test; tests/tmpdir.h),
+# or a mount inside it, is a failure that names it; it is then removed,
+# so one broken run does not break the next.
 set -u
 
 export FAULTLINE_SUITE="suite-$$-$(date +%s%N)"
-scratch_glob='/var/tmp/faultline-test.* /var/tmp/faultline-demo.* /tmp/flpg.*'
-# shellcheck disable=SC2086
-scratch_before=$(ls -d $scratch_glob 2>/dev/null)
+# On disk (a major-fault test needs pages that can leave the page cache),
+# and open to the user nobody and the postgres user some tests run as.
+TMPDIR=$(mktemp -d /var/tmp/faultline-suite.XXXXXX) || exit 1
+chmod 755 "$TMPDIR"
+export TMPDIR
 
 passed=0
 failed=0
@@ -102,17 +105,16 @@ leftovers() {
 	[ -n "$left" ] && sed 's/^/process /' <<<"$left"
 	while read -r _ d _; do
 		case "$d" in
-		/var/tmp/faultline-test.*|/var/tmp/faultline-demo.*|/tmp/flpg.*)
-			echo "mount $d" ;;
+		"$TMPDIR"/*) echo "mount $d" ;;
 		esac
 	done </proc/mounts
-	# shellcheck disable=SC2086
-	for d in $(ls -d $scratch_glob 2>/dev/null); do
-		grep -qxF "$d" <<<"$scratch_before" || echo "directory $d"
+	for d in "$TMPDIR"/* "$TMPDIR"/.[!.]*; do
+		[ -e "$d" ] && echo "file $d"
 	done
 }
 
-# Removes what leftovers named, processes first.
+# Removes what leftovers named, processes first, then the suite's
+# temporary directory.
 remove_leftovers() {
 	local what id _
 	while read -r what id _; do
@@ -120,9 +122,6 @@ remove_leftovers() {
 		process) kill -9 "$id" 2>/dev/null ;;
 		mount) umount -l "$id" 2>/dev/null ;;
 		esac
-	done <<<"$1"
-	while read -r what id _; do
-		[ "$what" = directory ] && rm -rf "$id"
 	done <<<"$1"
 }
 
@@ -134,6 +133,7 @@ if [ -n "$left" ]; then
 	failed=$((failed + 1))
 	broken+=("nothing-left-behind")
 fi
+rm -rf "$TMPDIR"
 
 if ((${#broken[@]})); then
 	echo "failing: ${broken[*]}"

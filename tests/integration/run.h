@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../tmpdir.h"
+
 static const char *faultline_bin(void)
 {
 	const char *b = getenv("FAULTLINE");
@@ -76,8 +78,7 @@ static const char *scratch_dir(void)
 	char *dir = scratch_dir_path;
 
 	if (!dir[0]) {
-		snprintf(dir, sizeof(scratch_dir_path),
-			 "/var/tmp/faultline-test.XXXXXX");
+		tmp_template(dir, sizeof(scratch_dir_path), "faultline-test");
 		if (!mkdtemp(dir)) {
 			perror("mkdtemp");
 			abort();

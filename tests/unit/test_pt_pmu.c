@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../tmpdir.h"
 #include "../../collector/pt_config.h"
 #include "../../collector/pt_pmu.h"
 
@@ -224,7 +225,7 @@ static void a_machine_without_the_pmu_is_told_why(void **state)
 
 static void a_format_file_the_kernel_could_not_write_is_named(void **state)
 {
-	char root[] = "/tmp/fl-pt-pmu.XXXXXX", path[512];
+	char root[256], path[512];
 	const char *dirs[] = { "sys", "sys/bus", "sys/bus/event_source",
 			       "sys/bus/event_source/devices", PT_PMU_DIR,
 			       PT_PMU_DIR "/format", PT_PMU_DIR "/caps" };
@@ -233,7 +234,7 @@ static void a_format_file_the_kernel_could_not_write_is_named(void **state)
 	FILE *f;
 
 	(void)state;
-	assert_non_null(mkdtemp(root));
+	assert_non_null(mkdtemp(tmp_template(root, sizeof(root), "fl-pt-pmu")));
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
 		assert_int_equal(mkdir(path, 0755), 0);

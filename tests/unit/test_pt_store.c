@@ -16,10 +16,11 @@
 /* See test_pt_decode.c: records.h and gcc 12's false positives. */
 #pragma GCC diagnostic ignored "-Warray-bounds"
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
+#include "../tmpdir.h"
 #include "records.h"
 #include "pt_db.h"
 
-static char dir[] = "/var/tmp/fl-pt-store.XXXXXX";
+static char dir[128];
 
 static const char *db_path(const char *name)
 {
@@ -200,7 +201,7 @@ static void a_session_without_intel_pt_says_so(void **state)
 static int make_dir(void **state)
 {
 	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
+	return mkdtemp(tmp_template(dir, sizeof(dir), "fl-pt-store")) ? 0 : -1;
 }
 
 static int remove_dir(void **state)

@@ -32,11 +32,11 @@
 #define SESSION 1
 #define FAKE_PID 4194399	/* above the largest pid_max: no process has it */
 
-static char scratch[64];	/* this run's directory, removed at the end */
+static char scratch[128];	/* this run's directory, removed at the end */
 
 static sqlite3 *new_db(const char *name, const char *kernel)
 {
-	char path[128];
+	char path[256];
 	struct errmsg e;
 	sqlite3 *db;
 	char *sql;
@@ -646,7 +646,7 @@ static void copy_file(const char *from, const char *to)
 static void no_file_is_read_once_the_write_transaction_has_begun(void **state)
 {
 	sqlite3 *db = new_db("order.db", this_kernel());
-	char lib[128], map[64];
+	char lib[256], map[64];
 	struct begin_watch w = { { lib, map }, 0 };
 	struct symbolize_counts c;
 	int jit_pid = unused_pid(0), lib_left, map_left;
@@ -693,7 +693,7 @@ static void no_file_is_read_once_the_write_transaction_has_begun(void **state)
  * tid 11 and one blocked interval of tid 12; closed, its path returned. */
 static const char *stacks_db(const char *name, const char *as_path)
 {
-	static char path[128];
+	static char path[256];
 	sqlite3 *db = new_db(name, this_kernel());
 
 	snprintf(path, sizeof(path), "%s/%s", scratch, name);
@@ -794,7 +794,7 @@ static void symbolize_explains_frames_left_without_names(void **state)
 static void symbolize_and_stacks_name_what_is_wrong_with_their_input(void **state)
 {
 	const char *db = stacks_db("cli_err.db", NULL);
-	char notdb[128], other[128];
+	char notdb[256], other[256];
 	struct run r;
 	FILE *f;
 
@@ -870,8 +870,8 @@ static int load_fixture(void **state)
 	(void)state;
 	if (symfix_load() < 0)
 		return -1;
-	snprintf(scratch, sizeof(scratch), "/tmp/faultline-symbolize.XXXXXX");
-	return mkdtemp(scratch) ? 0 : -1;
+	return mkdtemp(tmp_template(scratch, sizeof(scratch), "faultline-symbolize")) ?
+	       0 : -1;
 }
 
 static int remove_scratch(void **state)
