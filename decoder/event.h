@@ -32,6 +32,18 @@ enum ev_kind {
 
 #define COMM_LEN 16		/* TASK_COMM_LEN, including the NUL */
 
+/*
+ * The context a wake-up ran in, from sched_waking's common_flags.  In an
+ * interrupt the thread the tracepoint reports (common_pid) is only the
+ * one the interrupt happened to hit: the waker is the interrupt.
+ */
+enum wake_ctx {
+	WAKE_THREAD,		/* a thread woke it (a syscall, a futex) */
+	WAKE_HARDIRQ,		/* a hard interrupt: a timer, a device */
+	WAKE_SOFTIRQ,		/* a softirq: network receive, timers, block */
+	WAKE_NMI,
+};
+
 struct ev {
 	uint64_t mono_ts;	/* CLOCK_MONOTONIC ns: the recording's clock */
 	uint64_t seq;		/* arrival order, set by order_queue_push */
@@ -68,6 +80,7 @@ struct ev {
 			char prev_comm[COMM_LEN];	/* tid's name */
 			char next_comm[COMM_LEN];
 			uint32_t waker_tid, waker_pid;	/* EV_WAKING */
+			uint8_t waker_ctx;		/* enum wake_ctx */
 		} sched;
 	} u;
 };

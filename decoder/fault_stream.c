@@ -260,9 +260,12 @@ static int on_sched(struct fault_stream *s, struct thread *t,
 		timeline_switch_detail(&t->tl, &d);
 		return 0;
 	}
-	w.tid = e->u.sched.waker_tid;
+	w.ctx = (enum wake_ctx)e->u.sched.waker_ctx;
+	/* In an interrupt the sample's thread is whichever one the interrupt
+	 * hit, never the waker: the interrupt is.  tid 0 is a CPU's idle
+	 * task. */
+	w.tid = w.ctx == WAKE_THREAD ? e->u.sched.waker_tid : 0;
 	w.cpu = e->cpu;
-	/* tid 0 is a CPU's idle task: an interrupt did the waking. */
 	w.comm = w.tid ? thread_name(s, w.tid) : "";
 	return timeline_waking(&t->tl, t->tid, t->pid, e->mono_ts, &w,
 			       store_state, s);

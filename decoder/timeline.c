@@ -33,6 +33,16 @@ const char *thread_state_name(enum thread_state_kind s)
 	return s <= TS_UNKNOWN ? names[s] : "unknown";
 }
 
+const char *wake_ctx_name(enum wake_ctx c)
+{
+	static const char *const names[] = {
+		[WAKE_THREAD] = "thread", [WAKE_HARDIRQ] = "hardirq",
+		[WAKE_SOFTIRQ] = "softirq", [WAKE_NMI] = "nmi",
+	};
+
+	return c <= WAKE_NMI ? names[c] : "thread";
+}
+
 void timeline_init(struct timeline *tl)
 {
 	memset(tl, 0, sizeof(*tl));
@@ -58,6 +68,7 @@ static int close_open(struct timeline *tl, uint32_t tid, uint32_t pid,
 	iv.cpu = as == TS_RUNNING ? tl->cpu : -1;
 	iv.waker_tid = w ? (int64_t)w->tid : -1;
 	iv.waker_cpu = w ? (int32_t)w->cpu : -1;
+	iv.waker_ctx = w ? (int)w->ctx : -1;
 	if (w && w->comm)
 		strncpy(iv.waker_comm, w->comm, TL_COMM_LEN - 1);
 	iv.next_tid = tl->next_tid;

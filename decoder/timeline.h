@@ -36,6 +36,8 @@
 
 #include <stdint.h>
 
+#include "event.h"
+
 #define TL_COMM_LEN 16		/* TASK_COMM_LEN, including the NUL */
 
 enum thread_state_kind {
@@ -56,8 +58,10 @@ struct state_interval {
 	uint64_t dur_ns;
 	enum thread_state_kind state;
 	int32_t cpu;		/* while running */
-	int64_t waker_tid;	/* the wake-up that ended a sleep */
+	int64_t waker_tid;	/* the wake-up that ended a sleep; 0 for an
+				 * interrupt or a CPU's idle task */
 	int32_t waker_cpu;
+	int waker_ctx;		/* enum wake_ctx; -1 with no wake-up */
 	char waker_comm[TL_COMM_LEN];	/* "" when not known */
 	int64_t next_tid;	/* took the CPU at the switch out that began it */
 	char next_comm[TL_COMM_LEN];	/* its name then; "" when not known */
@@ -98,14 +102,17 @@ typedef int (*interval_fn)(void *ctx, const struct state_interval *iv);
 
 /* Who woke a thread, as the stream knows it. */
 struct waker {
-	uint32_t tid;
+	uint32_t tid;		/* 0: an interrupt, or a CPU's idle task */
 	uint32_t cpu;
+	enum wake_ctx ctx;
 	const char *comm;	/* borrowed for the call; "" when not known */
 };
 
 /* The state a sched_switch prev_state value reports. */
 enum thread_state_kind state_from_prev_state(uint32_t prev_state);
 const char *thread_state_name(enum thread_state_kind s);
+/* thread_state.waker_context: thread, hardirq, softirq or nmi. */
+const char *wake_ctx_name(enum wake_ctx c);
 
 int timeline_switch_in(struct timeline *tl, uint32_t tid, uint32_t pid,
 		       uint64_t mono_ts, uint32_t cpu, interval_fn fn, void *ctx);

@@ -74,8 +74,10 @@ int sched_fields_bind(struct sched_fields *f, struct tep_event *sched_switch,
 		f->next_pid = tep_find_field(sched_switch, "next_pid");
 		f->next_comm = tep_find_field(sched_switch, "next_comm");
 	}
-	if (sched_waking)
+	if (sched_waking) {
 		f->woken_pid = tep_find_field(sched_waking, "pid");
+		f->waking_flags = tep_find_common_field(sched_waking, "common_flags");
+	}
 	return f->prev_pid && f->prev_state && f->next_pid && f->woken_pid ?
 	       0 : -ENOENT;
 }
@@ -102,6 +104,26 @@ static void read_comm(struct tep_format_field *field, const struct sample *s,
 	n = (size_t)field->size < COMM_LEN - 1 ? (size_t)field->size : COMM_LEN - 1;
 	memcpy(out, (const char *)s->raw + field->offset, n);
 	out[n] = '\0';
+}
+
+/*
+ * The kernel's trace flags (include/linux/trace_events.h, enum
+ * trace_flag_type): what context the event ran in.  The innermost wins:
+ * an NMI can interrupt a hard interrupt, which can interrupt a softirq.
+ */
+#define TRACE_FLAG_HARDIRQ	0x08
+#define TRACE_FLAG_SOFTIRQ	0x10
+#define TRACE_FLAG_NMI		0x40
+
+enum wake_ctx wake_ctx_of_flags(uint32_t common_flags)
+{
+	if (common_flags & TRACE_FLAG_NMI)
+		return WAKE_NMI;
+	if (common_flags & TRACE_FLAG_HARDIRQ)
+		return WAKE_HARDIRQ;
+	if (common_flags & TRACE_FLAG_SOFTIRQ)
+		return WAKE_SOFTIRQ;
+	return WAKE_THREAD;
 }
 
 int sched_ev(const struct sched_fields *f, enum ev_role role,
@@ -133,6 +155,8 @@ int sched_ev(const struct sched_fields *f, enum ev_role role,
 	out->tid = (uint32_t)tid;
 	out->u.sched.waker_tid = s->sid.tid;
 	out->u.sched.waker_pid = s->sid.pid;
+	if (read_field(f->waking_flags, s, &state) == 0)
+		out->u.sched.waker_ctx = (uint8_t)wake_ctx_of_flags((uint32_t)state);
 	return 1;
 }
 

@@ -49,7 +49,11 @@ struct sched_fields {
 	struct tep_format_field *next_pid;
 	struct tep_format_field *next_comm;	/* may be NULL */
 	struct tep_format_field *woken_pid;	/* sched_waking: pid */
+	struct tep_format_field *waking_flags;	/* its common_flags; may be NULL */
 };
+
+/* The context a wake-up ran in, from its sample's common_flags. */
+enum wake_ctx wake_ctx_of_flags(uint32_t common_flags);
 
 /* Finds the fields in the two events' formats.  0, or -ENOENT when this
  * kernel's formats lack one (the caller then goes without). */

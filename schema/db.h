@@ -9,7 +9,7 @@
 
 #include "../common/errmsg.h"
 
-#define SCHEMA_VERSION 5
+#define SCHEMA_VERSION 6
 /* The oldest schema this build upgrades in place (db_upgrade). */
 #define SCHEMA_VERSION_UPGRADABLE 3
 

@@ -153,7 +153,8 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 		err = prepare(l, &l->state, "INSERT INTO thread_state (session_id,"
 			      " tid, pid, ts, dur, state, cpu, waker_tid, waker_cpu,"
 			      " preempted, uncertain, stack_id, next_tid, next_comm,"
-			      " waker_comm) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
+			      " waker_comm, waker_context)"
+			      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
 	if (err == 0)
 		err = prepare(l, &l->tp, "INSERT INTO tracepoint_event (session_id,"
 			      " ts, tid, pid, cpu, name, fields) VALUES (?,?,?,?,?,?,?)", e);
@@ -310,6 +311,11 @@ int loader_state(struct loader *l, const struct state_interval *iv,
 	bind_opt(st, 13, iv->next_tid);
 	bind_text_or_null(st, 14, iv->next_comm);
 	bind_text_or_null(st, 15, iv->waker_comm);
+	if (iv->waker_ctx >= 0)
+		sqlite3_bind_text(st, 16, wake_ctx_name((enum wake_ctx)iv->waker_ctx),
+				  -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 16);
 	return row_written(l, st, e);
 }
 

@@ -168,8 +168,14 @@ CREATE TABLE thread_state (
 	next_tid	INTEGER,
 	next_comm	TEXT,
 	-- The waker's name when it woke this thread (sched_waking), NULL
-	-- when unknown; waker_tid 0 is the idle task: an interrupt woke it.
-	waker_comm	TEXT
+	-- when unknown or when no thread woke it (waker_tid 0).
+	waker_comm	TEXT,
+	-- What woke it, from the context sched_waking ran in: 'thread' (the
+	-- thread waker_tid, or with waker_tid 0 a CPU's idle task), or
+	-- 'hardirq', 'softirq', 'nmi': an interrupt on CPU waker_cpu, whatever
+	-- thread it happened to interrupt (waker_tid 0).  NULL when no
+	-- wake-up was seen, and in a session recorded before schema 6.
+	waker_context	TEXT
 );
 
 -- One row per hit of a tracepoint given with -e, by a target thread
@@ -479,6 +485,36 @@ SELECT session_id, status,
        faults_total, faults_stored, records_lost, samples_lost
   FROM session;
 
+-- What ended each interval off the CPU, in the one wording every reader
+-- shows (report, query, diagnose, plot, export): 'NAME (TID)' for a
+-- thread, by its name as the wake-up recorded it, else as the thread
+-- table has it then; 'hard interrupt on CPU N', 'softirq on CPU N' or
+-- 'NMI on CPU N' for an interrupt, whichever thread it interrupted;
+-- 'idle task on CPU N' for a CPU's idle task ('interrupt on idle CPU N'
+-- in a session recorded before schema 6, which did not tell interrupts
+-- apart); NULL when no wake-up ended it.  state_id is thread_state's rowid.
+CREATE VIEW thread_state_waker AS
+SELECT x.session_id, x.rowid AS state_id, x.tid, x.ts, x.waker_tid, x.waker_cpu,
+       x.waker_context,
+       CASE WHEN x.waker_tid IS NULL THEN NULL
+            WHEN x.waker_context = 'hardirq' THEN 'hard interrupt on CPU ' || x.waker_cpu
+            WHEN x.waker_context = 'softirq' THEN 'softirq on CPU ' || x.waker_cpu
+            WHEN x.waker_context = 'nmi' THEN 'NMI on CPU ' || x.waker_cpu
+            WHEN x.waker_tid = 0 AND x.waker_context IS NULL
+              THEN 'interrupt on idle CPU ' || x.waker_cpu
+            WHEN x.waker_tid = 0 THEN 'idle task on CPU ' || x.waker_cpu
+            ELSE coalesce(nullif(x.waker_comm, ''),
+                          (SELECT nullif(t.comm, '') FROM thread t
+                            WHERE t.session_id = x.session_id AND t.tid = x.waker_tid
+                              AND t.first_ts <= x.ts + x.dur
+                            ORDER BY t.first_ts DESC LIMIT 1),
+                          (SELECT nullif(t.comm, '') FROM thread t
+                            WHERE t.session_id = x.session_id AND t.tid = x.waker_tid
+                            ORDER BY t.first_ts LIMIT 1), '?')
+                 || ' (' || x.waker_tid || ')'
+       END AS waker
+  FROM thread_state x;
+
 -- The wait a kernel function stands for, when it stands for one, read
 -- from the names of a stack's kernel frames (symbol, frame.kernel = 1):
 -- what thread_state_reason classifies a blocked or sleeping interval by.
@@ -509,7 +545,8 @@ SELECT y.session_id, y.frame_id, y.idx, y.function,
 -- that is not running.  A runnable interval was 'preempted' (it began
 -- with an involuntary switch: by_* is the thread that took the CPU) or
 -- 'wakeup-latency' (it follows a sleep: by_* is the waker, detail its
--- CPU), else 'runnable'.  Any other interval takes the class of the
+-- CPU, or for an interrupt or an idle task, by_tid 0, what woke it as
+-- thread_state_waker says), else 'runnable'.  Any other interval takes the class of the
 -- innermost kernel frame of its stack that names one (frame_wait_class):
 -- 'futex', 'disk', 'page-fault', 'network', 'timer'; without a stack, or
 -- with none that names one, its state.  Its by_* is the thread that woke
@@ -558,7 +595,9 @@ SELECT session_id, state_id, tid, ts, dur, state,
                CASE WHEN x.state != 'runnable' THEN NULL
                     WHEN x.preempted = 1 THEN 'on CPU ' || p.cpu
                     WHEN p.state != 'running' THEN
-                      CASE WHEN p.waker_tid = 0 THEN 'an interrupt on CPU ' || p.waker_cpu
+                      CASE WHEN p.waker_tid = 0 THEN
+                             (SELECT w.waker FROM thread_state_waker w
+                               WHERE w.session_id = p.session_id AND w.state_id = p.rowid)
                            WHEN p.waker_tid IS NULL THEN 'waker not seen'
                            ELSE 'waker on CPU ' || p.waker_cpu END
                END AS detail

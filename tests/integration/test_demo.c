@@ -62,6 +62,17 @@ static void the_demo_lines_the_nak_up_with_the_stall_that_caused_it(void **state
 			   "kind = 'major' AND ts + dur <= %s AND ts >= %s - 1000000000 "
 			   "AND ts >= %lld", rx_tid, nak, nak,
 			   info_get(info, "stall_start")) > 0);
+	/* The receiver's waits end by interrupts: a datagram arrives by the
+	 * network's softirq (on loopback it runs in the sender's system
+	 * call, never as the sender), a page read completes by the disk's.
+	 * No thread is credited with them. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state WHERE "
+				"tid = %lld AND state IN ('sleeping', 'blocked') AND "
+				"waker_tid != 0", rx_tid), 0);
+	assert_true(db_int(db, "SELECT count(*) FROM thread_state WHERE tid = %lld "
+			   "AND state = 'blocked' AND waker_context IN ('hardirq', "
+			   "'softirq') AND ts >= %lld AND ts < %lld", rx_tid,
+			   info_get(info, "stall_start"), info_get(info, "stall_end")) > 0);
 	/* The faults' stacks name the function that read the cold file. */
 	assert_true(db_int(db, "SELECT count(*) FROM fault f JOIN stack_frame sf "
 			   "ON sf.session_id = f.session_id AND sf.stack_id = f.stack_id "

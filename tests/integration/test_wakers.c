@@ -1,0 +1,82 @@
+/*
+ * Who or what woke a thread, as the kernel knows it.  sched_waking runs
+ * in the context of whatever was on the CPU when the wake-up was issued:
+ * for a timer's expiry or a device's completion that is an interrupt,
+ * and the thread it reports is merely the one the interrupt hit.  Such a
+ * wake-up must be stored as the interrupt's, never as that thread's.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <sched.h>
+
+#include "run.h"
+
+/* A busy loop pinned to cpu, in a child; its pid. */
+static pid_t start_busy_loop(int cpu)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		for (;;)
+			;
+	}
+	assert_true(pid > 0);
+	if (nstarted < 64)
+		started[nstarted++] = pid;
+	return pid;
+}
+
+/*
+ * `sleep 0.3` pinned beside a busy loop on the same CPU: the timer's
+ * interrupt that ends the sleep always lands on the busy loop, so a waker
+ * read from the sample's thread would be the loop, every time.
+ */
+static void a_timer_wakeup_under_a_busy_loop_is_never_credited_to_the_loop(void **state)
+{
+	const char *db = scratch_path("timer.db");
+	int cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	char cpus[16];
+	pid_t loop;
+	struct run r;
+
+	(void)state;
+	snprintf(cpus, sizeof(cpus), "%d", cpu);
+	loop = start_busy_loop(cpu);
+	if (run_faultline(&r, "record", "-q", "-o", db, "--", "taskset", "-c", cpus,
+			  "sleep", "0.3", NULL) != 0)
+		fail_msg("record failed: %s", r.err);
+	kill_leftovers(NULL);
+	/* The sleep: one interval of at least 300 ms, ended by the timer. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state x JOIN thread t "
+				"USING (session_id, tid) WHERE t.comm = 'sleep' AND "
+				"x.state = 'sleeping' AND x.dur >= 300000000 AND "
+				"x.waker_tid = 0 AND x.waker_context IN ('hardirq', "
+				"'softirq') AND x.waker_comm IS NULL"), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state WHERE "
+				"waker_tid = %d", (int)loop), 0);
+	/* And every reader words it as the interrupt's. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state_waker w JOIN "
+				"thread_state x ON x.rowid = w.state_id WHERE "
+				"x.dur >= 300000000 AND w.waker IN ('hard interrupt on "
+				"CPU %d', 'softirq on CPU %d')", cpu, cpu), 1);
+	assert_int_equal(run_faultline(&r, "query", db, "off-cpu", NULL), 0);
+	if (!strstr(r.out, "interrupt on CPU") && !strstr(r.out, "softirq on CPU"))
+		fail_msg("off-cpu does not name the interrupt:\n%s", r.out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(a_timer_wakeup_under_a_busy_loop_is_never_credited_to_the_loop,
+					  kill_leftovers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
