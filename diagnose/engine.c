@@ -209,6 +209,8 @@ int diag_run(sqlite3 *db, const struct diag_request *req,
 	/* A file of an older faultline may lack them (schema/views.h). */
 	err = schema_view_current(db, "frame_wait_class", e);
 	if (err == 0)
+		err = schema_view_current(db, "thread_state_waker", e);
+	if (err == 0)
 		err = schema_view_current(db, "thread_state_reason", e);
 	if (err == 0)
 		err = load_events(db, req, res, e);

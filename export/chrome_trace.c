@@ -272,7 +272,7 @@ static int state_row(struct ct *c, sqlite3_stmt *st)
 	json_thousandths(&c->sb, sqlite3_column_int64(st, 3));
 	arg_int(c, st, 5, "cpu", &first);
 	arg_int(c, st, 6, "waker_tid", &first);
-	arg_text(c, st, 13, "waker_comm", &first);
+	arg_text(c, st, 13, "woken_by", &first);
 	arg_int(c, st, 7, "waker_cpu", &first);
 	if (sqlite3_column_int(st, 8))
 		arg_int(c, st, 8, "preempted", &first);
@@ -290,8 +290,10 @@ static int state_row(struct ct *c, sqlite3_stmt *st)
  * NOT INDEXED when a table scan pays (scan_pays). */
 static const char states_sql[] =
 	"SELECT tid, pid, ts, dur, state, cpu, waker_tid, waker_cpu, preempted,"
-	"       uncertain, stack_id, next_tid, next_comm, waker_comm"
-	"  FROM thread_state %s WHERE session_id = ?1";
+	"       uncertain, stack_id, next_tid, next_comm,"
+	"       (SELECT w.waker FROM thread_state_waker w"
+	"         WHERE w.session_id = ?1 AND w.state_id = x.rowid)"
+	"  FROM thread_state AS x %s WHERE session_id = ?1";
 
 static int fault_row(struct ct *c, sqlite3_stmt *st)
 {

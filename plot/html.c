@@ -11,7 +11,7 @@
  * short keys being most of a large page:
  *
  *   thread lane {"tid","pid","comm","names","s":[...],"f":[...],"e":[...]}
- *     s  [t, dur, state, flags, cpu, waker_tid, waker_comm, stack,
+ *     s  [t, dur, state, flags, cpu, waker_tid, waker, stack,
  *         next_tid, next_comm]          a recorded interval (trailing
  *                                       nulls left out)
  *        [t, dur, state, flags|4, n, [ns per state]]     a merge
@@ -263,19 +263,19 @@ static int html_lane(void *wp, const struct plot_lane *l)
 
 /* ---- items -------------------------------------------------------------- */
 
-/* cpu, waker_tid, waker_comm, stack, next_tid, next_comm: up to the last
+/* cpu, waker_tid, waker, stack, next_tid, next_comm: up to the last
  * one present (most intervals have a cpu or a waker and nothing after). */
 static void recorded_state_fields(struct plot_writer *w, const struct plot_state *s)
 {
 	int last = s->next_comm ? 6 : s->next_tid >= 0 ? 5 : s->stack_id >= 0 ? 4 :
-		   s->waker_comm ? 3 : s->waker_tid >= 0 ? 2 : s->cpu >= 0 ? 1 : 0;
+		   s->waker ? 3 : s->waker_tid >= 0 ? 2 : s->cpu >= 0 ? 1 : 0;
 
 	if (last >= 1)
 		num_or_null(w, s->cpu);
 	if (last >= 2)
 		num_or_null(w, s->waker_tid);
 	if (last >= 3)
-		str_or_null(w, s->waker_comm);
+		str_or_null(w, s->waker);
 	if (last >= 4)
 		num_or_null(w, s->stack_id);
 	if (last >= 5)

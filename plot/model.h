@@ -53,7 +53,8 @@ struct plot_state {
 	int64_t ns[PS_NSTATES];		/* a merge: time in each state */
 	/* A recorded interval's own fields; -1 or NULL when absent. */
 	int64_t cpu, waker_tid, next_tid, stack_id;
-	const char *waker_comm, *next_comm;	/* borrowed */
+	/* waker: what woke it, as the thread_state_waker view words it */
+	const char *waker, *next_comm;	/* borrowed */
 };
 
 struct plot_fault {

@@ -427,8 +427,7 @@ function stateTip(name, b) {
 	if (it && !(it[3] & MERGED)) {
 		lines = [name + " · " + D.states[it[2]], when(it[0]) + " for " + dur(it[1])];
 		if (it[4] != null) lines.push("on cpu " + it[4]);
-		if (it[5] != null) lines.push("woken by " + (it[5] === 0 ? "an interrupt (idle task)" :
-			it[5] + (it[6] ? " (" + it[6] + ")" : "")));
+		if (it[5] != null) lines.push("woken by " + (it[6] || it[5]));
 		if (it[3] & PREEMPTED) lines.push("preempted");
 		if (it[8] != null) lines.push("then on its CPU: " + it[8] + (it[9] ? " (" + it[9] + ")" : ""));
 		if (it[7] != null && D.stacks[it[7]]) lines.push("stack: " + D.stacks[it[7]]);

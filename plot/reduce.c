@@ -65,7 +65,7 @@ static int flush_state(struct plot_reduce *r)
 		if (b->ns[i] > b->ns[b->state])
 			b->state = (enum plot_state_kind)i;
 	b->cpu = b->waker_tid = b->next_tid = b->stack_id = -1;
-	b->waker_comm = b->next_comm = NULL;
+	b->waker = b->next_comm = NULL;
 	return r->ops->state(r->w, b);
 }
 
@@ -91,8 +91,8 @@ int plot_reduce_state(struct plot_reduce *r, const struct plot_state *s)
 	if (!r->st_open) {
 		*b = *s;
 		memset(b->ns, 0, sizeof(b->ns));
-		b->waker_comm = keep_copy(r->waker_comm, sizeof(r->waker_comm),
-					  s->waker_comm);
+		b->waker = keep_copy(r->waker, sizeof(r->waker),
+					  s->waker);
 		b->next_comm = keep_copy(r->next_comm, sizeof(r->next_comm),
 					 s->next_comm);
 		r->st_open = 1;

@@ -40,7 +40,7 @@ struct plot_reduce {
 
 	struct plot_state st;		/* the open state block */
 	int st_open;
-	char waker_comm[64], next_comm[64];	/* its strings, copied: the
+	char waker[64], next_comm[64];	/* its strings, copied: the
 						 * row they came from is gone */
 	struct plot_fault fl[PF_NKINDS];	/* the open fault merges */
 	int fl_open[PF_NKINDS];

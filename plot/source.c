@@ -360,8 +360,10 @@ static int each_row(struct plot_source *src, sqlite3_stmt *st,
  * index on (session_id, tid, ts). */
 static const char states_sql[] =
 	"SELECT ts, dur, state, cpu, waker_tid, preempted, uncertain, stack_id,"
-	"       next_tid, next_comm, waker_comm"
-	"  FROM thread_state"
+	"       next_tid, next_comm,"
+	"       (SELECT w.waker FROM thread_state_waker w"
+	"         WHERE w.session_id = ?1 AND w.state_id = x.rowid)"
+	"  FROM thread_state x"
 	" WHERE session_id = ?1 AND tid = ?2 AND ts < ?4 AND ts + dur > ?3"
 	"   AND ts >= coalesce((SELECT ts FROM thread_state WHERE session_id = ?1"
 	"                        AND tid = ?2 AND ts <= ?3 ORDER BY ts DESC LIMIT 1), ?3)"
@@ -383,7 +385,7 @@ static int state_row(struct plot_reduce *r, sqlite3_stmt *st)
 	s.stack_id = int_or(st, 7, -1);
 	s.next_tid = int_or(st, 8, -1);
 	s.next_comm = (const char *)sqlite3_column_text(st, 9);
-	s.waker_comm = (const char *)sqlite3_column_text(st, 10);
+	s.waker = (const char *)sqlite3_column_text(st, 10);
 	return plot_reduce_state(r, &s);
 }
 

@@ -14,12 +14,9 @@
 --   stall      TEXT     'major fault', 'minor fault', or the off-CPU state
 --   states     TEXT     for a fault, the thread's time off the CPU during
 --                       it by state ('blocked 4.812ms'), 'on cpu' when none;
---                       for an interval, 'preempted', or who woke the
---                       thread: 'woken by rx (4242)', its name as the wake-up
---                       recorded it (thread_state.waker_comm) or as the
---                       thread table has it, the tid alone when neither
---                       does; 'woken by an interrupt (idle CPU)' for
---                       waker_tid 0, the idle task
+--                       for an interval, 'preempted', or what woke the
+--                       thread as thread_state_waker words it: 'woken by
+--                       rx (4242)', 'woken by hard interrupt on CPU 1'
 --   stack      TEXT     innermost function first ('c <- b <- main'); NULL
 --                       when none was recorded
 WITH sess AS (
@@ -27,16 +24,15 @@ WITH sess AS (
 ),
 stall AS (
   SELECT * FROM (
-    SELECT f.ts, f.dur, f.tid, f.kind || ' fault' AS stall, NULL AS waker_tid,
-           NULL AS waker_comm, 0 AS preempted, f.stack_id, 1 AS is_fault
+    SELECT f.ts, f.dur, f.tid, f.kind || ' fault' AS stall, NULL AS state_id,
+           0 AS preempted, f.stack_id, 1 AS is_fault
       FROM sess, fault f
      WHERE f.session_id = sess.id AND f.dur IS NOT NULL
        AND (:tid IS NULL OR f.tid = :tid)
      ORDER BY f.dur DESC LIMIT :limit)
   UNION ALL
   SELECT * FROM (
-    SELECT x.ts, x.dur, x.tid, x.state, x.waker_tid, x.waker_comm, x.preempted,
-           x.stack_id, 0
+    SELECT x.ts, x.dur, x.tid, x.state, x.rowid, x.preempted, x.stack_id, 0
       FROM sess, thread_state x
      WHERE x.session_id = sess.id AND x.state != 'running'
        AND (:tid IS NULL OR x.tid = :tid)
@@ -59,17 +55,8 @@ SELECT strftime('%Y-%m-%dT%H:%M:%S', s.ts / 1000000000, 'unixepoch')
                     AND x.ts < s.ts + s.dur AND x.ts + x.dur > s.ts
                   GROUP BY x.state ORDER BY ns DESC)), 'on cpu')
        WHEN s.preempted THEN 'preempted'
-       WHEN s.waker_tid = 0 THEN 'woken by an interrupt (idle CPU)'
-       WHEN s.waker_tid IS NOT NULL THEN 'woken by ' || coalesce(
-         coalesce(nullif(s.waker_comm, ''),
-                  (SELECT nullif(t.comm, '') FROM thread t
-                    WHERE t.session_id = sess.id AND t.tid = s.waker_tid
-                      AND t.first_ts <= s.ts + s.dur
-                    ORDER BY t.first_ts DESC LIMIT 1),
-                  (SELECT nullif(t.comm, '') FROM thread t
-                    WHERE t.session_id = sess.id AND t.tid = s.waker_tid
-                    ORDER BY t.first_ts LIMIT 1)) || ' (' || s.waker_tid || ')',
-         s.waker_tid)
+       ELSE 'woken by ' || (SELECT w.waker FROM thread_state_waker w
+                             WHERE w.session_id = sess.id AND w.state_id = s.state_id)
        END AS states,
        (SELECT group_concat(name, ' <- ') FROM (
           SELECT coalesce(y.function,

@@ -17,7 +17,10 @@
 --   stall            TEXT     'major fault', 'minor fault', or the off-CPU state
 --   start_utc        TEXT     when the stall began, UTC
 --   dur_ms           REAL     the stall's duration, ms
---   waker_tid        INTEGER  the thread that ended an off-CPU interval, if known
+--   waker_tid        INTEGER  the thread that ended an off-CPU interval, if
+--                             known; 0 for an interrupt or an idle task
+--   waker            TEXT     what ended it as thread_state_waker words it:
+--                             'rx (4242)', 'hard interrupt on CPU 1'
 --   events           INTEGER  how many of the metric's events it preceded
 --   first_event_utc  TEXT     the first of them, UTC
 --   before_ms        REAL     from the stall's start to that event, ms
@@ -39,12 +42,12 @@ WITH sess AS (
 ),
 stall AS (
   SELECT f.tid, f.kind || ' fault' AS stall, f.ts, f.dur, NULL AS waker_tid,
-         f.stack_id
+         NULL AS state_id, f.stack_id
     FROM sess, fault f
    WHERE f.session_id = sess.id AND f.dur >= :min_dur
      AND (:tid IS NULL OR f.tid = :tid)
   UNION ALL
-  SELECT x.tid, x.state, x.ts, x.dur, x.waker_tid, x.stack_id
+  SELECT x.tid, x.state, x.ts, x.dur, x.waker_tid, x.rowid, x.stack_id
     FROM sess, thread_state x
    WHERE x.session_id = sess.id AND x.state != 'running' AND x.dur >= :min_dur
      AND (:tid IS NULL OR x.tid = :tid)
@@ -58,7 +61,7 @@ hit AS (
      AND m.ts >= sess.start_ts AND m.ts <= sess.end_ts + :window
 ),
 per_stall AS (
-  SELECT h.tid, h.stall, h.ts, h.dur, h.waker_tid, h.stack_id,
+  SELECT h.tid, h.stall, h.ts, h.dur, h.waker_tid, h.state_id, h.stack_id,
          count(*) AS events, min(h.event_ts) AS first_event_ts,
          group_concat(h.value, ', ') AS event_values
     FROM (SELECT * FROM hit ORDER BY event_ts) h
@@ -71,7 +74,10 @@ SELECT h.tid,
        h.stall,
        strftime('%Y-%m-%dT%H:%M:%S', h.ts / 1000000000, 'unixepoch')
          || printf('.%09dZ', h.ts % 1000000000) AS start_utc,
-       round(h.dur / 1e6, 3) AS dur_ms, h.waker_tid, h.events,
+       round(h.dur / 1e6, 3) AS dur_ms, h.waker_tid,
+       (SELECT w.waker FROM thread_state_waker w
+         WHERE w.session_id = sess.id AND w.state_id = h.state_id) AS waker,
+       h.events,
        strftime('%Y-%m-%dT%H:%M:%S', h.first_event_ts / 1000000000, 'unixepoch')
          || printf('.%09dZ', h.first_event_ts % 1000000000) AS first_event_utc,
        round((h.first_event_ts - h.ts) / 1e6, 3) AS before_ms, h.event_values,

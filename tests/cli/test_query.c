@@ -27,8 +27,9 @@
  *   101 states: running +1.9s 100.5ms, blocked +2.0005s 149ms (stack 2,
  *       whose middle frame has no name and no file offset),
  *       runnable 0.5ms (woken by 102, its name only in the thread table),
- *       running 50ms, sleeping +2.2s 50ms (woken by tid 0: an interrupt
- *       on an idle CPU), running to +8s
+ *       running 50ms, sleeping +2.2s 50ms (woken by tid 0 on CPU 1,
+ *       recorded before schema 6: an interrupt on an idle CPU), running
+ *       to +8s
  *   102 states: sleeping +1.5s 550ms (woken by 101, named rx-main by the
  *       wake-up), running to +2.3s
  *   histograms: 101 minor 90 + 9 + 1 (the longest 2.5 ms) and major 1
@@ -176,29 +177,30 @@ static void assert_csv(const char *want, const char *name, ...)
 static void stalls_near_lists_what_reached_into_the_window_before_each_event(void **state)
 {
 	(void)state;
-	assert_csv("tid,comm,stall,start_utc,dur_ms,waker_tid,events,first_event_utc,before_ms,event_values,stack\r\n"
-		   "102,worker,sleeping,2023-11-14T22:13:21.500000000Z,550.0,101,1," E1 ",700.0,12.0,\r\n"
-		   "101,rx,major fault,2023-11-14T22:13:22.000000000Z,150.0,,1," E1 ",200.0,12.0,"
+	assert_csv("tid,comm,stall,start_utc,dur_ms,waker_tid,waker,events,first_event_utc,before_ms,event_values,stack\r\n"
+		   "102,worker,sleeping,2023-11-14T22:13:21.500000000Z,550.0,101,rx-main (101),1,"
+		   E1 ",700.0,12.0,\r\n"
+		   "101,rx,major fault,2023-11-14T22:13:22.000000000Z,150.0,,,1," E1 ",200.0,12.0,"
 		   STACK1 "\r\n"
-		   "101,rx,blocked,2023-11-14T22:13:22.000500000Z,149.0,,1," E1 ",199.5,12.0,"
+		   "101,rx,blocked,2023-11-14T22:13:22.000500000Z,149.0,,,1," E1 ",199.5,12.0,"
 		   "io_schedule <- 0x7ffe0000 <- main\r\n"
-		   "102,worker,minor fault,2023-11-14T22:13:22.100000000Z,5.0,,1," E1 ",100.0,12.0,\r\n",
+		   "102,worker,minor fault,2023-11-14T22:13:22.100000000Z,5.0,,,1," E1 ",100.0,12.0,\r\n",
 		   "stalls-near", "metric=nak", "window=200ms", "min_dur=1ms", NULL);
 }
 
 static void stalls_near_takes_a_thread_a_session_and_any_duration_unit(void **state)
 {
 	(void)state;
-	assert_csv("tid,comm,stall,start_utc,dur_ms,waker_tid,events,first_event_utc,before_ms,event_values,stack\r\n"
-		   "101,rx,major fault,2023-11-14T22:13:22.000000000Z,150.0,,1," E1 ",200.0,12.0,"
+	assert_csv("tid,comm,stall,start_utc,dur_ms,waker_tid,waker,events,first_event_utc,before_ms,event_values,stack\r\n"
+		   "101,rx,major fault,2023-11-14T22:13:22.000000000Z,150.0,,,1," E1 ",200.0,12.0,"
 		   STACK1 "\r\n",
 		   "stalls-near", "metric=nak", "tid=101", "min_dur=149500us", NULL);
-	assert_csv("tid,comm,stall,start_utc,dur_ms,waker_tid,events,first_event_utc,before_ms,event_values,stack\r\n"
-		   "101,old-rx,major fault,2023-11-14T22:11:45.000000000Z,100.0,,1,"
+	assert_csv("tid,comm,stall,start_utc,dur_ms,waker_tid,waker,events,first_event_utc,before_ms,event_values,stack\r\n"
+		   "101,old-rx,major fault,2023-11-14T22:11:45.000000000Z,100.0,,,1,"
 		   "2023-11-14T22:11:45.050000000Z,50.0,1.0,\r\n",
 		   "stalls-near", "session=1", "metric=nak", NULL);
 	/* In the 40 ms before each event, thread 102 ran. */
-	assert_csv("tid,comm,stall,start_utc,dur_ms,waker_tid,events,first_event_utc,before_ms,event_values,stack\r\n",
+	assert_csv("tid,comm,stall,start_utc,dur_ms,waker_tid,waker,events,first_event_utc,before_ms,event_values,stack\r\n",
 		   "stalls-near", "metric=nak", "window=40ms", "min_dur=1ms", "tid=102", NULL);
 }
 
@@ -244,14 +246,14 @@ static void fault_latency_names_buckets_by_upper_bound_beside_the_exact_max(void
 static void off_cpu_splits_a_threads_time_by_state_and_waker(void **state)
 {
 	(void)state;
-	assert_csv("tid,comm,state,waker_tid,waker_comm,intervals,total_ms,max_ms,pct_of_thread\r\n"
+	assert_csv("tid,comm,state,waker_tid,waker,intervals,total_ms,max_ms,pct_of_thread\r\n"
 		   "101,rx,blocked,,,1,149.0,149.0,2.44\r\n"
-		   "101,rx,sleeping,0,interrupt (idle CPU),1,50.0,50.0,0.82\r\n"
-		   "101,rx,runnable,102,worker,1,0.5,0.5,0.01\r\n",
+		   "101,rx,sleeping,0,interrupt on idle CPU 1,1,50.0,50.0,0.82\r\n"
+		   "101,rx,runnable,102,worker (102),1,0.5,0.5,0.01\r\n",
 		   "off-cpu", "tid=101", NULL);
 	/* The name the wake-up recorded wins over the thread table's. */
-	assert_csv("tid,comm,state,waker_tid,waker_comm,intervals,total_ms,max_ms,pct_of_thread\r\n"
-		   "102,worker,sleeping,101,rx-main,1,550.0,550.0,68.75\r\n",
+	assert_csv("tid,comm,state,waker_tid,waker,intervals,total_ms,max_ms,pct_of_thread\r\n"
+		   "102,worker,sleeping,101,rx-main (101),1,550.0,550.0,68.75\r\n",
 		   "off-cpu", "tid=102", NULL);
 }
 
@@ -292,7 +294,7 @@ static void longest_stalls_come_with_their_states_and_stacks(void **state)
 		   STACK1 "\r\n"
 		   "2023-11-14T22:13:22.000500000Z,149.0,101,rx,blocked,,io_schedule <- 0x7ffe0000 <- main\r\n"
 		   "2023-11-14T22:13:22.200000000Z,50.0,101,rx,sleeping,"
-		   "woken by an interrupt (idle CPU),\r\n"
+		   "woken by interrupt on idle CPU 1,\r\n"
 		   "2023-11-14T22:13:22.100000000Z,5.0,102,worker,minor fault,on cpu,\r\n",
 		   "longest-stalls", "limit=3", NULL);
 }
@@ -323,14 +325,14 @@ static void json_and_table_output_keep_types_and_align(void **state)
 				       "-f", "json", NULL), 0);
 	assert_string_equal(r.out,
 		"[\n{\"tid\": 101, \"comm\": \"rx\", \"state\": \"blocked\", \"waker_tid\": null, "
-		"\"waker_comm\": null, \"intervals\": 1, \"total_ms\": 149.0, \"max_ms\": 149.0, "
+		"\"waker\": null, \"intervals\": 1, \"total_ms\": 149.0, \"max_ms\": 149.0, "
 		"\"pct_of_thread\": 2.44},\n"
 		"{\"tid\": 101, \"comm\": \"rx\", \"state\": \"sleeping\", \"waker_tid\": 0, "
-		"\"waker_comm\": \"interrupt (idle CPU)\", \"intervals\": 1, \"total_ms\": 50.0, "
+		"\"waker\": \"interrupt on idle CPU 1\", \"intervals\": 1, \"total_ms\": 50.0, "
 		"\"max_ms\": 50.0, "
 		"\"pct_of_thread\": 0.82},\n"
 		"{\"tid\": 101, \"comm\": \"rx\", \"state\": \"runnable\", \"waker_tid\": 102, "
-		"\"waker_comm\": \"worker\", \"intervals\": 1, \"total_ms\": 0.5, \"max_ms\": 0.5, "
+		"\"waker\": \"worker (102)\", \"intervals\": 1, \"total_ms\": 0.5, \"max_ms\": 0.5, "
 		"\"pct_of_thread\": 0.01}\n]\n");
 	assert_int_equal(run_faultline(&r, "query", "--format", "table", fixture_db(),
 				       "lost", NULL), 0);
@@ -528,7 +530,7 @@ static void report_summarises_the_latest_session(void **state)
 	assert_null(strstr(out, "more thread"));
 	assert_non_null(strstr(out, "  major fault  blocked 149.0ms, runnable 0.5ms   "
 			       STACK1 "\n"));
-	assert_non_null(strstr(out, "  sleeping     woken by an interrupt (idle CPU)\n"));
+	assert_non_null(strstr(out, "  sleeping     woken by interrupt on idle CPU 1\n"));
 	assert_non_null(strstr(out, "(1 stack frames are not symbolized yet: 'faultline symbolize "));
 	assert_non_null(strstr(out, "== Stalls of 1 ms or more in the 200 ms before each 'nak' event"));
 	assert_non_null(strstr(out, "\n101  rx      major fault  2023-11-14T22:13:22.000000000Z"));

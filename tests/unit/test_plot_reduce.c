@@ -145,14 +145,14 @@ static void an_interval_a_column_long_stays_as_recorded_between_merges(void **st
 	plot_reduce_state(&r, &s);
 	s = state(20, 500, PS_BLOCKED);
 	s.waker_tid = 42;
-	s.waker_comm = "waker";
+	s.waker = "waker";
 	assert_int_equal(plot_reduce_state(&r, &s), 0);
 	/* A block of one interval is that interval, its fields kept. */
 	s = state(520, 5, PS_RUNNING);
-	s.waker_comm = "copied";
+	s.waker = "copied";
 	s.cpu = 3;
 	plot_reduce_state(&r, &s);
-	s.waker_comm = "gone";	/* the row's memory is reused */
+	s.waker = "gone";	/* the row's memory is reused */
 	assert_int_equal(plot_reduce_flush(&r), 0);
 	assert_int_equal(g.ns, 3);
 	assert_int_equal(g.s[0].n, 2);
@@ -162,7 +162,7 @@ static void an_interval_a_column_long_stays_as_recorded_between_merges(void **st
 	assert_int_equal(g.s[1].waker_tid, 42);
 	assert_int_equal(g.s[2].n, 1);
 	assert_int_equal(g.s[2].cpu, 3);
-	assert_string_equal(g.s[2].waker_comm, "copied");
+	assert_string_equal(g.s[2].waker, "copied");
 	plot_reduce_release(&r);
 }
 
