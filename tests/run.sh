@@ -20,6 +20,57 @@ export FAULTLINE_SUITE="suite-$$-$(date +%s%N)"
 TMPDIR=$(mktemp -d /var/tmp/faultline-suite.XXXXXX) || exit 1
 chmod 755 "$TMPDIR"
 export TMPDIR
+# The live processes (not zombies) that carry this run's mark.
+marked_processes() {
+	local env stat p
+	for env in /proc/[0-9]*/environ; do
+		p=${env#/proc/}
+		p=${p%/environ}
+		[ "$p" = "$$" ] && continue
+		grep -qz "^FAULTLINE_SUITE=$FAULTLINE_SUITE\$" "$env" 2>/dev/null || continue
+		stat=$(cat "/proc/$p/stat" 2>/dev/null) || continue
+		stat=${stat##*) }
+		[ "${stat%% *}" = Z ] && continue
+		echo "$p $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-120)"
+	done
+}
+
+# What the tests left behind: each thing named on stdout.
+leftovers() {
+	local left d
+	# A watcher that stops a server when its test exits needs a moment.
+	for _ in $(seq 50); do
+		left=$(marked_processes)
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
+	[ -n "$left" ] && sed 's/^/process /' <<<"$left"
+	while read -r _ d _; do
+		case "$d" in
+		"$TMPDIR"/*) echo "mount $d" ;;
+		esac
+	done </proc/mounts
+	for d in "$TMPDIR"/* "$TMPDIR"/.[!.]*; do
+		[ -e "$d" ] && echo "file $d"
+	done
+}
+
+# Removes what leftovers named, processes first, then the suite's
+# temporary directory.
+remove_leftovers() {
+	local what id _
+	while read -r what id _; do
+		case "$what" in
+		process) kill -9 "$id" 2>/dev/null ;;
+		mount) umount -l "$id" 2>/dev/null ;;
+		esac
+	done <<<"$1"
+}
+
+# Stopped half-way (^C, a kill): the suite's processes and files go all
+# the same.
+trap 'exit 130' INT TERM
+trap 'remove_leftovers "$(leftovers)"; rm -rf "$TMPDIR"' EXIT
 
 passed=0
 failed=0
@@ -78,53 +129,6 @@ for bin in "$@"; do
 	rm -f "$log"
 done
 
-# The live processes (not zombies) that carry this run's mark.
-marked_processes() {
-	local env stat p
-	for env in /proc/[0-9]*/environ; do
-		p=${env#/proc/}
-		p=${p%/environ}
-		[ "$p" = "$$" ] && continue
-		grep -qz "^FAULTLINE_SUITE=$FAULTLINE_SUITE\$" "$env" 2>/dev/null || continue
-		stat=$(cat "/proc/$p/stat" 2>/dev/null) || continue
-		stat=${stat##*) }
-		[ "${stat%% *}" = Z ] && continue
-		echo "$p $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-120)"
-	done
-}
-
-# What the tests left behind: each thing named on stdout.
-leftovers() {
-	local left d
-	# A watcher that stops a server when its test exits needs a moment.
-	for _ in $(seq 50); do
-		left=$(marked_processes)
-		[ -z "$left" ] && break
-		sleep 0.1
-	done
-	[ -n "$left" ] && sed 's/^/process /' <<<"$left"
-	while read -r _ d _; do
-		case "$d" in
-		"$TMPDIR"/*) echo "mount $d" ;;
-		esac
-	done </proc/mounts
-	for d in "$TMPDIR"/* "$TMPDIR"/.[!.]*; do
-		[ -e "$d" ] && echo "file $d"
-	done
-}
-
-# Removes what leftovers named, processes first, then the suite's
-# temporary directory.
-remove_leftovers() {
-	local what id _
-	while read -r what id _; do
-		case "$what" in
-		process) kill -9 "$id" 2>/dev/null ;;
-		mount) umount -l "$id" 2>/dev/null ;;
-		esac
-	done <<<"$1"
-}
-
 left=$(leftovers)
 if [ -n "$left" ]; then
 	echo "left behind by the tests (now removed):"
@@ -133,7 +137,6 @@ if [ -n "$left" ]; then
 	failed=$((failed + 1))
 	broken+=("nothing-left-behind")
 fi
-rm -rf "$TMPDIR"
 
 if ((${#broken[@]})); then
 	echo "failing: ${broken[*]}"
