@@ -208,9 +208,14 @@ int query_prepare(sqlite3 *db, const struct query_def *q, char *const *args,
 
 	if (err < 0)
 		return err;
-	if (sqlite3_prepare_v2(db, q->sql, -1, &st, &tail) != SQLITE_OK || !st) {
+	if (sqlite3_prepare_v2(db, q->sql, -1, &st, &tail) != SQLITE_OK) {
 		err = errmsg_set(e, EBADMSG, "query '%s' does not compile: %s",
-				 q->name, st || !tail ? sqlite3_errmsg(db) : "no statement");
+				 q->name, sqlite3_errmsg(db));
+		goto out;
+	}
+	if (!st) {
+		err = errmsg_set(e, EBADMSG, "query '%s' does not compile: no statement",
+				 q->name);
 		goto out;
 	}
 	/* What follows the statement may be comments and blanks only. */
