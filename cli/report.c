@@ -56,8 +56,12 @@ static const struct section sections[] = {
 	  "no histogram: the session did not end normally, or took no fault",
 	  OUT_TABLE,
 	  "SELECT count(DISTINCT tid) FROM fault_histogram WHERE session_id = ?1" },
-	{ "Longest stalls: the longest faults and times off the CPU", NULL,
-	  "longest-stalls", "limit=10", "no fault and no time off the CPU",
+	{ "Longest stalls: the longest faults and times off the CPU with work "
+	  "to do", NULL, "longest-stalls", "limit=10",
+	  "no fault and no time off the CPU with work to do", OUT_TABLE, NULL },
+	{ "Idle: time asleep with nothing to do (no stall), by what it waited on",
+	  "(a timer, poll or epoll, a join; a sleep on a lock is a stall where "
+	  "--stacks shows the lock)", "idle-waits", NULL, "no idle sleep",
 	  OUT_TABLE, NULL },
 	{ "Metrics beside the session", NULL, "metrics", NULL, "none", OUT_TABLE,
 	  NULL },

@@ -1,6 +1,8 @@
 -- The longest stalls of a session, longest first: the longest faults and
--- the longest intervals off the CPU, with what the thread's state was
--- meanwhile and the stack where one was recorded.
+-- the longest intervals off the CPU that were stalls (the stall view:
+-- runnable, blocked, or asleep on a resource; idle waiting is in
+-- idle-waits), with what the thread's state was meanwhile and the stack
+-- where one was recorded.
 --
 -- Parameters:
 --   :limit    INTEGER = 10    how many faults, and how many intervals
@@ -12,6 +14,7 @@
 --   tid        INTEGER  the thread
 --   comm       TEXT     its name at the time
 --   stall      TEXT     'major fault', 'minor fault', or the off-CPU state
+--                       (runnable, blocked, waiting, or sleeping on a lock)
 --   states     TEXT     for a fault, the thread's time off the CPU during
 --                       it by state ('blocked 4.812ms'), 'on cpu' when none;
 --                       for an interval, 'preempted', or what woke the
@@ -22,7 +25,7 @@
 WITH sess AS (
   SELECT coalesce(:session, (SELECT max(session_id) FROM session)) AS id
 ),
-stall AS (
+top AS (
   SELECT * FROM (
     SELECT f.ts, f.dur, f.tid, f.kind || ' fault' AS stall, NULL AS state_id,
            0 AS preempted, f.stack_id, 1 AS is_fault
@@ -33,10 +36,11 @@ stall AS (
   UNION ALL
   SELECT * FROM (
     SELECT x.ts, x.dur, x.tid, x.state, x.rowid, x.preempted, x.stack_id, 0
-      FROM sess, thread_state x
-     WHERE x.session_id = sess.id AND x.state != 'running'
-       AND (:tid IS NULL OR x.tid = :tid)
-     ORDER BY x.dur DESC LIMIT :limit)
+      FROM sess, stall s
+      JOIN thread_state x ON x.rowid = s.state_id
+     WHERE s.session_id = sess.id AND s.state_id IS NOT NULL
+       AND (:tid IS NULL OR s.tid = :tid)
+     ORDER BY s.dur DESC LIMIT :limit)
 )
 SELECT strftime('%Y-%m-%dT%H:%M:%S', s.ts / 1000000000, 'unixepoch')
          || printf('.%09dZ', s.ts % 1000000000) AS start_utc,
@@ -68,5 +72,5 @@ SELECT strftime('%Y-%m-%dT%H:%M:%S', s.ts / 1000000000, 'unixepoch')
             LEFT JOIN symbol y ON y.session_id = fr.session_id AND y.frame_id = fr.frame_id
            WHERE sf.session_id = sess.id AND sf.stack_id = s.stack_id
            ORDER BY sf.depth, y.idx)) AS stack
-  FROM sess, stall s
+  FROM sess, top s
  ORDER BY s.dur DESC, s.ts, s.tid;

@@ -1,4 +1,5 @@
--- The long faults and off-CPU intervals of the recorded threads that
+-- The long stalls of the recorded threads (the stall view: faults, and
+-- time off the CPU with work to do; idle waiting is no stall) that
 -- preceded a metric's events (NAKs, say): those that began before an
 -- event and had not ended window before it.  One row per stall, with the
 -- events it preceded counted and listed in it, so a stall that reached
@@ -15,6 +16,7 @@
 --   tid              INTEGER  the thread that stalled
 --   comm             TEXT     its name at the time
 --   stall            TEXT     'major fault', 'minor fault', or the off-CPU state
+--                             (runnable, blocked, waiting, or sleeping on a lock)
 --   start_utc        TEXT     when the stall began, UTC
 --   dur_ms           REAL     the stall's duration, ms
 --   waker_tid        INTEGER  the thread that ended an off-CPU interval, if
@@ -40,21 +42,17 @@ WITH sess AS (
     FROM session
    WHERE session_id = coalesce(:session, (SELECT max(session_id) FROM session))
 ),
-stall AS (
-  SELECT f.tid, f.kind || ' fault' AS stall, f.ts, f.dur, NULL AS waker_tid,
-         NULL AS state_id, f.stack_id
-    FROM sess, fault f
-   WHERE f.session_id = sess.id AND f.dur >= :min_dur
-     AND (:tid IS NULL OR f.tid = :tid)
-  UNION ALL
-  SELECT x.tid, x.state, x.ts, x.dur, x.waker_tid, x.rowid, x.stack_id
-    FROM sess, thread_state x
-   WHERE x.session_id = sess.id AND x.state != 'running' AND x.dur >= :min_dur
-     AND (:tid IS NULL OR x.tid = :tid)
+long_stall AS (
+  SELECT s.tid, s.stall, s.ts, s.dur,
+         (SELECT x.waker_tid FROM thread_state x WHERE x.rowid = s.state_id) AS waker_tid,
+         s.state_id, s.stack_id
+    FROM sess, stall s
+   WHERE s.session_id = sess.id AND s.dur >= :min_dur
+     AND (:tid IS NULL OR s.tid = :tid)
 ),
 hit AS (
   SELECT m.ts AS event_ts, m.value, s.*
-    FROM sess CROSS JOIN stall s CROSS JOIN metric_series ms CROSS JOIN metric m
+    FROM sess CROSS JOIN long_stall s CROSS JOIN metric_series ms CROSS JOIN metric m
    WHERE ms.name = :metric AND (ms.session_id IS NULL OR ms.session_id = sess.id)
      AND m.series_id = ms.series_id
      AND m.ts > s.ts AND m.ts < s.ts + s.dur + :window

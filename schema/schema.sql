@@ -536,10 +536,80 @@ SELECT y.session_id, y.frame_id, y.idx, y.function,
            OR y.function GLOB '__skb_wait*' THEN 'network'
          WHEN y.function GLOB 'hrtimer_nanosleep*' OR y.function GLOB 'do_nanosleep*'
            OR y.function GLOB 'schedule_hrtimeout*' THEN 'timer'
+         WHEN y.function GLOB 'ep_poll*' OR y.function GLOB 'do_epoll_wait*'
+           OR y.function GLOB 'do_select*' OR y.function GLOB 'core_sys_select*'
+           OR y.function GLOB 'do_sys_poll*' OR y.function GLOB 'do_poll*' THEN 'poll'
        END AS reason
   FROM symbol y
   JOIN frame fr ON fr.session_id = y.session_id AND fr.frame_id = y.frame_id
  WHERE fr.kernel = 1;
+
+-- What each sleeping interval (S) waited on, and whether that was idle
+-- waiting: the one place a sleep is told from a stall.  waited_on:
+-- 'lock' when a frame of its stack is a lock's slow path (a mutex or
+-- rwlock in user space, a kernel mutex or rwsem); else the innermost
+-- kernel frame's class (frame_wait_class: 'futex', 'poll', 'timer',
+-- 'network', 'disk', 'page-fault'); else what woke it: 'interrupt' or
+-- 'softirq' (a timer, a device, a packet: input the thread waited for),
+-- 'thread' (a futex, a pipe, a join), 'waker not seen' (no sched_waking
+-- came for it: still asleep at the end, or woken on a CPU leaving its
+-- idle task, where the tracepoint has holes).  idle is 0 for 'lock', 'disk' and 'page-fault' (the thread had
+-- work and waited for a resource), else 1.  Without a stack
+-- (record --stacks), a sleep on a lock cannot be told from one waiting
+-- for work, and counts as idle.
+CREATE VIEW sleep_wait AS
+SELECT session_id, state_id, tid, ts, dur, stack_id, waited_on,
+       waited_on NOT IN ('lock', 'disk', 'page-fault') AS idle
+  FROM (SELECT x.session_id, x.rowid AS state_id, x.tid, x.ts, x.dur, x.stack_id,
+               CASE WHEN x.stack_id IS NOT NULL AND EXISTS (
+                      SELECT 1 FROM stack_frame sf
+                        JOIN symbol y ON y.session_id = sf.session_id
+                                     AND y.frame_id = sf.frame_id
+                       WHERE sf.session_id = x.session_id AND sf.stack_id = x.stack_id
+                         AND (y.function GLOB '*mutex_lock*'
+                              OR y.function GLOB '__lll_lock_wait*'
+                              OR y.function GLOB '*rwlock_*lock*'
+                              OR y.function GLOB 'rwsem_down_*'))
+                    THEN 'lock'
+                    ELSE coalesce(
+                      (SELECT w.reason FROM stack_frame sf
+                         JOIN frame_wait_class w ON w.session_id = sf.session_id
+                                                AND w.frame_id = sf.frame_id
+                        WHERE sf.session_id = x.session_id
+                          AND sf.stack_id = x.stack_id AND w.reason IS NOT NULL
+                        ORDER BY sf.depth, w.idx LIMIT 1),
+                      CASE WHEN x.waker_context = 'softirq' THEN 'softirq'
+                           WHEN x.waker_context IN ('hardirq', 'nmi') THEN 'interrupt'
+                           WHEN x.waker_tid = 0 THEN 'interrupt'
+                           WHEN x.waker_tid > 0 THEN 'thread'
+                           ELSE 'waker not seen' END)
+               END AS waited_on
+          FROM thread_state x
+         -- state != 'running': the off-CPU partial indexes serve it
+         WHERE x.state != 'running' AND x.state = 'sleeping');
+
+-- What a stall is, once for every reader (report, stalls-near,
+-- longest-stalls): time a thread had work and could not run.  A fault
+-- (stall 'major fault' or 'minor fault'), or an interval off the CPU that
+-- was runnable (preempted, or woken and waiting for a CPU), blocked (D:
+-- the disk, a page, reclaim), waiting (S or D not known), or sleeping on
+-- a resource the thread needed (sleep_wait.idle = 0).  Idle waiting (a
+-- timer, poll or epoll with nothing ready, a join, a packet that has not
+-- come) is no stall: sleep_wait has it.  state_id: thread_state's rowid,
+-- NULL for a fault; fault_id: fault's rowid, NULL for an interval.
+CREATE VIEW stall AS
+SELECT f.session_id, f.tid, f.ts, f.dur, f.kind || ' fault' AS stall,
+       NULL AS state_id, f.rowid AS fault_id, f.stack_id
+  FROM fault f
+ WHERE f.dur IS NOT NULL
+UNION ALL
+SELECT x.session_id, x.tid, x.ts, x.dur, x.state, x.rowid, NULL, x.stack_id
+  FROM thread_state x
+ WHERE x.state != 'running' AND x.state IN ('runnable', 'blocked', 'waiting')
+UNION ALL
+SELECT w.session_id, w.tid, w.ts, w.dur, 'sleeping', w.state_id, NULL, w.stack_id
+  FROM sleep_wait w
+ WHERE w.idle = 0;
 
 -- Why each interval off the CPU was off it: one row per thread_state row
 -- that is not running.  A runnable interval was 'preempted' (it began

@@ -178,8 +178,6 @@ static void stalls_near_lists_what_reached_into_the_window_before_each_event(voi
 {
 	(void)state;
 	assert_csv("tid,comm,stall,start_utc,dur_ms,waker_tid,waker,events,first_event_utc,before_ms,event_values,stack\r\n"
-		   "102,worker,sleeping,2023-11-14T22:13:21.500000000Z,550.0,101,rx-main (101),1,"
-		   E1 ",700.0,12.0,\r\n"
 		   "101,rx,major fault,2023-11-14T22:13:22.000000000Z,150.0,,,1," E1 ",200.0,12.0,"
 		   STACK1 "\r\n"
 		   "101,rx,blocked,2023-11-14T22:13:22.000500000Z,149.0,,,1," E1 ",199.5,12.0,"
@@ -285,18 +283,29 @@ static void an_empty_answer_still_shows_its_columns(void **state)
 static void longest_stalls_come_with_their_states_and_stacks(void **state)
 {
 	(void)state;
-	/* The 3 longest faults and the 3 longest intervals off the CPU. */
+	/* The 3 longest faults and the 3 longest intervals off the CPU that
+	 * were stalls: the sleeps (a 550 ms wait woken by a thread, a 50 ms
+	 * one by an interrupt) are idle, with no stack to show a lock. */
 	assert_csv("start_utc,dur_ms,tid,comm,stall,states,stack\r\n"
-		   "2023-11-14T22:13:21.500000000Z,550.0,102,worker,sleeping,woken by rx-main (101),\r\n"
 		   "2023-11-14T22:13:21.700000000Z,300.0,102,worker,major fault,sleeping 300.0ms,\r\n"
 		   "2023-11-14T22:13:22.000000000Z,150.0,101,rx,major fault,"
 		   "\"blocked 149.0ms, runnable 0.5ms\","
 		   STACK1 "\r\n"
 		   "2023-11-14T22:13:22.000500000Z,149.0,101,rx,blocked,,io_schedule <- 0x7ffe0000 <- main\r\n"
-		   "2023-11-14T22:13:22.200000000Z,50.0,101,rx,sleeping,"
-		   "woken by interrupt on idle CPU 1,\r\n"
-		   "2023-11-14T22:13:22.100000000Z,5.0,102,worker,minor fault,on cpu,\r\n",
+		   "2023-11-14T22:13:22.100000000Z,5.0,102,worker,minor fault,on cpu,\r\n"
+		   "2023-11-14T22:13:22.149500000Z,0.5,101,rx,runnable,woken by worker (102),\r\n",
 		   "longest-stalls", "limit=3", NULL);
+}
+
+static void idle_waits_keep_the_sleeps_that_are_no_stall_by_what_they_waited_on(void **state)
+{
+	(void)state;
+	assert_csv("tid,comm,waited_on,sleeps,total_ms,max_ms,longest_utc\r\n"
+		   "102,worker,thread,1,550.0,550.0,2023-11-14T22:13:21.500000000Z\r\n"
+		   "101,rx,interrupt,1,50.0,50.0,2023-11-14T22:13:22.200000000Z\r\n",
+		   "idle-waits", NULL);
+	assert_csv("tid,comm,waited_on,sleeps,total_ms,max_ms,longest_utc\r\n",
+		   "idle-waits", "session=1", NULL);
 }
 
 static void sessions_metrics_and_longest_faults_answer_too(void **state)
@@ -498,7 +507,7 @@ static void list_shows_each_query_with_its_parameters(void **state)
 		if (!strstr(out, line) && strncmp(out, line + 1, strlen(line) - 1))
 			fail_msg("--list does not show %s:\n%s", embedded_queries[i].name, out);
 	}
-	assert_non_null(strstr(out, "\nstalls-near\n  The long faults and off-CPU intervals"));
+	assert_non_null(strstr(out, "\nstalls-near\n  The long stalls of the recorded threads"));
 	assert_non_null(strstr(out, "    metric=TEXT            the metric's name, e.g. nak (required)\n"
 				    "    window=DURATION        how far before each event to look (default 200ms)\n"));
 	assert_int_equal(run_faultline(&r, "query", "--list", "x.db", NULL), 2);
@@ -508,7 +517,7 @@ static void list_shows_each_query_with_its_parameters(void **state)
 static void report_summarises_the_latest_session(void **state)
 {
 	struct run r;
-	char *out, *worst, *next;
+	char *out, *worst, *next, *idle;
 
 	(void)state;
 	assert_int_equal(run_faultline(&r, "report", fixture_db(), NULL), 0);
@@ -528,9 +537,13 @@ static void report_summarises_the_latest_session(void **state)
 	assert_true(worst && next && worst < next);
 	assert_non_null(strstr(out, "<2.048us:90 <4.096us:9 <4.1943ms:1"));
 	assert_null(strstr(out, "more thread"));
-	assert_non_null(strstr(out, "  major fault  blocked 149.0ms, runnable 0.5ms   "
+	assert_non_null(strstr(out, "  major fault  blocked 149.0ms, runnable 0.5ms  "
 			       STACK1 "\n"));
-	assert_non_null(strstr(out, "  sleeping     woken by interrupt on idle CPU 1\n"));
+	/* Idle sleeps in a section of their own, not among the stalls. */
+	idle = strstr(out, "== Idle: time asleep with nothing to do");
+	assert_non_null(idle);
+	assert_non_null(strstr(idle, "\n101  rx      interrupt       1      50.0    50.0"));
+	assert_null(strstr(out, "sleeping     woken by"));
 	assert_non_null(strstr(out, "(1 stack frames are not symbolized yet: 'faultline symbolize "));
 	assert_non_null(strstr(out, "== Stalls of 1 ms or more in the 200 ms before each 'nak' event"));
 	assert_non_null(strstr(out, "\n101  rx      major fault  2023-11-14T22:13:22.000000000Z"));
@@ -663,6 +676,7 @@ int main(void)
 		cmocka_unit_test(socket_depth_around_shows_the_queue_filling_during_the_fault),
 		cmocka_unit_test(fault_latency_names_buckets_by_upper_bound_beside_the_exact_max),
 		cmocka_unit_test(off_cpu_splits_a_threads_time_by_state_and_waker),
+		cmocka_unit_test(idle_waits_keep_the_sleeps_that_are_no_stall_by_what_they_waited_on),
 		cmocka_unit_test(lost_says_what_and_on_which_cpu),
 		cmocka_unit_test(an_empty_answer_still_shows_its_columns),
 		cmocka_unit_test(longest_stalls_come_with_their_states_and_stacks),
