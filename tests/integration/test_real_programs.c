@@ -1,0 +1,218 @@
+/*
+ * faultline on programs nobody here wrote, from Debian's packages: what
+ * it says about them must be what the kernel did.  python3's http.server
+ * driven by a client on loopback, and the sqlite3 shell scanning a file
+ * whose pages were dropped from the page cache.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <netinet/in.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+
+#include "run.h"
+
+/* A TCP port on 127.0.0.1 that nothing listens on now. */
+static int free_tcp_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+/* Waits until something accepts connections on port, or 20 s pass. */
+static int wait_listening(int port)
+{
+	for (int waited = 0; waited < 20000; waited += 20) {
+		struct sockaddr_in a = { .sin_family = AF_INET,
+					 .sin_port = htons((uint16_t)port) };
+		int fd = socket(AF_INET, SOCK_STREAM, 0), ok;
+
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+		if (fd >= 0)
+			close(fd);
+		if (ok)
+			return 0;
+		sleep_ms(20);
+	}
+	return -1;
+}
+
+static void write_bytes(const char *path, size_t n)
+{
+	static char block[65536];
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	memset(block, 'z', sizeof(block));
+	for (size_t done = 0; done < n; done += sizeof(block))
+		assert_int_equal(fwrite(block, sizeof(block), 1, f), 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * http.server sleeps in poll between requests, woken when a connection
+ * arrives: by the network's softirq, which on loopback runs inside the
+ * client's own system call.  That sleep is idle waiting, not a stall, and
+ * its waker is the softirq, never the client.
+ */
+static void http_server_waits_idle_for_requests_and_no_client_is_its_waker(void **state)
+{
+	const char *db = scratch_path("http.db");
+	char port_s[16], url[64], script[512];
+	char *dir = scratch_path("www");
+	struct run server, rec, client;
+	int port = free_tcp_port();
+
+	(void)state;
+	assert_true(port > 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	write_bytes(scratch_path("www/big.bin"), 1 << 21);
+	snprintf(port_s, sizeof(port_s), "%d", port);
+	{
+		char *argv[] = { "/usr/bin/python3", "-m", "http.server", port_s,
+				 "--bind", "127.0.0.1", "--directory", dir, NULL };
+
+		run_start_as(&server, -1, argv);
+	}
+	if (wait_listening(port) < 0)
+		fail_msg("http.server did not listen on port %d", port);
+	{
+		char pid_s[16];
+		char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
+				 (char *)db, "-p", pid_s, NULL };
+
+		snprintf(pid_s, sizeof(pid_s), "%d", (int)server.pid);
+		assert_int_equal(start_recording(&rec, argv, 30000), 0);
+	}
+	/* Ten requests, 150 ms apart: the server sleeps between them. */
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/big.bin", port);
+	snprintf(script, sizeof(script), "import time, urllib.request as u\n"
+		 "for i in range(10):\n"
+		 "    assert len(u.urlopen('%s').read()) == %d\n"
+		 "    time.sleep(0.15)\n", url, 1 << 21);
+	{
+		char *argv[] = { "/usr/bin/python3", "-c", script, NULL };
+
+		if (run_argv(&client, argv) != 0)
+			fail_msg("the client failed: %s", client.err);
+	}
+	kill(rec.pid, SIGINT);
+	if (run_wait(&rec) != 0)
+		fail_msg("record failed: %s", rec.err);
+	kill(server.pid, SIGTERM);
+	run_wait(&server);
+
+	/* The accept loop slept between requests, idle, most of those
+	 * sleeps ended by the softirq that brought a connection. */
+	assert_true(db_int(db, "SELECT count(*) FROM sleep_wait WHERE tid = %d "
+			   "AND idle AND waited_on = 'softirq'", (int)server.pid) >= 5);
+	/* No wake-up of the server is credited to the client. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state WHERE "
+				"waker_tid = %d", (int)client.pid), 0);
+	/* And the readers list no idle sleep among the stalls. */
+	assert_int_equal(run_faultline(&rec, "query", db, "longest-stalls",
+				       "limit=50", "-f", "csv", NULL), 0);
+	if (strstr(rec.out, ",sleeping,"))
+		fail_msg("longest-stalls lists a sleep:\n%s", rec.out);
+	assert_int_equal(run_faultline(&rec, "query", db, "idle-waits", "-f", "csv",
+				       NULL), 0);
+	assert_non_null(strstr(rec.out, ",softirq,"));
+}
+
+/* Drops path's pages from the page cache; the pages still cached after
+ * it (mincore over a mapping), which a test expects to be none. */
+static long drop_from_cache(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	long page = sysconf(_SC_PAGESIZE), in = 0;
+	unsigned char *vec;
+	void *map;
+
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(fsync(fd), 0);
+	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	vec = malloc((size_t)(st.st_size + page - 1) / (size_t)page);
+	assert_true(map != MAP_FAILED && vec);
+	assert_int_equal(mincore(map, (size_t)st.st_size, vec), 0);
+	for (long i = 0; i < (st.st_size + page - 1) / page; i++)
+		in += vec[i] & 1;
+	munmap(map, (size_t)st.st_size);
+	free(vec);
+	close(fd);
+	return in;
+}
+
+/*
+ * The sqlite3 shell scanning a database whose pages left the page cache
+ * reads it from the disk: it waits blocked (D), a stall, until the disk's
+ * completion wakes it: an interrupt, or a kernel worker, never a user
+ * thread.  (A completion on an idle CPU often reports no sched_waking on
+ * these machines, so the waker may be unknown; where it is known it must
+ * not be the thread the interrupt hit, faultline's own, say.)
+ */
+static void sqlite3_on_a_cold_file_stalls_blocked_on_the_disk(void **state)
+{
+	const char *db = scratch_path("sq.db"), *big = scratch_path("big.db");
+	struct run r;
+	long cached = -1;
+
+	(void)state;
+	{
+		char *argv[] = { "/usr/bin/sqlite3", (char *)big, "CREATE TABLE t(a, b); "
+				 "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 "
+				 "FROM c WHERE x < 60000) INSERT INTO t SELECT x, "
+				 "randomblob(300) FROM c;", NULL };
+
+		if (run_argv(&r, argv) != 0)
+			fail_msg("sqlite3 could not make the file: %s", r.err);
+	}
+	for (int tries = 0; tries < 3 && cached != 0; tries++)
+		cached = drop_from_cache(big);
+	if (cached != 0)
+		skip_msg("%ld pages of a synced file stayed cached after "
+			 "POSIX_FADV_DONTNEED, 3 tries", cached);
+	if (run_faultline(&r, "record", "-q", "-o", db, "--", "/usr/bin/sqlite3", big,
+			  "SELECT count(*) FROM t WHERE b > x'80'", NULL) != 0)
+		fail_msg("record failed: %s", r.err);
+	/* Blocked on the disk, never woken by a user thread. */
+	assert_true(db_int(db, "SELECT count(*) FROM thread_state x JOIN thread t "
+			   "USING (session_id, tid) WHERE t.comm = 'sqlite3' AND "
+			   "x.state = 'blocked'") > 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state WHERE "
+				"state = 'blocked' AND waker_tid > 0 AND "
+				"coalesce(waker_comm, '') NOT GLOB 'kworker*'"), 0);
+	/* Each of those waits is a stall, and the reader shows them. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state x WHERE "
+				"x.state = 'blocked' AND x.rowid NOT IN (SELECT "
+				"state_id FROM stall WHERE state_id IS NOT NULL)"), 0);
+	assert_int_equal(run_faultline(&r, "query", db, "longest-stalls", "-f", "csv",
+				       NULL), 0);
+	assert_non_null(strstr(r.out, ",sqlite3,blocked,"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(http_server_waits_idle_for_requests_and_no_client_is_its_waker,
+					  kill_leftovers),
+		cmocka_unit_test_teardown(sqlite3_on_a_cold_file_stalls_blocked_on_the_disk,
+					  kill_leftovers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
