@@ -59,7 +59,7 @@ const struct diag_pattern diag_recorder = {
 	.needs = "thread states (record's default) and the session's recorder_pid",
 	.sql =
 		"SELECT r.tid, r.ts, r.dur,\n"
-		"       'faultline (' || r.by_tid || ')',\n"
+		"       'faultline' || coalesce(' (' || :recorder_pid || ')', ''),\n"
 		"       'thread_state row ' || r.state_id || ': runnable for ' ||\n"
 		"         printf('%.3f ms', r.dur / 1e6) || ' after faultline''s thread ' ||\n"
 		"         r.by_tid || ' took its CPU',\n"

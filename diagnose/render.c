@@ -66,6 +66,8 @@ static void add_detail_line(struct strbuf *sb, const struct diag_finding *f)
 			    "binding, from its PLT slot's relocation)\n", f->detail);
 	else if (!strcmp(diag_patterns[f->pattern]->name, "cpu-quota"))
 		strbuf_addf(sb, "   throttled: %s\n", f->detail);
+	else if (!strcmp(diag_patterns[f->pattern]->name, "preemption"))
+		strbuf_addf(sb, "   by:        %s\n", f->detail);
 	else
 		strbuf_addf(sb, "   share:     %s\n", f->detail);
 }
