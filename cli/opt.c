@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,23 @@ int opt_parse_u64(const char *s, const char *opt_name, uint64_t *out,
 	if (parse_digits(s, out, &end) < 0 || *end)
 		return errmsg_set(e, EINVAL, "invalid %s '%s': expected a "
 				  "non-negative integer", opt_name, s);
+	return 0;
+}
+
+int opt_parse_double(const char *s, const char *opt_name, double *out,
+		     struct errmsg *e)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(s, &end);
+	/* strtod skips leading blanks and takes "inf" and "nan": neither
+	 * is a number a user means. */
+	if (!*s || *s == ' ' || *s == '\t' || *end || errno || !isfinite(d))
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected a number",
+				  opt_name, s);
+	*out = d;
 	return 0;
 }
 

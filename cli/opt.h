@@ -64,6 +64,9 @@ void opt_print_help(const struct cmd_usage *u, FILE *out);
 /* Checked parsers; each returns 0 or -EINVAL with e naming opt_name. */
 int opt_parse_u64(const char *s, const char *opt_name, uint64_t *out,
 		  struct errmsg *e);
+/* A finite number, decimal or with an exponent ("20", "-1.5", "2e3"). */
+int opt_parse_double(const char *s, const char *opt_name, double *out,
+		     struct errmsg *e);
 /* An integer from min to max; a refusal says "invalid OPT 'S': expected
  * EXPECTED" (EXPECTED says what the option takes, e.g. "a socket's inode
  * number"). */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../schema/db.h"
+#include "opt.h"
 #include "query_run.h"
 #include "session_pick.h"
 #include "usage.h"
@@ -62,7 +63,6 @@ static int bind_value(sqlite3_stmt *st, int i, const struct query_param *p,
 	int64_t v;
 	uint64_t ns;
 	double d;
-	char *end;
 
 	if (!value)
 		return sqlite3_bind_null(st, i) == SQLITE_OK ? 0 : -ENOMEM;
@@ -82,11 +82,8 @@ static int bind_value(sqlite3_stmt *st, int i, const struct query_param *p,
 					  p->name, value);
 		return sqlite3_bind_int64(st, i, (int64_t)ns) == SQLITE_OK ? 0 : -ENOMEM;
 	case QT_REAL:
-		errno = 0;
-		d = strtod(value, &end);
-		if (!*value || *end || errno)
-			return errmsg_set(e, EINVAL, "invalid %s '%s': expected a "
-					  "number", p->name, value);
+		if (opt_parse_double(value, p->name, &d, e) < 0)
+			return -EINVAL;
 		return sqlite3_bind_double(st, i, d) == SQLITE_OK ? 0 : -ENOMEM;
 	case QT_TEXT:
 		return sqlite3_bind_text(st, i, value, -1, SQLITE_TRANSIENT) ==
@@ -101,7 +98,6 @@ int query_value_text(const struct query_param *p, const char *value,
 	int64_t v;
 	uint64_t ns;
 	double d;
-	char *end;
 
 	switch (p->type) {
 	case QT_INTEGER:
@@ -119,11 +115,8 @@ int query_value_text(const struct query_param *p, const char *value,
 		snprintf(buf, n, "%llu", (unsigned long long)ns);
 		return 0;
 	case QT_REAL:
-		errno = 0;
-		d = strtod(value, &end);
-		if (!*value || *end || errno)
-			return errmsg_set(e, EINVAL, "invalid %s '%s': expected a "
-					  "number", p->name, value);
+		if (opt_parse_double(value, p->name, &d, e) < 0)
+			return -EINVAL;
 		snprintf(buf, n, "%.17g", d);
 		return 0;
 	case QT_TEXT:

@@ -281,6 +281,28 @@ static void an_integer_in_a_range_says_what_was_expected(void **state)
 	assert_int_equal(v, UNTOUCHED);
 }
 
+static void a_number_is_finite_and_whole_or_refused(void **state)
+{
+	static const char *const bad[] = { "", " 1", "1x", "inf", "nan", "1e999",
+					   "0x", "--1" };
+	struct errmsg e;
+	double d = 0;
+
+	(void)state;
+	errmsg_init(&e);
+	assert_int_equal(opt_parse_double("20", "--min-value", &d, &e), 0);
+	assert_true(d == 20.0);
+	assert_int_equal(opt_parse_double("-1.5", "--min-value", &d, &e), 0);
+	assert_true(d == -1.5);
+	assert_int_equal(opt_parse_double("2e3", "--min-value", &d, &e), 0);
+	assert_true(d == 2000.0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(opt_parse_double(bad[i], "--min-value", &d, &e), -EINVAL);
+		assert_non_null(strstr(e.text, "invalid --min-value '"));
+		assert_non_null(strstr(e.text, "': expected a number"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +320,7 @@ int main(void)
 		cmocka_unit_test(a_list_with_any_bad_item_is_refused_whole),
 		cmocka_unit_test(a_failing_add_stops_the_list_with_its_error),
 		cmocka_unit_test(an_integer_in_a_range_says_what_was_expected),
+		cmocka_unit_test(a_number_is_finite_and_whole_or_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
