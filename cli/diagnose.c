@@ -78,14 +78,26 @@ static int set_isolated(void *value, const char *arg, const char *opt,
 	return 0;
 }
 
+static int set_min_value(void *value, const char *arg, const char *opt,
+			 struct errmsg *e)
+{
+	struct diag_request *req = value;
+
+	if (opt_parse_double(arg, opt, &req->min_value, e) < 0)
+		return -EINVAL;
+	req->has_min_value = 1;
+	return 0;
+}
+
 static const char diagnose_usage[] =
 	"faultline diagnose DB [--session N] [--tid TID...] [--event METRIC]\n"
-	"       [--window DUR] [--min-duration DUR] [--min-fault DUR]\n"
-	"       [--isolated CPUS] [--format text|json]";
+	"       [--window DUR] [--after DUR] [--min-value X] [--min-duration DUR]\n"
+	"       [--min-fault DUR] [--isolated CPUS] [--format text|json]";
 
 static const char diagnose_examples[] =
 	"  faultline diagnose run.db\n"
 	"  faultline diagnose run.db --event nak --tid 4242\n"
+	"  faultline diagnose run.db --event lat --after 1ms --min-value 20000\n"
 	"  faultline diagnose run.db --isolated 2-3 --format json\n";
 
 /* Runs the engine on the session picked and prints what it found. */
@@ -131,6 +143,12 @@ int cmd_diagnose(int argc, char **argv)
 		{ 'w', "window", "DUR", "an event this long after a stall still "
 		  "counts as preceded by it (default 200ms)", OPT_DURATION,
 		  &a.req.window_ns, NULL },
+		{ 0, "after", "DUR", "an event this long before a stall's start "
+		  "counts too: a sample stamped at a request's start (default 0)",
+		  OPT_DURATION, &a.req.after_ns, NULL },
+		{ 0, "min-value", "X", "only the events whose value is X or more "
+		  "(a latency over 20 ms: 20000 in us)", OPT_CALLBACK, &a.req,
+		  set_min_value },
 		{ 'm', "min-duration", "DUR", "the shortest time off the CPU "
 		  "considered (default 1ms)", OPT_DURATION, &a.req.min_dur_ns, NULL },
 		{ 0, "min-fault", "DUR", "the shortest fault considered (default "

@@ -7,7 +7,8 @@
  * registry's order, counts each stall once (where two patterns claim
  * overlapping stalls of one thread, the one registered first keeps it:
  * the registry lists the specific before the general), lines each stall
- * up with the events of a metric it preceded, groups the stalls of one
+ * up with the events of a metric it preceded (or followed by at most
+ * after_ns), groups the stalls of one
  * thread with one culprit into a finding, and ranks the findings by harm:
  * events preceded, then time lost.
  *
@@ -32,6 +33,12 @@ struct diag_request {
 				 * stalls are lined up with; NULL: none */
 	uint64_t window_ns;	/* an event this long after a stall's end
 				 * still counts as preceded by it */
+	uint64_t after_ns;	/* and one this long before its start counts
+				 * too: a sample stamped when a request began,
+				 * with the stall just after (0: none) */
+	int has_min_value;	/* only events whose value is min_value or
+				 * more count */
+	double min_value;
 	uint64_t min_dur_ns;	/* shortest interval off the CPU considered */
 	uint64_t min_fault_ns;	/* shortest fault considered */
 	const char *isolated;	/* borrowed: ",0,3," the CPUs the user

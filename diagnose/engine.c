@@ -85,8 +85,9 @@ static int load_events(sqlite3 *db, const struct diag_request *req,
 		" JOIN metric m ON m.series_id = ms.series_id"
 		" WHERE s.session_id = ?1 AND ms.name = ?2"
 		"   AND (ms.session_id IS NULL OR ms.session_id = s.session_id)"
-		"   AND m.ts >= s.start_ts"
+		"   AND m.ts >= s.start_ts - ?4"
 		"   AND m.ts <= coalesce(s.end_ts, 1 << 62) + ?3"
+		"   AND (?5 IS NULL OR m.value >= ?5)"
 		" ORDER BY m.ts";
 	sqlite3_stmt *st = NULL;
 	int rc, err = 0;
@@ -107,6 +108,9 @@ static int load_events(sqlite3 *db, const struct diag_request *req,
 	sqlite3_bind_int64(st, 1, req->session_id);
 	sqlite3_bind_text(st, 2, req->event, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, (int64_t)req->window_ns);
+	sqlite3_bind_int64(st, 4, (int64_t)req->after_ns);
+	if (req->has_min_value)
+		sqlite3_bind_double(st, 5, req->min_value);
 	while (err == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		err = ARRAY_RESERVE(res->event_ts, res->events_cap, res->nevents + 1);
 		if (err == 0)

@@ -77,14 +77,14 @@ static size_t first_after(const struct diag_result *res, int64_t t)
 	return lo;
 }
 
-/* The events each stall preceded: after its start, up to window after
- * its end. */
+/* The events each stall preceded: from after_ns before its start (0:
+ * after it), up to window after its end. */
 static void line_up(const struct diag_request *req, struct diag_result *res)
 {
 	for (size_t i = 0; i < res->nstalls; i++) {
 		struct diag_stall *s = &res->stalls[i];
 
-		s->ev_lo = first_after(res, s->ts);
+		s->ev_lo = first_after(res, s->ts - (int64_t)req->after_ns);
 		s->ev_hi = first_after(res, s->ts + s->dur_ns + (int64_t)req->window_ns);
 	}
 }

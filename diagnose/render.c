@@ -161,9 +161,16 @@ void diag_render_text(const struct diag_request *req,
 	}
 	strbuf_addf(sb, "%zu finding%s, worst first", res->nfindings,
 		    res->nfindings == 1 ? "" : "s");
-	if (req->event)
-		strbuf_addf(sb, " (by the '%s' events they preceded, %zu in all, "
-			    "then by time lost)", req->event, res->nevents);
+	if (req->event) {
+		strbuf_addf(sb, " (by the '%s' events", req->event);
+		if (req->has_min_value)
+			strbuf_addf(sb, " of value %g or more", req->min_value);
+		strbuf_adds(sb, " they preceded");
+		if (req->after_ns)
+			strbuf_addf(sb, ", or followed by at most %.3f ms",
+				    (double)req->after_ns / 1e6);
+		strbuf_addf(sb, ", %zu in all, then by time lost)", res->nevents);
+	}
 	else
 		strbuf_adds(sb, " (by time lost)");
 	strbuf_adds(sb, "\n");

@@ -9,6 +9,10 @@
 -- Parameters:
 --   :metric   TEXT              the metric's name, e.g. nak
 --   :window   DURATION = 200ms  how far before each event to look
+--   :after    DURATION = 0      how far after it: a stall that began this
+--                               soon after an event counts too (a latency
+--                               sample stamped at the request's start)
+--   :min_value REAL = NULL      only the events whose value is this or more
 --   :min_dur  DURATION = 1ms    the shortest fault or off-CPU interval shown
 --   :tid      INTEGER = NULL    one thread; all of the session's when NULL
 --   :session  INTEGER = NULL    the session; the latest when NULL
@@ -25,7 +29,8 @@
 --                             'rx (4242)', 'hard interrupt on CPU 1'
 --   events           INTEGER  how many of the metric's events it preceded
 --   first_event_utc  TEXT     the first of them, UTC
---   before_ms        REAL     from the stall's start to that event, ms
+--   before_ms        REAL     from the stall's start to that event, ms;
+--                             negative when the stall began after it
 --   event_values     TEXT     the events' values, in order, ', '-separated
 --   stack            TEXT     innermost function first ('c <- b <- main');
 --                             NULL when none was recorded
@@ -33,7 +38,7 @@
 -- A stall of at least min_dur is rare next to the faults and intervals
 -- below it, so the query starts from those stalls (fault_by_dur,
 -- thread_state_off_cpu_by_dur) and looks up, for each, the events from
--- its start to window after its end (metric_by_series): its cost follows
+-- after before its start to window after its end (metric_by_series): its cost follows
 -- the long stalls, not the events or the rows in each window.  CROSS JOIN
 -- holds the planner to that order, which it cannot tell without
 -- statistics.
@@ -55,7 +60,8 @@ hit AS (
     FROM sess CROSS JOIN long_stall s CROSS JOIN metric_series ms CROSS JOIN metric m
    WHERE ms.name = :metric AND (ms.session_id IS NULL OR ms.session_id = sess.id)
      AND m.series_id = ms.series_id
-     AND m.ts > s.ts AND m.ts < s.ts + s.dur + :window
+     AND m.ts > s.ts - :after AND m.ts < s.ts + s.dur + :window
+     AND (:min_value IS NULL OR m.value >= :min_value)
      AND m.ts >= sess.start_ts AND m.ts <= sess.end_ts + :window
 ),
 per_stall AS (

@@ -202,6 +202,68 @@ static void stalls_near_takes_a_thread_a_session_and_any_duration_unit(void **st
 		   "stalls-near", "metric=nak", "window=40ms", "min_dur=1ms", "tid=102", NULL);
 }
 
+/*
+ * A sample stamped when a request began, with the stall just after it:
+ * matched with after=, and only the samples over min_value count.  The
+ * fixture with one more stall: thread 102 blocked 20 ms from 10 ms after
+ * the nak at +6s (value 3).
+ */
+static void stalls_near_looks_after_an_event_too_and_filters_by_value(void **state)
+{
+	const char *db = scratch_path("after.db");
+	char *argv[] = { (char *)faultline_bin(), "query", (char *)db, "stalls-near",
+			 "metric=nak", "window=0", "after=20ms", "-f", "csv", NULL,
+			 NULL };
+	struct run r;
+	sqlite3 *h = NULL;
+
+	(void)state;
+	unlink(db);
+	{
+		char sql[512];
+
+		snprintf(sql, sizeof(sql), "VACUUM INTO '%s'", db);
+		assert_int_equal(sqlite3_open(fixture_db(), &h), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(h);
+	}
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "INSERT INTO thread_state (session_id, tid,"
+				      " pid, ts, dur, state, preempted, uncertain) VALUES"
+				      " (2, 102, 100, " T0 "+6010000000, 20000000,"
+				      " 'blocked', 0, 0)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(run_argv(&r, argv), 0);
+	assert_string_equal(r.out, "tid,comm,stall,start_utc,dur_ms,waker_tid,waker,"
+			    "events,first_event_utc,before_ms,event_values,stack\r\n"
+			    "102,worker,blocked,2023-11-14T22:13:26.010000000Z,20.0,,,1,"
+			    "2023-11-14T22:13:26.000000000Z,-10.0,3.0,\r\n");
+	/* The nak at +6s has value 3: under min_value=5, nothing. */
+	argv[9] = "min_value=5";
+	assert_int_equal(run_argv(&r, argv), 0);
+	assert_string_equal(r.out, "tid,comm,stall,start_utc,dur_ms,waker_tid,waker,"
+			    "events,first_event_utc,before_ms,event_values,stack\r\n");
+	/* Without after=, a stall that began after the event is not its. */
+	argv[6] = "after=0";
+	argv[9] = NULL;
+	assert_int_equal(run_argv(&r, argv), 0);
+	assert_string_equal(r.out, "tid,comm,stall,start_utc,dur_ms,waker_tid,waker,"
+			    "events,first_event_utc,before_ms,event_values,stack\r\n");
+	/* diagnose takes the same two: of the two naks (values 12 and 3)
+	 * only the first is 5 or more. */
+	assert_int_equal(run_faultline(&r, "diagnose", fixture_db(), "--event", "nak",
+				       "--min-value", "5", NULL), 0);
+	assert_non_null(strstr(r.out, "(by the 'nak' events of value 5 or more they "
+			       "preceded, 1 in all, then by time lost)"));
+	assert_int_equal(run_faultline(&r, "diagnose", fixture_db(), "--event", "nak",
+				       "--after", "20ms", NULL), 0);
+	assert_non_null(strstr(r.out, "they preceded, or followed by at most 20.000 ms"));
+	assert_int_equal(run_faultline(&r, "diagnose", fixture_db(), "--min-value",
+				       "lots", NULL), 2);
+	assert_string_equal(r.err, "faultline diagnose: invalid --min-value 'lots': "
+			    "expected a number\n");
+}
+
 static void socket_depth_around_shows_the_queue_filling_during_the_fault(void **state)
 {
 	(void)state;
@@ -673,6 +735,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stalls_near_lists_what_reached_into_the_window_before_each_event),
 		cmocka_unit_test(stalls_near_takes_a_thread_a_session_and_any_duration_unit),
+		cmocka_unit_test(stalls_near_looks_after_an_event_too_and_filters_by_value),
 		cmocka_unit_test(socket_depth_around_shows_the_queue_filling_during_the_fault),
 		cmocka_unit_test(fault_latency_names_buckets_by_upper_bound_beside_the_exact_max),
 		cmocka_unit_test(off_cpu_splits_a_threads_time_by_state_and_waker),
