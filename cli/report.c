@@ -252,8 +252,30 @@ static void print_later_failures(sqlite3 *db, int64_t id)
 /* Findings shown at the top: the worst few; faultline diagnose shows all. */
 #define REPORT_FINDINGS 5
 
+/* With no one metric to line the findings up with, which metrics there
+ * are and how to pick one: never a silent choice. */
+static void say_metric_choice(sqlite3 *db, const char *path, const char *event)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (event) {
+		printf("(lined up with '%s', the one imported metric)\n", event);
+		return;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT count(*), group_concat(name, ', ') FROM"
+			       " (SELECT DISTINCT name FROM metric_series WHERE"
+			       " session_id IS NULL ORDER BY name)", -1, &st,
+			       NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 1)
+		printf("(the imported metrics %s: the findings are ranked by time "
+		       "lost, lined up with none; 'faultline diagnose %s --event "
+		       "NAME' lines them up with one)\n",
+		       (const char *)sqlite3_column_text(st, 1), path);
+	sqlite3_finalize(st);
+}
+
 /* The answer first: what faultline diagnose finds, the worst few. */
-static int findings(sqlite3 *db, int64_t id)
+static int findings(sqlite3 *db, const char *path, int64_t id)
 {
 	struct diag_request req;
 	struct diag_result res;
@@ -273,6 +295,7 @@ static int findings(sqlite3 *db, int64_t id)
 		err = diag_run(db, &req, &res, &e);
 	if (err == 0) {
 		printf("\n== Findings: why the threads stalled (faultline diagnose)\n\n");
+		say_metric_choice(db, path, event);
 		diag_render_text(&req, &res, REPORT_FINDINGS, &sb);
 		err = strbuf_error(&sb);
 	}
@@ -300,7 +323,7 @@ static int report(sqlite3 *db, const char *path, int64_t id)
 		err = section(db, path, s, args, s->arg ? 2 : 1, id);
 		/* The answer before the tables it is drawn from. */
 		if (err == 0 && i == 0)
-			err = findings(db, id);
+			err = findings(db, path, id);
 		/* The events the stalls line up with, after the stalls. */
 		if (err == 0 && !strcmp(s->query, "longest-stalls"))
 			err = symbolize_hint(db, path, id);

@@ -109,13 +109,16 @@ static const char fixture_sql[] =
 
 static const char *fixture_db(void)
 {
+	/* Its own copy: scratch_path's buffers are reused after eight. */
+	static char buf[256];
 	static const char *path;
 	struct errmsg e;
 	sqlite3 *db = NULL;
 
 	if (path)
 		return path;
-	path = scratch_path("fixture.db");
+	snprintf(buf, sizeof(buf), "%s", scratch_path("fixture.db"));
+	path = buf;
 	errmsg_init(&e);
 	if (db_open_write(path, &db, &e) < 0)
 		fail_msg("%s", e.text);
@@ -147,6 +150,21 @@ static void write_file(const char *path, const char *text)
 }
 
 /* Runs 'faultline query FIXTURE NAME args... -f csv' and compares. */
+/* A copy of the fixture, as scratch file name, for a test that adds rows. */
+static const char *fixture_copy(const char *name)
+{
+	const char *db = scratch_path(name);
+	char sql[512];
+	sqlite3 *h = NULL;
+
+	unlink(db);
+	snprintf(sql, sizeof(sql), "VACUUM INTO '%s'", db);
+	assert_int_equal(sqlite3_open(fixture_db(), &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	return db;
+}
+
 static void assert_csv(const char *want, const char *name, ...)
 {
 	char *argv[32];
@@ -210,7 +228,7 @@ static void stalls_near_takes_a_thread_a_session_and_any_duration_unit(void **st
  */
 static void stalls_near_looks_after_an_event_too_and_filters_by_value(void **state)
 {
-	const char *db = scratch_path("after.db");
+	const char *db = fixture_copy("after.db");
 	char *argv[] = { (char *)faultline_bin(), "query", (char *)db, "stalls-near",
 			 "metric=nak", "window=0", "after=20ms", "-f", "csv", NULL,
 			 NULL };
@@ -218,15 +236,6 @@ static void stalls_near_looks_after_an_event_too_and_filters_by_value(void **sta
 	sqlite3 *h = NULL;
 
 	(void)state;
-	unlink(db);
-	{
-		char sql[512];
-
-		snprintf(sql, sizeof(sql), "VACUUM INTO '%s'", db);
-		assert_int_equal(sqlite3_open(fixture_db(), &h), SQLITE_OK);
-		assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
-		sqlite3_close(h);
-	}
 	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(h, "INSERT INTO thread_state (session_id, tid,"
 				      " pid, ts, dur, state, preempted, uncertain) VALUES"
@@ -262,6 +271,32 @@ static void stalls_near_looks_after_an_event_too_and_filters_by_value(void **sta
 				       "lots", NULL), 2);
 	assert_string_equal(r.err, "faultline diagnose: invalid --min-value 'lots': "
 			    "expected a number\n");
+}
+
+/* report lines its findings up with the one imported metric and says so;
+ * with two it picks neither, and says how to pick one. */
+static void report_says_which_metric_its_findings_are_lined_up_with(void **state)
+{
+	const char *db = fixture_copy("two.db");
+	sqlite3 *h = NULL;
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "report", fixture_db(), NULL), 0);
+	assert_non_null(strstr(full_stdout(&r), "\n(lined up with 'nak', the one "
+			       "imported metric)\n"));
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "INSERT INTO metric_series VALUES (3, NULL,"
+				      " 'lat', '{}', 'us', 'lat.csv', 0); INSERT INTO"
+				      " metric VALUES (3, " T0 "+2100000000, 25000)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(run_faultline(&r, "report", db, NULL), 0);
+	assert_non_null(strstr(full_stdout(&r), "(the imported metrics lat, nak: "
+			       "the findings are ranked by time lost, lined up with "
+			       "none; 'faultline diagnose "));
+	assert_non_null(strstr(full_stdout(&r), " --event NAME' lines them up with one)"));
+	assert_non_null(strstr(full_stdout(&r), "worst first (by time lost)"));
 }
 
 static void socket_depth_around_shows_the_queue_filling_during_the_fault(void **state)
@@ -736,6 +771,7 @@ int main(void)
 		cmocka_unit_test(stalls_near_lists_what_reached_into_the_window_before_each_event),
 		cmocka_unit_test(stalls_near_takes_a_thread_a_session_and_any_duration_unit),
 		cmocka_unit_test(stalls_near_looks_after_an_event_too_and_filters_by_value),
+		cmocka_unit_test(report_says_which_metric_its_findings_are_lined_up_with),
 		cmocka_unit_test(socket_depth_around_shows_the_queue_filling_during_the_fault),
 		cmocka_unit_test(fault_latency_names_buckets_by_upper_bound_beside_the_exact_max),
 		cmocka_unit_test(off_cpu_splits_a_threads_time_by_state_and_waker),
