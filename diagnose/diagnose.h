@@ -72,6 +72,7 @@ struct diag_finding {
 	size_t nstalls;
 	int64_t first_ts, last_end_ts;	/* CLOCK_REALTIME ns */
 	int64_t lost_ns;	/* the stalls' durations, summed */
+	int64_t near_ns;	/* of those, the stalls that preceded an event */
 	size_t longest;		/* index of its longest stall in the result's
 				 * stalls[] */
 	size_t events;		/* distinct events its stalls preceded */

@@ -137,6 +137,8 @@ static int make_findings(struct diag_result *res)
 		if (f->nstalls++ == 0)
 			ev_end[k] = 0;
 		f->lost_ns += s->dur_ns;
+		if (s->ev_hi > s->ev_lo)
+			f->near_ns += s->dur_ns;
 		if (s->ts + s->dur_ns > f->last_end_ts)
 			f->last_end_ts = s->ts + s->dur_ns;
 		if (f->nstalls == 1 || s->dur_ns > res->stalls[f->longest].dur_ns)
@@ -151,13 +153,20 @@ static int make_findings(struct diag_result *res)
 	return err;
 }
 
-/* Harm: the events preceded, then the time lost, then the earlier. */
+/*
+ * Harm: the events preceded; then the time lost in the stalls that
+ * preceded them (a thread held up 25 ms just before a NAK outranks one
+ * whose many short waits spread over the run touched the same NAK once);
+ * then all the time lost; then the earlier.
+ */
 static int by_harm(const void *a, const void *b)
 {
 	const struct diag_finding *x = a, *y = b;
 
 	if (x->events != y->events)
 		return x->events > y->events ? -1 : 1;
+	if (x->near_ns != y->near_ns)
+		return x->near_ns > y->near_ns ? -1 : 1;
 	if (x->lost_ns != y->lost_ns)
 		return x->lost_ns > y->lost_ns ? -1 : 1;
 	return x->first_ts < y->first_ts ? -1 : x->first_ts > y->first_ts;

@@ -96,6 +96,11 @@ static void text_finding(const struct diag_request *req,
 	if (req->event)
 		strbuf_addf(sb, "; preceded %zu '%s' event%s", f->events, req->event,
 			    f->events == 1 ? "" : "s");
+	if (req->event && f->events && f->near_ns != f->lost_ns) {
+		strbuf_adds(sb, " (");
+		add_ms(sb, f->near_ns);
+		strbuf_adds(sb, " of it in the stalls before them)");
+	}
 	strbuf_addf(sb, "\n   evidence:  %s\n", s->evidence);
 	if (f->stack)
 		strbuf_addf(sb, "   stack:     %s\n", f->stack);
@@ -209,6 +214,8 @@ static void json_finding(const struct diag_request *req,
 	json_int(sb, (int64_t)f->nstalls);
 	json_key(sb, "lost_ns", 0);
 	json_int(sb, f->lost_ns);
+	json_key(sb, "lost_before_events_ns", 0);
+	json_int(sb, f->near_ns);
 	json_key(sb, "longest_ns", 0);
 	json_int(sb, s->dur_ns);
 	json_key(sb, "longest_ts", 0);
