@@ -23,6 +23,7 @@
 
 struct query_args {
 	int list;
+	int wide;			/* --wide: cells whole in a table */
 	enum out_format format;
 	const char *schema;		/* borrowed: --schema; NULL: not given */
 	char *positional[ARGS_MAX];	/* borrowed from argv: DB, NAME,
@@ -41,8 +42,9 @@ static int set_format(void *value, const char *arg, const char *opt,
 
 static const char query_usage_text[] =
 	"faultline query DB NAME|FILE.sql [NAME=VALUE...] [-f table|csv|json]\n"
+	"                       [--wide]\n"
 	"       faultline query postgresql://... NAME|FILE.sql [NAME=VALUE...]\n"
-	"                       [--schema NAME] [-f table|csv|json]\n"
+	"                       [--schema NAME] [-f table|csv|json] [--wide]\n"
 	"       faultline query --list";
 
 static const char query_examples[] =
@@ -100,9 +102,8 @@ static int list_queries(void)
 
 /* Runs q on the database at path with args; the exit status. */
 static int run_query(const char *path, struct query_def *q, char **args,
-		     int nargs, enum out_format format)
+		     int nargs, const struct table_style *style)
 {
-	const struct table_style style = { format, 0, NULL };
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	struct errmsg e;
@@ -123,7 +124,7 @@ static int run_query(const char *path, struct query_def *q, char **args,
 			status = EXIT_USAGE;
 	}
 	if (err == 0)
-		err = table_out(st, &style, stdout, &nrows, q->name, &e);
+		err = table_out(st, style, stdout, &nrows, q->name, &e);
 	if (err == 0)
 		status = 0;
 	else if (err == -ENOMEM)
@@ -143,6 +144,9 @@ int cmd_query(int argc, char **argv)
 		  OPT_FLAG, &a.list, NULL },
 		{ 'f', "format", "FORMAT", "table (default), csv or json",
 		  OPT_CALLBACK, &a.format, set_format },
+		{ 'w', "wide", NULL, "a table's long cells whole (by default cut at "
+		  FL_STR(TABLE_MAX_CELL) " characters, ending in ...)", OPT_FLAG,
+		  &a.wide, NULL },
 		{ 0, "schema", "NAME", "PostgreSQL: the schema faultline export "
 		  "--to loaded (default faultline)", OPT_STRING, &a.schema, NULL },
 		{ 0 },
@@ -154,6 +158,7 @@ int cmd_query(int argc, char **argv)
 		"Reads only: writes nothing, so a database on a read-only mount will do.",
 		query_examples, opts,
 	};
+	struct table_style style;
 	struct query_def q;
 	struct errmsg e;
 	int err, status;
@@ -187,12 +192,13 @@ int cmd_query(int argc, char **argv)
 		 * the file's. */
 		return err == -ENOENT ? EXIT_USAGE : 1;
 	}
+	style = (struct table_style){ a.format, 0, NULL, a.wide ? 0 : TABLE_MAX_CELL };
 	if (pg_is_target(a.positional[0]))
 		status = query_pg_run(a.positional[0], a.schema ? a.schema : "faultline",
-				      &q, a.positional + 2, a.npositional - 2, a.format);
+				      &q, a.positional + 2, a.npositional - 2, &style);
 	else
 		status = run_query(a.positional[0], &q, a.positional + 2,
-				   a.npositional - 2, a.format);
+				   a.npositional - 2, &style);
 	query_def_release(&q);
 	return status;
 }

@@ -210,9 +210,8 @@ static int run_sql(PGconn *c, const char *schema, const struct query_def *q,
 }
 
 int query_pg_run(const char *target, const char *schema, const struct query_def *q,
-		 char *const *args, int nargs, enum out_format format)
+		 char *const *args, int nargs, const struct table_style *style)
 {
-	const struct table_style style = { format, 0, NULL };
 	const char **values = calloc(q->nparams + 1, sizeof(*values));
 	Oid *types = calloc(q->nparams + 1, sizeof(*types));
 	char *bufs = calloc(q->nparams + 1, 256);
@@ -241,7 +240,7 @@ int query_pg_run(const char *target, const char *schema, const struct query_def 
 	if (err == 0 && stage(r, &mem, &st) < 0)
 		err = errmsg_set(&e, ENOMEM, "out of memory");
 	if (err == 0)
-		err = table_out(st, &style, stdout, &nrows, q->name, &e);
+		err = table_out(st, style, stdout, &nrows, q->name, &e);
 	if (err == 0)
 		status = 0;
 	else

@@ -13,10 +13,10 @@
  * Runs q on the server target names (a postgresql:// URL; libpq's
  * environment and files apply), in schema, with args (nargs
  * "NAME=VALUE", borrowed), read-only, and writes the rows to stdout as
- * format says.  Returns the exit status: 0, 1 (the server or the query
+ * style (borrowed) says.  Returns the exit status: 0, 1 (the server or the query
  * failed; the message printed), or EXIT_USAGE (the arguments are wrong).
  */
 int query_pg_run(const char *target, const char *schema, const struct query_def *q,
-		 char *const *args, int nargs, enum out_format format);
+		 char *const *args, int nargs, const struct table_style *style);
 
 #endif

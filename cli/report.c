@@ -108,9 +108,10 @@ static void print_more(sqlite3 *db, const char *path, const struct section *s,
 
 /* Runs s's canned query with args and prints its rows under its title. */
 static int section(sqlite3 *db, const char *path, const struct section *s,
-		   char **args, int nargs, int64_t id)
+		   char **args, int nargs, int64_t id, size_t max_cell)
 {
-	const struct table_style style = { s->format, REPORT_ROWS, s->empty };
+	const struct table_style style = { s->format, REPORT_ROWS, s->empty,
+					   s->format == OUT_TABLE ? max_cell : 0 };
 	struct query_def q;
 	sqlite3_stmt *st = NULL;
 	struct errmsg e;
@@ -138,7 +139,7 @@ static int section(sqlite3 *db, const char *path, const struct section *s,
 
 /* The stalls before the events of each imported metric. */
 static int metric_sections(sqlite3 *db, const char *path, char *session_arg,
-			   int64_t id)
+			   int64_t id, size_t max_cell)
 {
 	static const char sql[] =
 		"SELECT DISTINCT name FROM metric_series WHERE session_id IS NULL "
@@ -157,7 +158,7 @@ static int metric_sections(sqlite3 *db, const char *path, char *session_arg,
 		snprintf(title, sizeof(title), "Stalls of 1 ms or more in the 200 ms "
 			 "before each '%s' event", name);
 		snprintf(metric, sizeof(metric), "metric=%s", name);
-		err = section(db, path, &s, args, 2, id);
+		err = section(db, path, &s, args, 2, id, max_cell);
 		rc = SQLITE_OK;
 	}
 	if (err == 0 && rc != SQLITE_DONE && rc != SQLITE_OK)
@@ -188,7 +189,7 @@ static int symbolize_hint(sqlite3 *db, const char *path, int64_t id)
 	return 0;
 }
 
-static const char report_usage[] = "faultline report DB [--session N]";
+static const char report_usage[] = "faultline report DB [--session N] [--wide]";
 
 static const char report_examples[] =
 	"  faultline report run.db\n"
@@ -309,7 +310,8 @@ static int findings(sqlite3 *db, const char *path, int64_t id)
 	return err < 0 ? error("report", "%s", e.text) : 0;
 }
 
-static int report(sqlite3 *db, const char *path, int64_t id)
+/* max_cell: a table cell's longest, in characters (0: whole). */
+static int report(sqlite3 *db, const char *path, int64_t id, size_t max_cell)
 {
 	char session_arg[48];
 	char *args[2] = { session_arg, NULL };
@@ -320,7 +322,7 @@ static int report(sqlite3 *db, const char *path, int64_t id)
 		const struct section *s = &sections[i];
 
 		args[1] = (char *)s->arg;
-		err = section(db, path, s, args, s->arg ? 2 : 1, id);
+		err = section(db, path, s, args, s->arg ? 2 : 1, id, max_cell);
 		/* The answer before the tables it is drawn from. */
 		if (err == 0 && i == 0)
 			err = findings(db, path, id);
@@ -328,7 +330,7 @@ static int report(sqlite3 *db, const char *path, int64_t id)
 		if (err == 0 && !strcmp(s->query, "longest-stalls"))
 			err = symbolize_hint(db, path, id);
 		if (err == 0 && !strcmp(s->query, "longest-stalls"))
-			err = metric_sections(db, path, session_arg, id);
+			err = metric_sections(db, path, session_arg, id, max_cell);
 	}
 	return err;
 }
@@ -336,9 +338,13 @@ static int report(sqlite3 *db, const char *path, int64_t id)
 int cmd_report(int argc, char **argv)
 {
 	int64_t id = 0;		/* 0: the latest that recorded something */
+	int wide = 0;
 	const struct opt opts[] = {
 		{ 's', "session", "N", "the session to summarise (default: the latest "
 		  "that recorded something)", OPT_CALLBACK, &id, session_pick_parse },
+		{ 'w', "wide", NULL, "long cells whole (by default cut at "
+		  FL_STR(TABLE_MAX_CELL) " characters, ending in ...)", OPT_FLAG,
+		  &wide, NULL },
 		{ 0 },
 	};
 	const struct cmd_usage u = {
@@ -368,7 +374,7 @@ int cmd_report(int argc, char **argv)
 	if (!id && c.later)
 		print_later_failures(db, c.id);
 	print_identity(db, c.id);
-	err = report(db, path, c.id);
+	err = report(db, path, c.id, wide ? 0 : TABLE_MAX_CELL);
 	db_close(db);
 	return err < 0 ? 1 : 0;
 }

@@ -105,7 +105,24 @@ struct grid {
 	size_t *widths;		/* owned: per column */
 	size_t nrows, cells_cap;	/* cells_cap: in cells, not rows */
 	int ncols;
+	size_t max_cell;	/* table_style's */
 };
+
+/* Cuts s (owned) to max characters, the last of them "...": UTF-8 code
+ * points, as width() counts them. */
+static void cut_cell(char *s, size_t max)
+{
+	size_t w = 0;
+	char *p = s;
+
+	if (!s || !max || width(s) <= max || max < 4)
+		return;
+	for (; *p && w < max - 3; p++)
+		w += ((unsigned char)*p & 0xc0) != 0x80;
+	while (((unsigned char)*p & 0xc0) == 0x80)
+		p++;	/* the rest of the last code point kept */
+	strcpy(p, "...");
+}
 
 static void grid_release(struct grid *g)
 {
@@ -134,6 +151,7 @@ static int grid_add(struct grid *g, sqlite3_stmt *st)
 				free(row[k]);
 			return -ENOMEM;
 		}
+		cut_cell(row[i], g->max_cell);
 		if (type != SQLITE_INTEGER && type != SQLITE_FLOAT && type != SQLITE_NULL)
 			g->numeric[i] = 0;
 		g->seen[i] |= type != SQLITE_NULL;
@@ -281,9 +299,10 @@ int table_out(sqlite3_stmt *st, const struct table_style *style, FILE *out,
 	size_t n = 0;
 	int rc = SQLITE_DONE, err = 0;
 
-	if (f == OUT_TABLE)
+	if (f == OUT_TABLE) {
 		err = grid_init(&g, st);
-	else
+		g.max_cell = style->max_cell;
+	} else
 		stream_header(st, f, out);
 	while (err == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (f != OUT_TABLE)

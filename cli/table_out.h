@@ -25,7 +25,14 @@ struct table_style {
 	const char *empty;	/* borrowed: a table with no rows is this line,
 				 * in parentheses, alone (report's sections);
 				 * NULL: the header, then "(no rows)" */
+	size_t max_cell;	/* a table's cell longer than this many
+				 * characters is cut, ending in "..."; 0:
+				 * never (CSV and JSON never are) */
 };
+
+/* The cut a table makes by default, so a row fits a terminal: a stack
+ * keeps its innermost frames, a list of values its first. */
+#define TABLE_MAX_CELL 72
 
 /*
  * Steps st (borrowed; the caller finalizes it) to its end and writes its

@@ -671,8 +671,10 @@ static void report_summarises_the_latest_session(void **state)
 	assert_true(worst && next && worst < next);
 	assert_non_null(strstr(out, "<2.048us:90 <4.096us:9 <4.1943ms:1"));
 	assert_null(strstr(out, "more thread"));
+	/* A long cell is cut so a row fits a terminal; --wide shows it. */
 	assert_non_null(strstr(out, "  major fault  blocked 149.0ms, runnable 0.5ms  "
-			       STACK1 "\n"));
+			       "do_lookup_x <- _dl_fixup <- _dl_runtime_resolve <- "
+			       "/usr/bin/rx+0x1234...\n"));
 	/* Idle sleeps in a section of their own, not among the stalls. */
 	idle = strstr(out, "== Idle: time asleep with nothing to do");
 	assert_non_null(idle);
@@ -694,6 +696,9 @@ static void report_summarises_the_latest_session(void **state)
 	assert_null(strstr(out, "not symbolized"));
 	assert_int_equal(run_faultline(&r, "report", fixture_db(), "--session", "3", NULL), 1);
 	assert_one_message(&r, "report", "no session 3 in");
+	assert_int_equal(run_faultline(&r, "report", "--wide", fixture_db(), NULL), 0);
+	assert_non_null(strstr(full_stdout(&r), "  major fault  blocked 149.0ms, "
+			       "runnable 0.5ms  " STACK1 "\n"));
 }
 
 /* The fixture, then session 3, which failed before it recorded anything,
