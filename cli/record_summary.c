@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include "../common/clock.h"
+#include "../schema/db.h"
 #include "fmt_dur.h"
 #include "record_summary.h"
 #include "usage.h"
@@ -76,19 +77,50 @@ static void print_udp(FILE *out, const struct record_udp *u)
 			"series says when\n", (unsigned long long)c.missed);
 }
 
-/* The summary line about stacks: sampled, cut short, frames named. */
+/* How many stacks and frames the session's rows keep in the database
+ * (stacks only rows below the threshold used are not stored); -1 each
+ * where it cannot be read. */
+static void stored_stacks(const char *path, int64_t session, long long *stacks,
+			  long long *frames)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	struct errmsg e;
+
+	*stacks = *frames = -1;
+	errmsg_init(&e);
+	if (db_open_read(path, &db, &e) < 0)
+		return;
+	if (sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM stack WHERE"
+			       " session_id = ?1), (SELECT count(*) FROM frame"
+			       " WHERE session_id = ?1)", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_bind_int64(st, 1, session) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW) {
+		*stacks = sqlite3_column_int64(st, 0);
+		*frames = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	db_close(db);
+}
+
+/* The summary line about stacks: sampled, cut short, what the database
+ * keeps, frames named. */
 static void print_stacks(FILE *f, const struct record_session *rs,
 			 const char *path)
 {
 	const struct record_stacks *st = &rs->pipe.stacks;
 	const struct record_symbolized *s = &rs->sym;
+	long long stacks, frames;
 
 	if (!record_stacks_on(st))
 		return;
-	fprintf(f, "  stacks: %llu sampled, %llu cut short, %zu distinct, "
-		"%zu frames", (unsigned long long)st->sampled,
-		(unsigned long long)st->truncated, st->tab.nstacks,
-		st->tab.nframes);
+	stored_stacks(path, rs->session_id, &stacks, &frames);
+	fprintf(f, "  stacks: %llu sampled, %llu cut short, %lld distinct "
+		"stored with %lld frames", (unsigned long long)st->sampled,
+		(unsigned long long)st->truncated, stacks, frames);
+	if (stacks >= 0 && (size_t)stacks < st->tab.nstacks)
+		fprintf(f, " (of %zu seen: the others' rows were not stored)",
+			st->tab.nstacks);
 	if (s->symbolized)
 		fprintf(f, ", %llu named (%llu no file, %llu build id mismatch, "
 			"%llu no symbol)\n", (unsigned long long)s->c.ok,

@@ -466,6 +466,50 @@ static void stacks_none_stores_no_stack(void **state)
 				"NULL)"), 0);
 }
 
+/*
+ * The summary counts what the database keeps: with every fault under the
+ * threshold, their stacks are seen but not stored, and the line says so
+ * rather than count them as the session's.
+ */
+static void the_stacks_summary_counts_the_stacks_the_database_keeps(void **state)
+{
+	const char *db = scratch_path("summary.db");
+	char *wl_args[] = { "--major-file", scratch_path("summary.dat"), "--info",
+			    scratch_path("summary.info"), NULL };
+	char *argv[16];
+	long long sampled, cut, stacks, frames;
+	const char *line;
+	struct run r;
+	int n = 0;
+
+	(void)state;
+	argv[n++] = (char *)faultline_bin();
+	argv[n++] = "record";
+	argv[n++] = "-o";
+	argv[n++] = (char *)db;
+	argv[n++] = "--stacks=fp";
+	argv[n++] = "--stacks-on=faults";
+	argv[n++] = "--min-fault-duration=10s";
+	argv[n++] = "--";
+	argv[n++] = (char *)workload(1);
+	for (int i = 0; wl_args[i]; i++)
+		argv[n++] = wl_args[i];
+	argv[n] = NULL;
+	if (run_argv(&r, argv) != 0)
+		fail_msg("record failed: %s", r.err);
+	line = strstr(r.err, "  stacks: ");
+	assert_non_null(line);
+	assert_int_equal(sscanf(line, "  stacks: %lld sampled, %lld cut short, %lld "
+				"distinct stored with %lld frames", &sampled, &cut,
+				&stacks, &frames), 4);
+	assert_true(sampled > 0);
+	assert_int_equal(stacks, db_int(db, "SELECT count(*) FROM stack"));
+	assert_int_equal(frames, db_int(db, "SELECT count(*) FROM frame"));
+	/* No fault row was stored, so none of their stacks was. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM fault"), 0);
+	assert_non_null(strstr(line, " seen: the others' rows were not stored)"));
+}
+
 static void bad_stack_options_are_usage_errors_that_say_what_is_allowed(void **state)
 {
 	static const struct {
@@ -504,6 +548,7 @@ int main(void)
 		cmocka_unit_test_teardown(a_stack_deeper_than_its_copy_is_stored_cut_short_with_the_reason, kill_leftovers),
 		cmocka_unit_test_teardown(stacks_on_faults_puts_a_stack_on_every_completed_fault, kill_leftovers),
 		cmocka_unit_test_teardown(stacks_none_stores_no_stack, kill_leftovers),
+		cmocka_unit_test_teardown(the_stacks_summary_counts_the_stacks_the_database_keeps, kill_leftovers),
 		cmocka_unit_test_teardown(bad_stack_options_are_usage_errors_that_say_what_is_allowed, kill_leftovers),
 	};
 
