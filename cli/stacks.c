@@ -28,7 +28,34 @@ struct stacks_args {
 	int64_t tid;		/* -1: all */
 	const char *kind;	/* borrowed: major, minor, blocked, all */
 	uint64_t limit;
+	const struct stack_order *sort;	/* static: --sort */
 };
+
+/* --sort: what ranks the stacks first; ties go to the longest event,
+ * then the stack id. */
+struct stack_order {
+	const char *name;
+	const char *order_by;	/* SQL over the grouped events */
+	const char *says;	/* for the summary line */
+};
+
+static const struct stack_order stack_orders[] = {
+	{ "time", "sum(ev.dur) DESC, max(ev.dur) DESC", "the most time first" },
+	{ "count", "count(*) DESC, max(ev.dur) DESC", "the most frequent first" },
+	{ "max", "max(ev.dur) DESC, sum(ev.dur) DESC", "the longest event first" },
+};
+
+static int parse_sort(void *value, const char *arg, const char *opt,
+		      struct errmsg *e)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(stack_orders); i++)
+		if (!strcmp(arg, stack_orders[i].name)) {
+			*(const struct stack_order **)value = &stack_orders[i];
+			return 0;
+		}
+	return errmsg_set(e, EINVAL, "invalid %s '%s': expected time, count or "
+			  "max", opt, arg);
+}
 
 static int parse_kind(void *value, const char *arg, const char *opt,
 		      struct errmsg *e)
@@ -163,12 +190,15 @@ static void print_stack_header(sqlite3_stmt *st, int rank)
 {
 	char total[32], longest[32];
 	const char *method = col_text(st, 6), *truncated = col_text(st, 7);
+	int64_t all_ns = sqlite3_column_int64(st, 8);
 
-	printf("\n#%d  stack %lld: %lld events, total %s, longest %s "
-	       "(tid %lld, %s), %s\n", rank,
+	printf("\n#%d  stack %lld: %lld events, total %s (%.1f%% of all), "
+	       "longest %s (tid %lld, %s), %s\n", rank,
 	       (long long)sqlite3_column_int64(st, 0),
 	       (long long)sqlite3_column_int64(st, 1),
 	       fmt_dur(total, sizeof(total), (uint64_t)sqlite3_column_int64(st, 2)),
+	       all_ns > 0 ? 100.0 * (double)sqlite3_column_int64(st, 2) / (double)all_ns :
+	       0.0,
 	       fmt_dur(longest, sizeof(longest), (uint64_t)sqlite3_column_int64(st, 3)),
 	       (long long)sqlite3_column_int64(st, 4), col_text(st, 5),
 	       method ? method : "unknown method");
@@ -180,15 +210,18 @@ static int print_stacks(sqlite3 *db, const char *path,
 			const struct stacks_args *a, struct errmsg *e)
 {
 	sqlite3_stmt *st = NULL;
+	char sql[1024];
 	int rc, err, rank = 0;
 
-	err = prepare(db, path, EVENTS_CTE
-		"SELECT ev.stack_id, count(*), sum(ev.dur), max(ev.dur), ev.tid,"
-		"       ev.what, s.method, s.truncated"
-		"  FROM ev LEFT JOIN stack s"
-		"    ON s.session_id = ?1 AND s.stack_id = ev.stack_id"
-		" GROUP BY ev.stack_id ORDER BY count(*) DESC, max(ev.dur) DESC,"
-		" ev.stack_id LIMIT ?5", a, &st, e);
+	snprintf(sql, sizeof(sql), EVENTS_CTE
+		 "SELECT ev.stack_id, count(*), sum(ev.dur), max(ev.dur), ev.tid,"
+		 "       ev.what, s.method, s.truncated,"
+		 "       (SELECT sum(dur) FROM ev) AS all_ns"
+		 "  FROM ev LEFT JOIN stack s"
+		 "    ON s.session_id = ?1 AND s.stack_id = ev.stack_id"
+		 " GROUP BY ev.stack_id ORDER BY %s, ev.stack_id LIMIT ?5",
+		 a->sort->order_by);
+	err = prepare(db, path, sql, a, &st, e);
 	if (err < 0)
 		return err;
 	sqlite3_bind_int64(st, 5, a->limit > INT64_MAX ? INT64_MAX : (int64_t)a->limit);
@@ -229,26 +262,28 @@ static int print_summary(sqlite3 *db, const char *path,
 		       a->kind, min, a->tid >= 0 ? " for this thread" : "");
 	else
 		printf("session %lld in '%s': %lld distinct stacks over %lld "
-		       "events (--kind %s) of at least %s; the most frequent "
-		       "first, frames innermost first\n", (long long)a->session, path,
+		       "events (--kind %s) of at least %s; %s, frames innermost "
+		       "first\n", (long long)a->session, path,
 		       (long long)sqlite3_column_int64(st, 0), (long long)*events,
-		       a->kind, min);
+		       a->kind, min, a->sort->says);
 	sqlite3_finalize(st);
 	return 0;
 }
 
 static const char stacks_usage[] =
 	"faultline stacks DB [--session N] [--min-duration DUR] [--tid TID]\n"
-	"                        [--kind major|minor|blocked|all] [--limit N]";
+	"                        [--kind major|minor|blocked|all] [--limit N]\n"
+	"                        [--sort time|count|max]";
 
 static const char stacks_examples[] =
 	"  faultline stacks run.db\n"
 	"  faultline stacks run.db --kind major --min-duration 1ms --limit 3\n"
-	"  faultline stacks run.db --tid 4242 --kind blocked\n";
+	"  faultline stacks run.db --tid 4242 --kind blocked\n"
+	"  faultline stacks run.db --sort count\n";
 
 int cmd_stacks(int argc, char **argv)
 {
-	struct stacks_args a = { 0, 0, -1, "all", DEFAULT_LIMIT };
+	struct stacks_args a = { 0, 0, -1, "all", DEFAULT_LIMIT, &stack_orders[0] };
 	const struct opt opts[] = {
 		{ 0, "session", "N", "the session to read (default: the latest)",
 		  OPT_CALLBACK, &a.session, session_pick_parse },
@@ -258,13 +293,16 @@ int cmd_stacks(int argc, char **argv)
 		  &a.tid, opt_parse_tid },
 		{ 0, "kind", "KIND", "major or minor faults, blocked intervals, "
 		  "or all (default)", OPT_CALLBACK, &a.kind, parse_kind },
-		{ 0, "limit", "N", "show the N most frequent stacks (default "
+		{ 0, "limit", "N", "show the first N stacks (default "
 		  FL_STR(DEFAULT_LIMIT) ")", OPT_CALLBACK, &a.limit, parse_limit },
+		{ 0, "sort", "ORDER", "time (the most time in its events, the "
+		  "default), count (the most events) or max (the longest event)",
+		  OPT_CALLBACK, &a.sort, parse_sort },
 		{ 0 },
 	};
 	const struct cmd_usage u = {
 		"stacks", stacks_usage,
-		"Print the stacks of a session's faults and blocks, most frequent "
+		"Print the stacks of a session's faults and blocks, the most time "
 		"first, one frame a line.\nReads only: writes nothing, so a database "
 		"on a read-only mount will do.",
 		stacks_examples, opts,

@@ -310,6 +310,41 @@ static void findings_that_preceded_an_event_rank_by_the_time_lost_just_before_it
 	assert_non_null(strstr(third, "\"events\":1,"));
 }
 
+/* stacks --sort: by time (default), by count, by the longest event.
+ * Stack 1: one 150 ms fault; stack 2: the 149 ms block and three more
+ * faults of 0.1 ms (149.3 ms in four events). */
+static void stacks_rank_by_time_count_or_longest_event(void **state)
+{
+	const char *db = fixture_copy("sort.db");
+	sqlite3 *h = NULL;
+	struct run r;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "INSERT INTO fault (session_id, ts, dur, tid,"
+				      " pid, cpu, exit_cpu, kind, addr, ip, stack_id) VALUES"
+				      " (2, " T0 "+3000000000, 100000, 101, 100, 0, 0,"
+				      " 'minor', 4096, 8192, 2),"
+				      " (2, " T0 "+3100000000, 100000, 101, 100, 0, 0,"
+				      " 'minor', 4096, 8192, 2),"
+				      " (2, " T0 "+3200000000, 100000, 101, 100, 0, 0,"
+				      " 'minor', 4096, 8192, 2)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(run_faultline(&r, "stacks", db, NULL), 0);
+	assert_non_null(strstr(r.out, "; the most time first, frames innermost first\n"));
+	assert_non_null(strstr(r.out, "\n#1  stack 1: 1 events, total 150.0 ms (50.1% of all)"));
+	assert_non_null(strstr(r.out, "\n#2  stack 2: 4 events, total 149.3 ms"));
+	assert_int_equal(run_faultline(&r, "stacks", db, "--sort", "count", NULL), 0);
+	assert_non_null(strstr(r.out, "; the most frequent first,"));
+	assert_non_null(strstr(r.out, "\n#1  stack 2: 4 events"));
+	assert_int_equal(run_faultline(&r, "stacks", db, "--sort", "max", NULL), 0);
+	assert_non_null(strstr(r.out, "; the longest event first,"));
+	assert_non_null(strstr(r.out, "\n#1  stack 1: 1 events"));
+	assert_int_equal(run_faultline(&r, "stacks", db, "--sort", "size", NULL), 2);
+	assert_string_equal(r.err, "faultline stacks: invalid --sort 'size': expected "
+			    "time, count or max\n");
+}
+
 /* report lines its findings up with the one imported metric and says so;
  * with two it picks neither, and says how to pick one. */
 static void report_says_which_metric_its_findings_are_lined_up_with(void **state)
@@ -814,6 +849,7 @@ int main(void)
 		cmocka_unit_test(stalls_near_takes_a_thread_a_session_and_any_duration_unit),
 		cmocka_unit_test(stalls_near_looks_after_an_event_too_and_filters_by_value),
 		cmocka_unit_test(report_says_which_metric_its_findings_are_lined_up_with),
+		cmocka_unit_test(stacks_rank_by_time_count_or_longest_event),
 		cmocka_unit_test(findings_that_preceded_an_event_rank_by_the_time_lost_just_before_it),
 		cmocka_unit_test(socket_depth_around_shows_the_queue_filling_during_the_fault),
 		cmocka_unit_test(fault_latency_names_buckets_by_upper_bound_beside_the_exact_max),
