@@ -734,7 +734,7 @@ static void assert_one_error(const struct run *r, const char *cmd,
 		fail_msg("expected one line '%s...%s', got: %s", prefix, want, r->err);
 }
 
-static void symbolize_then_stacks_prints_named_frames_most_frequent_first(void **state)
+static void symbolize_then_stacks_prints_named_frames_the_most_time_first(void **state)
 {
 	const char *db = stacks_db("cli.db", NULL);
 	char want[256];
@@ -748,7 +748,7 @@ static void symbolize_then_stacks_prints_named_frames_most_frequent_first(void *
 	assert_has(r.out, "3 frames symbolized, 3 named");
 	assert_int_equal(run_faultline(&r, "stacks", db, "--kind", "all", NULL), 0);
 	assert_has(r.out, "1 distinct stacks over 3 events (--kind all)");
-	assert_has(r.out, "stack 7: 3 events, total 10.0 ms, longest 5.0 ms "
+	assert_has(r.out, "stack 7: 3 events, total 10.0 ms (100.0% of all), longest 5.0 ms "
 		   "(tid 11, major fault), dwarf");
 	snprintf(want, sizeof(want), "fix_inner (inlined)");
 	assert_has(r.out, want);
@@ -764,7 +764,8 @@ static void symbolize_then_stacks_prints_named_frames_most_frequent_first(void *
 	assert_true(strstr(r.out, "fix_outer+") < strstr(r.out, "fix_plain+"));
 	/* Filters: the blocked interval alone; nothing of 4 ms but one fault. */
 	assert_int_equal(run_faultline(&r, "stacks", "--kind", "blocked", db, NULL), 0);
-	assert_has(r.out, "stack 7: 1 events, total 3.0 ms, longest 3.0 ms (tid 12, blocked)");
+	assert_has(r.out, "stack 7: 1 events, total 3.0 ms (100.0% of all), longest 3.0 ms "
+		   "(tid 12, blocked)");
 	assert_int_equal(run_faultline(&r, "stacks", db, "--min-duration", "4ms",
 				       "--tid", "11", NULL), 0);
 	assert_has(r.out, "stack 7: 1 events");
@@ -906,7 +907,7 @@ int main(void)
 		cmocka_unit_test(perf_map_lines_with_spaces_and_overlaps),
 		cmocka_unit_test(an_mmap_record_beats_proc_maps_and_the_latest_mapping_wins),
 		cmocka_unit_test(no_file_is_read_once_the_write_transaction_has_begun),
-		cmocka_unit_test_teardown(symbolize_then_stacks_prints_named_frames_most_frequent_first,
+		cmocka_unit_test_teardown(symbolize_then_stacks_prints_named_frames_the_most_time_first,
 					  kill_leftovers),
 		cmocka_unit_test_teardown(symbolize_explains_frames_left_without_names,
 					  kill_leftovers),
