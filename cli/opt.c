@@ -123,28 +123,114 @@ int opt_parse_u64_list(const char *s, const char *opt_name, uint64_t min,
 
 struct unit {
 	const char *suffix;
-	uint64_t mult;
+	uint64_t mult;		/* how many of the base (ns, bytes) one is */
 };
 
-/* A number followed by exactly one of the units; "" matches a unit whose
- * suffix is "" only. */
+/* A decimal number as written: whole, then the fraction frac / 10^digits
+ * with its trailing zeros dropped ("1.250" is 1, 25, 2). */
+struct decimal {
+	uint64_t whole;
+	uint64_t frac;
+	unsigned digits;
+};
+
+/*
+ * Reads "DIGITS" or "DIGITS.DIGITS" at s into d and sets *end past it.
+ * A point needs a digit on each side: ".5" and "5." are refused, so that
+ * a number reads one way only.  -EINVAL: not that shape (*end unset);
+ * -ERANGE: the whole part past 64 bits; -EDOM: more than 19 significant
+ * fraction digits, past what 10^digits holds in 64 bits.  *end is set for
+ * -ERANGE and -EDOM too, so that the caller checks the unit first: garbage
+ * is called garbage before a number is called too large.
+ */
+static int parse_decimal(const char *s, struct decimal *d, const char **end)
+{
+	const char *p = s, *f, *last;
+	int err = 0;
+
+	*d = (struct decimal){ 0, 0, 0 };
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	if (parse_digits(s, &d->whole, &p) < 0) {
+		err = -ERANGE;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p == '.') {
+		f = last = ++p;
+		if (*f < '0' || *f > '9')
+			return -EINVAL;
+		for (; *p >= '0' && *p <= '9'; p++)
+			if (*p != '0')
+				last = p + 1;
+		if (last - f > 19 && !err)
+			err = -EDOM;
+		for (; !err && f < last; f++, d->digits++)
+			d->frac = d->frac * 10 + (uint64_t)(*f - '0');
+	}
+	*end = p;
+	return err;
+}
+
+/* The unit whose suffix is all of s, or NULL. */
+static const struct unit *find_unit(const char *s, const struct unit *units,
+				    size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, units[i].suffix))
+			return &units[i];
+	return NULL;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * d times mult into *out, in integers so that 0.1s is 100000000 ns and not
+ * one off.  The fraction's share is frac * mult / 10^digits, whole exactly
+ * when 10^digits / g divides frac (g the gcd of mult and 10^digits); it is
+ * then below mult, so only the whole part can overflow.  -ERANGE past 64
+ * bits, -EDOM when the result is not whole (1.5ns).
+ */
+static int scale_exact(const struct decimal *d, uint64_t mult, uint64_t *out)
+{
+	uint64_t den = 1, g, part;
+
+	for (unsigned i = 0; i < d->digits; i++)
+		den *= 10;
+	g = gcd(mult, den);
+	if (d->frac % (den / g))
+		return -EDOM;
+	part = d->frac / (den / g) * (mult / g);
+	if (d->whole > (UINT64_MAX - part) / mult)
+		return -ERANGE;
+	*out = d->whole * mult + part;
+	return 0;
+}
+
+/* A number (decimal, as parse_decimal reads it) followed by exactly one of
+ * the units, as an exact count of their base; "" matches a unit whose
+ * suffix is "" only.  -EINVAL, -ERANGE or -EDOM as parse_decimal and
+ * scale_exact say; *out is untouched unless 0 is returned. */
 static int parse_with_unit(const char *s, const struct unit *units, size_t n,
 			   uint64_t *out)
 {
+	const struct unit *u;
+	struct decimal d;
 	const char *end;
-	uint64_t v;
+	int err = parse_decimal(s, &d, &end);
 
-	if (parse_digits(s, &v, &end) < 0)
-		return s[0] >= '0' && s[0] <= '9' ? -ERANGE : -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(end, units[i].suffix))
-			continue;
-		if (v > UINT64_MAX / units[i].mult)
-			return -ERANGE;
-		*out = v * units[i].mult;
-		return 0;
-	}
-	return -EINVAL;
+	if (err == -EINVAL || !(u = find_unit(end, units, n)))
+		return -EINVAL;
+	return err ? err : scale_exact(&d, u->mult, out);
 }
 
 int opt_parse_duration(const char *s, const char *opt_name, uint64_t *ns,
@@ -165,10 +251,18 @@ int opt_parse_duration(const char *s, const char *opt_name, uint64_t *ns,
 	if (err == -ERANGE)
 		return errmsg_set(e, ERANGE, "invalid %s '%s': too large",
 				  opt_name, s);
+	/* parse_decimal's -EDOM, a fraction of 20 or more significant
+	 * digits, is never whole nanoseconds either: its last digit is not 0,
+	 * so 10^digits divides frac * mult only if 2^digits or 5^digits
+	 * divides mult, and no unit here holds more than 2^13 or 5^11. */
+	if (err == -EDOM)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': not a whole number "
+				  "of nanoseconds, the finest a duration can be",
+				  opt_name, s);
 	if (err < 0)
 		return errmsg_set(e, EINVAL, "invalid %s '%s': expected a number "
-				  "with a unit (ns, us, ms, s, m, h), e.g. 10ms",
-				  opt_name, s);
+				  "with a unit (ns, us, ms, s, m, h), e.g. 10ms "
+				  "or 1.5s", opt_name, s);
 	return 0;
 }
 
@@ -180,9 +274,14 @@ int opt_parse_size(const char *s, const char *opt_name, uint64_t *bytes,
 		{ "G", 1ull << 30 }, { "KiB", 1ull << 10 },
 		{ "MiB", 1ull << 20 }, { "GiB", 1ull << 30 },
 	};
-	int err = parse_with_unit(s, units, ARRAY_SIZE(units),
-				  bytes);
+	int err;
 
+	/* Sizes stay whole numbers (4M, 64M): a fraction of a K is rarely
+	 * meant, and often not a whole number of bytes. */
+	if (strchr(s, '.'))
+		err = -EINVAL;
+	else
+		err = parse_with_unit(s, units, ARRAY_SIZE(units), bytes);
 	if (err == -ERANGE)
 		return errmsg_set(e, ERANGE, "invalid %s '%s': too large",
 				  opt_name, s);

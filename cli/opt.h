@@ -18,7 +18,7 @@
 enum opt_kind {
 	OPT_FLAG,		/* int *: set to 1 */
 	OPT_STRING,		/* const char **: borrowed from argv */
-	OPT_DURATION,		/* uint64_t *: ns, from "10ms", "2s", "0" */
+	OPT_DURATION,		/* uint64_t *: ns, from "10ms", "1.5s", "0" */
 	OPT_SIZE,		/* uint64_t *: bytes, from "64K", "8M", "4096" */
 	OPT_CALLBACK,		/* cb(value, arg, e) */
 };
@@ -85,8 +85,14 @@ int opt_parse_u64_list(const char *s, const char *opt_name, uint64_t min,
  * value. */
 int opt_parse_tid(void *value, const char *arg, const char *opt_name,
 		  struct errmsg *e);
+/* The one parser of durations, options and query parameters alike: a
+ * number, whole or decimal ("1.5s", "0.25ms"), then one of the units ns,
+ * us, ms, s, m, h; or "0" alone.  Exact: integers throughout, so 0.1s is
+ * 100000000 ns; a value that is not whole nanoseconds (1.5ns) is refused,
+ * as are ".5s" and "5.s".  -EINVAL, or -ERANGE past 64 bits. */
 int opt_parse_duration(const char *s, const char *opt_name, uint64_t *ns,
 		       struct errmsg *e);
+/* Bytes, a whole number with K, M, G, KiB, MiB or GiB, or none. */
 int opt_parse_size(const char *s, const char *opt_name, uint64_t *bytes,
 		   struct errmsg *e);
 

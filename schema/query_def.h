@@ -11,8 +11,8 @@
  *   SELECT ...
  *
  * TYPE of a parameter is INTEGER, REAL, TEXT or DURATION (INTEGER ns,
- * given with a unit as every duration option is: 200ms; a bare 0 alone
- * needs none).  A parameter without a
+ * given with a unit as every duration option is: 200ms or 0.2s; a bare
+ * 0 alone needs none).  A parameter without a
  * default must be given; "= NULL" makes it optional.  A default is
  * written as a value would be given ('quoted' for TEXT).  Lines indented
  * further than an entry continue its description.  Parsing needs no

@@ -54,6 +54,27 @@ static void a_duration_without_unit_names_the_option(void **state)
 	assert_one_message(&r, "invalid --min-fault-duration '-1ms'");
 }
 
+/* As perf and bcc users write it: 0.3s stops the recording of a command
+ * that would run 5 s, and is stored as exactly 300000000 ns.  The span is
+ * checked loosely (under 5 s), so a busy machine does not fail it. */
+static void a_decimal_duration_stops_record_when_it_says(void **state)
+{
+	const char *db = scratch_path("decimal.db");
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "--duration",
+				       "0.3s", "--", "sleep", "5", NULL), 0);
+	assert_int_equal(db_int(db, "SELECT json_extract(options, '$.duration_ns') "
+				"FROM session"), 300000000);
+	assert_true(db_int(db, "SELECT end_ts - start_ts FROM session") <
+		    5000000000ll);
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       "--duration", "1.5ns", "-a", NULL), 2);
+	assert_one_message(&r, "invalid --duration '1.5ns': not a whole number "
+			   "of nanoseconds");
+}
+
 static void a_buffer_size_that_is_not_a_power_of_two_is_refused(void **state)
 {
 	struct run r;
@@ -354,6 +375,7 @@ int main(void)
 		cmocka_unit_test_teardown(record_without_a_target_says_what_to_give, kill_leftovers),
 		cmocka_unit_test_teardown(an_unknown_option_is_a_usage_error, kill_leftovers),
 		cmocka_unit_test_teardown(a_duration_without_unit_names_the_option, kill_leftovers),
+		cmocka_unit_test_teardown(a_decimal_duration_stops_record_when_it_says, kill_leftovers),
 		cmocka_unit_test_teardown(a_buffer_size_that_is_not_a_power_of_two_is_refused, kill_leftovers),
 		cmocka_unit_test_teardown(all_cpus_with_a_pid_is_a_usage_error, kill_leftovers),
 		cmocka_unit_test_teardown(stacks_on_switches_without_thread_states_is_a_usage_error, kill_leftovers),

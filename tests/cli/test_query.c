@@ -211,6 +211,13 @@ static void stalls_near_takes_a_thread_a_session_and_any_duration_unit(void **st
 		   "101,rx,major fault,2023-11-14T22:13:22.000000000Z,150.0,,,1," E1 ",200.0,12.0,"
 		   STACK1 "\r\n",
 		   "stalls-near", "metric=nak", "tid=101", "min_dur=149500us", NULL);
+	/* A decimal, exact: 0.1495s keeps the 150 ms fault and drops the
+	 * 149 ms block, as 149500us does. */
+	assert_csv("tid,comm,stall,start_utc,dur_ms,waker_tid,waker,events,first_event_utc,before_ms,event_values,stack\r\n"
+		   "101,rx,major fault,2023-11-14T22:13:22.000000000Z,150.0,,,1," E1 ",200.0,12.0,"
+		   STACK1 "\r\n",
+		   "stalls-near", "metric=nak", "tid=101", "min_dur=0.1495s",
+		   "window=0.2s", NULL);
 	assert_csv("tid,comm,stall,start_utc,dur_ms,waker_tid,waker,events,first_event_utc,before_ms,event_values,stack\r\n"
 		   "101,old-rx,major fault,2023-11-14T22:11:45.000000000Z,100.0,,,1,"
 		   "2023-11-14T22:11:45.050000000Z,50.0,1.0,\r\n",
@@ -536,8 +543,11 @@ static void a_sql_file_runs_with_its_header_parameters(void **state)
 				       "-f", "csv", NULL), 0);
 	assert_string_equal(r.out, "n\r\n3\r\n");
 	assert_int_equal(run_faultline(&r, "query", fixture_db(), path, "tid=101",
-				       "over=0.5s", "-f", "csv", NULL), 2);
-	assert_non_null(strstr(r.err, "invalid over '0.5s'"));
+				       "over=0.004s", "-f", "csv", NULL), 0);
+	assert_string_equal(r.out, "n\r\n2\r\n");
+	assert_int_equal(run_faultline(&r, "query", fixture_db(), path, "tid=101",
+				       "over=0.5ns", "-f", "csv", NULL), 2);
+	assert_non_null(strstr(r.err, "invalid over '0.5ns'"));
 	/* The same with CR LF line ends. */
 	write_file(path, "-- Faults of one thread longer than a duration.\r\n--\r\n"
 		   "-- Parameters:\r\n--   :tid  INTEGER  the thread\r\n"
@@ -581,8 +591,13 @@ static void query_mistakes_are_usage_errors_that_say_what_to_do(void **state)
 				       "window=200", NULL), 2);
 	assert_one_message(&r, "query", "invalid window '200': expected a number with a unit");
 	assert_int_equal(run_faultline(&r, "query", db, "stalls-near", "metric=nak",
-				       "min_dur=1.5ms", NULL), 2);
-	assert_one_message(&r, "query", "invalid min_dur '1.5ms'");
+				       "min_dur=1.5ns", NULL), 2);
+	assert_one_message(&r, "query", "invalid min_dur '1.5ns': not a whole "
+			   "number of nanoseconds");
+	assert_int_equal(run_faultline(&r, "query", db, "stalls-near", "metric=nak",
+				       "window=.2s", NULL), 2);
+	assert_one_message(&r, "query", "invalid window '.2s': expected a number "
+			   "with a unit");
 	assert_int_equal(run_faultline(&r, "query", db, "off-cpu", "tid=12ab", NULL), 2);
 	assert_one_message(&r, "query", "invalid tid '12ab': expected an integer");
 	assert_int_equal(run_faultline(&r, "query", db, "off-cpu", "tid", NULL), 2);

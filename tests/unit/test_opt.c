@@ -75,13 +75,90 @@ static void durations_take_a_unit_and_give_exact_nanoseconds(void **state)
 static void a_duration_without_a_unit_or_with_garbage_is_refused(void **state)
 {
 	static const char *const bad[] = {
-		"", "10", "-1ms", "1.5s", "10 ms", "10msx", "ms", " 10ms", "+10ms",
-		"10ms ", "1e3ns", "0x10ms", "10sec", "1h30m",
+		"", "10", "-1ms", "10 ms", "10msx", "ms", " 10ms", "+10ms",
+		"10ms ", "1e3ns", "0x10ms", "10sec", "1h30m", "1.5", "0.0",
+		"-1.5s", "+1.5s", "1,5s", "1.5.5s", "1..5s", "1. 5s", "1.5 s",
+		"1.5e3ns", "0x1.8p1s",
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_refused(opt_parse_duration, "--min-duration", bad[i], EINVAL);
+}
+
+static void a_decimal_duration_is_exact_to_the_nanosecond(void **state)
+{
+	(void)state;
+	assert_parses(opt_parse_duration, "1.5s", 1500000000ull);
+	assert_parses(opt_parse_duration, "0.25ms", 250000);
+	assert_parses(opt_parse_duration, "2.5us", 2500);
+	/* 0.1 has no exact binary fraction: a double would give 99999999 or
+	 * 100000001 here, depending on how it rounds. */
+	assert_parses(opt_parse_duration, "0.1s", 100000000);
+	assert_parses(opt_parse_duration, "0.3s", 300000000);
+	assert_parses(opt_parse_duration, "0.000000001s", 1);
+	assert_parses(opt_parse_duration, "1.5m", 90000000000ull);
+	assert_parses(opt_parse_duration, "0.1h", 360000000000ull);
+	assert_parses(opt_parse_duration, "0.00000000005m", 3);
+	assert_parses(opt_parse_duration, "2.0ns", 2);
+	assert_parses(opt_parse_duration, "0.0s", 0);
+	assert_parses(opt_parse_duration, "007.500ms", 7500000);
+}
+
+static void trailing_zeros_of_a_fraction_change_nothing_however_many(void **state)
+{
+	(void)state;
+	assert_parses(opt_parse_duration, "1.5000000000000000000000000000s",
+		      1500000000ull);
+	assert_parses(opt_parse_duration, "3.000000000000000000000000000000ns", 3);
+}
+
+static void a_fraction_of_a_nanosecond_is_refused_with_its_reason(void **state)
+{
+	static const char *const bad[] = {
+		"1.5ns", "0.1ns", "0.0000000001s", "1.0000000005us",
+		"0.00000000001m", "0.000000000000000000001h",
+		"1.00000000000000000000000000001s",
+	};
+	struct errmsg e;
+	uint64_t v = UNTOUCHED;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_refused(opt_parse_duration, "--window", bad[i], EINVAL);
+	errmsg_init(&e);
+	assert_int_equal(opt_parse_duration("1.5ns", "--window", &v, &e), -EINVAL);
+	assert_string_equal(e.text, "invalid --window '1.5ns': not a whole number "
+			    "of nanoseconds, the finest a duration can be");
+}
+
+static void a_point_needs_a_digit_on_each_side(void **state)
+{
+	struct errmsg e;
+	uint64_t v = UNTOUCHED;
+
+	(void)state;
+	assert_refused(opt_parse_duration, "--window", ".5s", EINVAL);
+	assert_refused(opt_parse_duration, "--window", "5.s", EINVAL);
+	assert_refused(opt_parse_duration, "--window", ".s", EINVAL);
+	assert_refused(opt_parse_duration, "--window", "5.", EINVAL);
+	errmsg_init(&e);
+	assert_int_equal(opt_parse_duration(".5s", "--window", &v, &e), -EINVAL);
+	assert_string_equal(e.text, "invalid --window '.5s': expected a number "
+			    "with a unit (ns, us, ms, s, m, h), e.g. 10ms or 1.5s");
+}
+
+static void a_decimal_duration_past_64_bits_is_out_of_range(void **state)
+{
+	(void)state;
+	/* The largest: UINT64_MAX ns is 18446744073.709551615 s. */
+	assert_parses(opt_parse_duration, "18446744073.709551615s", UINT64_MAX);
+	assert_refused(opt_parse_duration, "--duration", "18446744073.709551616s",
+		       ERANGE);
+	assert_parses(opt_parse_duration, "5124095.5h", 18446743800000000000ull);
+	assert_refused(opt_parse_duration, "--duration", "5124095.6h", ERANGE);
+	assert_refused(opt_parse_duration, "--duration",
+		       "99999999999999999999.5ms", ERANGE);
 }
 
 static void a_duration_past_the_largest_count_of_its_unit_is_out_of_range(void **state)
@@ -124,7 +201,7 @@ static void a_size_with_a_sign_fraction_or_unknown_unit_is_refused(void **state)
 {
 	static const char *const bad[] = {
 		"", "-1", "1.5M", "8MB", "K", "8 M", "8KB", "8Mi", "8T", "+8M",
-		"8M ", "0x1000",
+		"8M ", "0x1000", "0.5M", "1.0K", "4096.0", ".5M",
 	};
 
 	(void)state;
@@ -308,6 +385,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(durations_take_a_unit_and_give_exact_nanoseconds),
 		cmocka_unit_test(a_duration_without_a_unit_or_with_garbage_is_refused),
+		cmocka_unit_test(a_decimal_duration_is_exact_to_the_nanosecond),
+		cmocka_unit_test(trailing_zeros_of_a_fraction_change_nothing_however_many),
+		cmocka_unit_test(a_fraction_of_a_nanosecond_is_refused_with_its_reason),
+		cmocka_unit_test(a_point_needs_a_digit_on_each_side),
+		cmocka_unit_test(a_decimal_duration_past_64_bits_is_out_of_range),
 		cmocka_unit_test(a_duration_past_the_largest_count_of_its_unit_is_out_of_range),
 		cmocka_unit_test(a_duration_with_more_digits_than_64_bits_hold_is_out_of_range),
 		cmocka_unit_test(sizes_take_an_optional_binary_unit_and_give_exact_bytes),
