@@ -23,6 +23,7 @@
 #include "labels.h"
 #include "opt.h"
 #include "record_pt.h"
+#include "fmt_dur.h"
 #include "record_summary.h"
 #include "usage.h"
 
@@ -476,9 +477,12 @@ static void print_start(const struct record_args *a, const struct record_session
 	fprintf(stderr, "faultline record: recording %s into '%s' (session %lld) "
 		"on %d CPUs%s; ", what, a->output, (long long)rs->session_id,
 		rs->rec.ncpus, a->tracepoints.n ? ", with -e tracepoints" : "");
-	if (a->duration_ns)
-		fprintf(stderr, "stops after %.3g s or at Ctrl-C\n",
-			(double)a->duration_ns / 1e9);
+	if (a->duration_ns) {
+		char dur[32];
+
+		fprintf(stderr, "stops after %s or at Ctrl-C\n",
+			fmt_dur(dur, sizeof(dur), a->duration_ns));
+	}
 	else if (t->command || t->npids || t->ntids)
 		fprintf(stderr, "stops when the targets exit or at Ctrl-C\n");
 	else
