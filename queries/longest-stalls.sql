@@ -17,9 +17,11 @@
 --                       (runnable, blocked, waiting, or sleeping on a lock)
 --   states     TEXT     for a fault, the thread's time off the CPU during
 --                       it by state ('blocked 4.812ms'), 'on cpu' when none;
---                       for an interval, 'preempted', or what woke the
---                       thread as thread_state_waker words it: 'woken by
---                       rx (4242)', 'woken by hard interrupt on CPU 1'
+--                       for a runnable interval, 'preempted by cc1 (4242)'
+--                       or 'after a wake-up by rx (4242)' (or by 'hard
+--                       interrupt on CPU 1'; thread_state_reason); for
+--                       another, what woke the thread as thread_state_waker
+--                       words it: 'woken by rx (4242)'
 --   stack      TEXT     innermost function first ('c <- b <- main'); NULL
 --                       when none was recorded
 WITH sess AS (
@@ -58,7 +60,18 @@ SELECT strftime('%Y-%m-%dT%H:%M:%S', s.ts / 1000000000, 'unixepoch')
                     AND x.state != 'running'
                     AND x.ts < s.ts + s.dur AND x.ts + x.dur > s.ts
                   GROUP BY x.state ORDER BY ns DESC)), 'on cpu')
-       WHEN s.preempted THEN 'preempted'
+       WHEN s.stall = 'runnable' THEN (
+         SELECT CASE r.reason
+                  WHEN 'preempted' THEN 'preempted' || coalesce(' by ' ||
+                    coalesce(nullif(r.by_comm, ''), '?') || ' (' || r.by_tid || ')', '')
+                  WHEN 'wakeup-latency' THEN 'after a wake-up by ' ||
+                    CASE WHEN r.by_tid = 0 THEN r.detail
+                         WHEN r.by_tid IS NULL THEN 'an unseen waker'
+                         ELSE coalesce(nullif(r.by_comm, ''), '?') || ' (' ||
+                              r.by_tid || ')' END
+                  ELSE 'runnable' END
+           FROM thread_state_reason r
+          WHERE r.session_id = sess.id AND r.state_id = s.state_id)
        ELSE 'woken by ' || (SELECT w.waker FROM thread_state_waker w
                              WHERE w.session_id = sess.id AND w.state_id = s.state_id)
        END AS states,
