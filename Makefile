@@ -70,7 +70,7 @@ CLI_SRC += cli/export.c cli/plot.c
 DECODER_SRC += decoder/stack_table.c decoder/callchain.c decoder/unwind.c \
 	       decoder/held_records.c
 # the page cache of the files read for stacks, put back as it was
-DECODER_SRC += decoder/page_cache.c
+DECODER_SRC += decoder/page_cache.c decoder/unwind_files.c
 COLLECTOR_SRC += collector/stack_events.c
 RECORD_SRC += record/stacks.c record/symbolize.c
 # record --udp-port: the /proc/net parsers, sock_diag, the sampling thread
