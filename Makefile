@@ -70,7 +70,7 @@ CLI_SRC += cli/export.c cli/plot.c
 DECODER_SRC += decoder/stack_table.c decoder/callchain.c decoder/unwind.c \
 	       decoder/held_records.c
 # the page cache of the files read for stacks, put back as it was
-DECODER_SRC += decoder/page_cache.c decoder/unwind_files.c
+DECODER_SRC += decoder/page_cache.c decoder/unwind_files.c decoder/debug_paths.c
 COLLECTOR_SRC += collector/stack_events.c
 RECORD_SRC += record/stacks.c record/symbolize.c
 # record --udp-port: the /proc/net parsers, sock_diag, the sampling thread
@@ -184,8 +184,8 @@ $(FAULTLINE): $(MAIN_OBJ) $(LIB_OBJ)
 UNIT_TESTS = test_common test_clock_map test_spool test_perf_record test_order test_fault_pair \
 	     test_fault_stream test_timeline test_ring test_opt test_hist test_symbolize \
 	     test_unwind test_metric_parse test_sha256 test_symbolize_job
-# the page cache of the files read for stacks
-UNIT_TESTS += test_page_cache
+# the page cache of the files read for stacks and names
+UNIT_TESTS += test_page_cache test_debug_paths
 # record --pt, faultline pt
 UNIT_TESTS += test_pt_time test_pt_pmu test_pt_aux test_pt_decode test_pt_store
 # plot

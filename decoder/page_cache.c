@@ -82,6 +82,17 @@ int page_cache_note(struct page_cache *pc, int fd)
 	return 0;
 }
 
+int page_cache_note_path(struct page_cache *pc, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	err = page_cache_note(pc, fd);
+	close(fd);
+	return err;
+}
+
 /* Drops f's pages that were not resident at the note and are now, each
  * run of them with one call.  Pages past the noted size (the file grew)
  * are someone else's and stay. */

@@ -69,6 +69,10 @@ void page_cache_release(struct page_cache *pc);
  */
 int page_cache_note(struct page_cache *pc, int fd);
 
+/* page_cache_note of the file at path, when there is one: 0, -ENOENT
+ * and the like when it cannot be opened, or page_cache_note's error. */
+int page_cache_note_path(struct page_cache *pc, const char *path);
+
 /*
  * For every file noted since the last restore: drops the pages that
  * were not resident at its note and are now; then forgets the notes.

@@ -123,10 +123,10 @@ static void a_file_noted_twice_keeps_its_first_note(void **state)
 	read_pages(fd2, 20, 2);
 	page_cache_release(&pc);	/* releasing restores */
 	assert_int_equal(resident(vec), 0);
-	/* After a restore a note is a new one. */
+	/* After a restore a note is a new one; by path too. */
 	page_cache_init(&pc);
 	read_pages(fd, 30, 1);
-	assert_int_equal(page_cache_note(&pc, fd2), 0);
+	assert_int_equal(page_cache_note_path(&pc, path), 0);
 	read_pages(fd, 31, 1);
 	page_cache_restore(&pc);
 	assert_int_equal(pc.n, 0);
@@ -168,6 +168,8 @@ static void what_is_no_regular_file_is_not_noted(void **state)
 	assert_int_equal(pipe(p), 0);
 	assert_int_equal(page_cache_note(&pc, p[0]), -EINVAL);
 	assert_int_equal(page_cache_note(&pc, 12345), -EBADF);
+	assert_int_equal(page_cache_note_path(&pc, "/nonexistent/file"), -ENOENT);
+	assert_int_equal(page_cache_note_path(&pc, "/proc/self"), -EINVAL);
 	assert_int_equal(pc.n, 0);
 	page_cache_release(&pc);
 	close(p[0]);
