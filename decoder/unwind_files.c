@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "../common/array.h"
@@ -37,28 +38,92 @@ void unwind_files_release(struct unwind_files *fs)
 	memset(fs, 0, sizeof(*fs));
 }
 
+/* The most bytes one O_DIRECT read asks for: past an uncached page the
+ * next ones may be cached, and those are better read from the cache
+ * than from the disk again. */
+#define DIRECT_MAX (64u << 10)
+
 /* The file being read into its image. */
 struct reading {
-	int fd;
+	int fd;			/* buffered, read-ahead off */
+	int direct;		/* the same file with O_DIRECT, or -1 */
+	int nowait;		/* preadv2 RWF_NOWAIT works on fd */
 	unsigned char *image;	/* borrowed: the entry's */
-	size_t size;
+	size_t size, page;
+	unsigned char *have;	/* owned: a byte a page, set once read */
 };
 
-/* [off, off + len) of the file into the image at off: 0, or -1 when it
- * lies outside the file or cannot be read. */
-static int copy(const struct reading *r, uint64_t off, uint64_t len)
+/*
+ * Bytes [pos, end) of the file into the image, pos and end on page
+ * boundaries, so that no page is added to the page cache: what is cached
+ * is copied from the cache (RWF_NOWAIT reads only what needs no I/O, and
+ * starts none), what is not comes from the disk past the cache
+ * (O_DIRECT, whole pages into the page-aligned image).  Where the file
+ * system offers neither, a plain read it is, and the page cache note
+ * and restore around the reading (read_file) drop what it brought in.
+ * 0, or -1 when the file cannot be read.
+ */
+static int read_range(struct reading *r, size_t pos, size_t end)
 {
+	while (pos < end && pos < r->size) {
+		unsigned char *to = r->image + pos;
+		size_t want = end - pos;
+		ssize_t got = -1;
+
+		if (r->nowait) {
+			struct iovec v = { to, want };
+
+			got = preadv2(r->fd, &v, 1, (off_t)pos, RWF_NOWAIT);
+			if (got < 0 && errno == EOPNOTSUPP)
+				r->nowait = 0;
+			if (got < 0 && errno == EINTR)
+				continue;
+		}
+		if (got <= 0 && r->direct >= 0) {
+			got = pread(r->direct, to, want < DIRECT_MAX ? want : DIRECT_MAX,
+				    (off_t)pos);
+			if (got < 0 && errno == EINVAL) {
+				/* The file system wants more than page
+				 * alignment: no O_DIRECT for this file. */
+				close(r->direct);
+				r->direct = -1;
+				continue;
+			}
+		} else if (got <= 0) {
+			got = pread(r->fd, to, want, (off_t)pos);
+		}
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return -1;
+		pos += (size_t)got;
+	}
+	return 0;
+}
+
+/* [off, off + len) of the file into the image at off, the pages not read
+ * before: 0, or -1 when it lies outside the file or cannot be read. */
+static int copy(struct reading *r, uint64_t off, uint64_t len)
+{
+	size_t p, q, last;
+
 	if (off > r->size || len > r->size - off)
 		return -1;
-	while (len > 0) {
-		ssize_t n = pread(r->fd, r->image + off, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
+	if (len == 0)
+		return 0;
+	p = off / r->page;
+	last = (off + len - 1) / r->page;
+	while (p <= last) {
+		if (r->have[p]) {
+			p++;
 			continue;
-		if (n <= 0)
+		}
+		for (q = p; q <= last && !r->have[q]; q++)
+			;
+		if (read_range(r, p * r->page, q * r->page) < 0)
 			return -1;
-		off += (uint64_t)n;
-		len -= (uint64_t)n;
+		memset(r->have + p, 1, q - p);
+		p = q;
 	}
 	return 0;
 }
@@ -73,7 +138,7 @@ static int section_wanted(const char *name)
 /* Reads the section headers, their names, and the sections unwinding
  * needs; marks every other section SHT_NOBITS in the image.  -1 when
  * they are malformed. */
-static int read_sections(const struct reading *r, const Elf64_Ehdr *eh,
+static int read_sections(struct reading *r, const Elf64_Ehdr *eh,
 			 size_t *phnum)
 {
 	size_t shnum = eh->e_shnum, strndx = eh->e_shstrndx;
@@ -118,7 +183,7 @@ static int read_sections(const struct reading *r, const Elf64_Ehdr *eh,
 
 /* Reads the program headers and the segments unwinding needs, and sets
  * f's address range from the PT_LOADs.  -1 when they are malformed. */
-static int read_segments(const struct reading *r, const Elf64_Ehdr *eh,
+static int read_segments(struct reading *r, const Elf64_Ehdr *eh,
 			 size_t phnum, struct unwind_file *f)
 {
 	const Elf64_Phdr *ph;
@@ -166,7 +231,7 @@ static int read_segments(const struct reading *r, const Elf64_Ehdr *eh,
 
 /* What unwinding needs of the open file, into f's image.  -1 when it is
  * not an ELF file this unwinder reads, or is malformed. */
-static int read_image(const struct reading *r, struct unwind_file *f)
+static int read_image(struct reading *r, struct unwind_file *f)
 {
 	Elf64_Ehdr *eh = (Elf64_Ehdr *)r->image;
 	size_t phnum;
@@ -185,17 +250,32 @@ static int read_image(const struct reading *r, struct unwind_file *f)
 	return read_segments(r, eh, phnum, f);
 }
 
+/* The same file as fd opened again with O_DIRECT, or -1: not offered
+ * by its file system, or the path names another file by now. */
+static int open_direct(const char *path, const struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_DIRECT);
+	struct stat again;
+
+	if (fd >= 0 && (fstat(fd, &again) < 0 || again.st_dev != st->st_dev ||
+			again.st_ino != st->st_ino)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 /*
- * Opens f->path and reads what unwinding needs of it into f->image,
- * between a note and a restore of its page cache.  Read-ahead is off on
- * the descriptor, so the reads bring in only the pages they ask for; the
- * restore would drop more, but a read-ahead still in flight when it
- * runs would be missed.  On failure f->elf stays NULL; -ENOMEM only when
- * out of memory.
+ * Opens f->path and reads what unwinding needs of it into f->image
+ * (read_range: no page is added to the page cache), between a note and
+ * a restore of its page cache, which drop what a plain read brought in
+ * where the file system offers no other.  On failure f->elf stays NULL;
+ * -ENOMEM only when out of memory.
  */
 static int read_file(struct unwind_files *fs, struct unwind_file *f)
 {
-	struct reading r = { open(f->path, O_RDONLY | O_CLOEXEC), NULL, 0 };
+	struct reading r = { open(f->path, O_RDONLY | O_CLOEXEC), -1, 1, NULL,
+			     0, (size_t)sysconf(_SC_PAGESIZE), NULL };
 	struct stat st;
 	int err = 0;
 
@@ -206,18 +286,24 @@ static int read_file(struct unwind_files *fs, struct unwind_file *f)
 		return 0;
 	}
 	r.size = (size_t)st.st_size;
+	r.have = calloc(r.size / r.page + 1, 1);
 	f->image = mmap(NULL, r.size, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (f->image == MAP_FAILED) {
+	if (f->image == MAP_FAILED || !r.have) {
+		if (f->image != MAP_FAILED)
+			munmap(f->image, r.size);
 		f->image = NULL;
+		free(r.have);
 		close(r.fd);
 		return -ENOMEM;
 	}
 	f->size = r.size;
 	r.image = f->image;
+	r.direct = open_direct(f->path, &st);
 	posix_fadvise(r.fd, 0, 0, POSIX_FADV_RANDOM);
 	/* A file that cannot be noted is read all the same: unwinding it
-	 * matters more, and it cannot be mapped for mincore anyway. */
+	 * matters more, and read_range adds nothing to the cache where it
+	 * can help it. */
 	if (page_cache_note(&fs->cache, r.fd) == -ENOMEM)
 		err = -ENOMEM;
 	if (err == 0 && read_image(&r, f) == 0) {
@@ -228,7 +314,10 @@ static int read_file(struct unwind_files *fs, struct unwind_file *f)
 		}
 	}
 	page_cache_restore(&fs->cache);
+	if (r.direct >= 0)
+		close(r.direct);
 	close(r.fd);
+	free(r.have);
 	if (!f->elf) {
 		munmap(f->image, f->size);
 		f->image = NULL;

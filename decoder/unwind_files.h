@@ -6,13 +6,17 @@
  * Unwinding needs little of a file: its ELF headers, its call frame
  * information (.eh_frame_hdr and .eh_frame; .debug_frame where the file
  * has one) and its notes (the build id).  When a file is first asked
- * for, those bytes are read with pread, read-ahead off, into an image of
- * the file in anonymous memory, each at its own offset; the page cache
- * is noted before and restored right after, so the pages of the file
- * that were not cached before the reads are not cached after them.
- * Nothing else of the file is ever read, and faultline never maps it: a
- * page faultline had mapped could not be dropped, and would keep the
- * target's own page-outs from working too.
+ * for, those bytes are read into an image of the file in anonymous
+ * memory, each at its own offset, in a way that adds no page to the
+ * page cache: the pages that are cached are copied from it, the others
+ * read from the disk past it (O_DIRECT).  Noting the page cache before
+ * and restoring it after would leave a window: a page the target's
+ * page-out dropped between the note and the read would be read back and
+ * kept, as cached at the note.  The note and restore are still made, for
+ * file systems that offer no O_DIRECT, where a plain read (read-ahead
+ * off) is all there is.  Nothing else of the file is ever read, and
+ * faultline never maps it: a page faultline had mapped could not be
+ * dropped, and would keep the target's own page-outs from working too.
  *
  * libdwfl gets the image as an in-memory ELF (elf_memory), one shared by
  * every Dwfl that reports the file, with every section that was not read
