@@ -244,7 +244,7 @@ PTFIX = $(BUILD)/tests/ptfix/libptcode.so
 $(addprefix $(BUILD)/tests/,test_pt_aux test_pt_decode test_pt_store): tests/unit/pt_stream.h
 $(addprefix $(BUILD)/tests/,test_pt_decode test_pt_store): tests/unit/pt_fixture.h \
 		$(PTFIX)
-$(BUILD)/tests/test_pt_store: tests/unit/pt_db.h
+$(BUILD)/tests/test_pt_store: tests/unit/pt_db.h tests/integration/run.h
 $(PTFIX): tests/fixtures/pt/ptcode.S
 	@mkdir -p $(dir $@)
 	$(CC) -shared -nostdlib -Wl,-Bsymbolic -Wl,--build-id=sha1 -o $@ $<
