@@ -203,6 +203,8 @@ DEMO_BIN = $(BUILD)/demo/nak_demo
 FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream fuzz_import fuzz_symbol_maps
 # record --stacks
 WORKLOAD_BIN += $(STACK_WORKLOAD_BIN)
+# the observer effect: does recording bring an evicted library back?
+WORKLOAD_BIN += $(BUILD)/tests/cold_workload
 FUZZ_TARGETS += fuzz_unwind
 # record --udp-port
 UNIT_TESTS += test_proc_net_udp test_sampler_thread
@@ -334,6 +336,10 @@ $(BUILD)/tests/stack_workload_fp: tests/integration/stack_workload.c \
 $(BUILD)/tests/stack_workload_nofp: tests/integration/stack_workload.c \
 		tests/integration/dropped_page.h $(BUILD)/tests/libstacklazy.so
 	$(CC) -O2 -fomit-frame-pointer -o $@ $< $(STACK_WL_FLAGS)
+# The observer-effect probe: the same library, bound lazily.
+$(BUILD)/tests/cold_workload: tests/integration/cold_workload.c \
+		tests/integration/dropped_page.h $(BUILD)/tests/libstacklazy.so
+	$(CC) -O2 -o $@ $< $(STACK_WL_FLAGS)
 $(BUILD)/demo/%: demo/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) -pthread
