@@ -69,6 +69,8 @@ CLI_SRC += cli/export.c cli/plot.c
 # record --stacks
 DECODER_SRC += decoder/stack_table.c decoder/callchain.c decoder/unwind.c \
 	       decoder/held_records.c
+# the page cache of the files read for stacks, put back as it was
+DECODER_SRC += decoder/page_cache.c decoder/unwind_files.c decoder/debug_paths.c
 COLLECTOR_SRC += collector/stack_events.c
 RECORD_SRC += record/stacks.c record/symbolize.c
 # record --udp-port: the /proc/net parsers, sock_diag, the sampling thread
@@ -182,6 +184,8 @@ $(FAULTLINE): $(MAIN_OBJ) $(LIB_OBJ)
 UNIT_TESTS = test_common test_clock_map test_spool test_perf_record test_order test_fault_pair \
 	     test_fault_stream test_timeline test_ring test_opt test_hist test_symbolize \
 	     test_unwind test_metric_parse test_sha256 test_symbolize_job
+# the page cache of the files read for stacks and names
+UNIT_TESTS += test_page_cache test_debug_paths
 # record --pt, faultline pt
 UNIT_TESTS += test_pt_time test_pt_pmu test_pt_aux test_pt_decode test_pt_store
 # plot
@@ -200,6 +204,8 @@ DEMO_BIN = $(BUILD)/demo/nak_demo
 FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream fuzz_import fuzz_symbol_maps
 # record --stacks
 WORKLOAD_BIN += $(STACK_WORKLOAD_BIN)
+# the observer effect: does recording bring an evicted library back?
+WORKLOAD_BIN += $(BUILD)/tests/cold_workload
 FUZZ_TARGETS += fuzz_unwind
 # record --udp-port
 UNIT_TESTS += test_proc_net_udp test_sampler_thread
@@ -241,7 +247,7 @@ PTFIX = $(BUILD)/tests/ptfix/libptcode.so
 $(addprefix $(BUILD)/tests/,test_pt_aux test_pt_decode test_pt_store): tests/unit/pt_stream.h
 $(addprefix $(BUILD)/tests/,test_pt_decode test_pt_store): tests/unit/pt_fixture.h \
 		$(PTFIX)
-$(BUILD)/tests/test_pt_store: tests/unit/pt_db.h
+$(BUILD)/tests/test_pt_store: tests/unit/pt_db.h tests/integration/run.h
 $(PTFIX): tests/fixtures/pt/ptcode.S
 	@mkdir -p $(dir $@)
 	$(CC) -shared -nostdlib -Wl,-Bsymbolic -Wl,--build-id=sha1 -o $@ $<
@@ -331,6 +337,10 @@ $(BUILD)/tests/stack_workload_fp: tests/integration/stack_workload.c \
 $(BUILD)/tests/stack_workload_nofp: tests/integration/stack_workload.c \
 		tests/integration/dropped_page.h $(BUILD)/tests/libstacklazy.so
 	$(CC) -O2 -fomit-frame-pointer -o $@ $< $(STACK_WL_FLAGS)
+# The observer-effect probe: the same library, bound lazily.
+$(BUILD)/tests/cold_workload: tests/integration/cold_workload.c \
+		tests/integration/dropped_page.h $(BUILD)/tests/libstacklazy.so
+	$(CC) -O2 -o $@ $< $(STACK_WL_FLAGS)
 $(BUILD)/demo/%: demo/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) -pthread

@@ -1,9 +1,12 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../common/array.h"
+#include "debug_paths.h"
 #include "elf_files.h"
 
 /* libdwfl asks the vDSO module's userdata (the elf_files) for its ELF. */
@@ -18,17 +21,52 @@ static int vdso_find_elf(Dwfl_Module *mod, void **userdata, const char *name,
 	return -1;
 }
 
+/* A candidate debug file (debug_paths_each): noted if it is there. */
+static int note_candidate(void *ctx, const char *path)
+{
+	struct elf_files *s = ctx;
+
+	return page_cache_note_path(&s->cache, path) == -ENOMEM ? -ENOMEM : 0;
+}
+
+/* libdwfl's standard search for a module's debug file, with every file
+ * it may read noted first.  The module's userdata is the elf_files. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata,
+			  const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct elf_files *s = *userdata;
+	const unsigned char *id = NULL;
+	GElf_Addr id_vaddr;
+	int len = dwfl_module_build_id(mod, &id, &id_vaddr), fd;
+
+	/* Out of memory noting: the search goes on, and what it reads of
+	 * a file not noted stays cached. */
+	if (s)
+		debug_paths_each(s->debuginfo_path, len > 0 ? id : NULL,
+				 len > 0 ? (size_t)len : 0, file_name,
+				 debuglink_file, note_candidate, s);
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base,
+					  file_name, debuglink_file,
+					  debuglink_crc, debuginfo_file_name);
+	if (s && fd >= 0)
+		page_cache_note(&s->cache, fd);	/* a file none listed */
+	return fd;
+}
+
 int elf_files_init(struct elf_files *fs, const char *debuginfo_path,
 		   const void *vdso, size_t vdso_len)
 {
 	memset(fs, 0, sizeof(*fs));
 	elf_version(EV_CURRENT);
+	page_cache_init(&fs->cache);
 	fs->debuginfo_path = strdup(debuginfo_path ? debuginfo_path
 				    : ":.debug:/usr/lib/debug");
 	if (!fs->debuginfo_path)
 		return -ENOMEM;
 	fs->file_cb.find_elf = dwfl_build_id_find_elf;
-	fs->file_cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	fs->file_cb.find_debuginfo = find_debuginfo;
 	fs->file_cb.section_address = dwfl_offline_section_address;
 	fs->file_cb.debuginfo_path = &fs->debuginfo_path;
 	fs->vdso_cb = fs->file_cb;
@@ -59,6 +97,8 @@ void elf_files_release(struct elf_files *fs)
 	free(fs->slots);
 	free(fs->vdso);
 	free(fs->debuginfo_path);
+	/* After every dwfl_end: a page libdwfl still mapped would stay. */
+	page_cache_release(&fs->cache);
 	memset(fs, 0, sizeof(*fs));
 }
 
@@ -146,11 +186,36 @@ static int vdso_range(const struct elf_files *s, GElf_Addr *lo, GElf_Addr *hi)
 	return found ? 0 : -1;
 }
 
+/* f's file reported to its Dwfl, its page cache noted first. */
+static Dwfl_Module *report_file(struct elf_files *s, struct sym_file *f)
+{
+	const char *base = strrchr(f->path, '/');
+	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	Dwfl_Module *mod;
+	void **ud;
+
+	if (fd < 0)
+		return NULL;
+	if (page_cache_note(&s->cache, fd) == -ENOMEM) {
+		close(fd);
+		return NULL;
+	}
+	/* libdwfl owns fd once the module is there, and not before. */
+	mod = dwfl_report_elf(f->dwfl, base ? base + 1 : f->path, f->path, fd,
+			      0, true);
+	if (!mod) {
+		close(fd);
+		return NULL;
+	}
+	dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	*ud = s;	/* for find_debuginfo */
+	return mod;
+}
+
 /* Opens f at its link-time addresses (bias 0).  -ENOMEM, or 0 with f->ok
  * telling whether the file could be used. */
 static int open_file(struct elf_files *s, struct sym_file *f)
 {
-	const char *base = strrchr(f->path, '/');
 	int err;
 
 	if (!strcmp(f->path, DSO_VDSO)) {
@@ -174,8 +239,7 @@ static int open_file(struct elf_files *s, struct sym_file *f)
 		if (!f->dwfl)
 			return -ENOMEM;
 		dwfl_report_begin(f->dwfl);
-		f->mod = dwfl_report_elf(f->dwfl, base ? base + 1 : f->path,
-					 f->path, -1, 0, true);
+		f->mod = report_file(s, f);
 	}
 	dwfl_report_end(f->dwfl, NULL, NULL);
 	if (!f->mod)

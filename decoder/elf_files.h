@@ -7,6 +7,16 @@
  * under each absolute directory of the debuginfo path, then
  * .gnu_debuglink next to the file, in .debug/ and under the absolute
  * directories).
+ *
+ * The page cache of every file read here, debug files too, is noted
+ * before its first read and restored by elf_files_release, after
+ * libdwfl has unmapped the files (page_cache.h): naming frames leaves
+ * cold what it found cold.  libdwfl maps the files it reads, and a
+ * mapped page cannot be dropped, so this is for symbolizing after a
+ * recording (while recording, unwind_files.h reads the target's files).
+ * A debug file is noted before libdwfl's search looks for it where it
+ * is one of the places debug_paths.h lists; one found elsewhere is noted
+ * when found, and the pages the search read of it stay cached.
  */
 #ifndef FL_ELF_FILES_H
 #define FL_ELF_FILES_H
@@ -17,6 +27,7 @@
 #include <stdint.h>
 
 #include "addr_syms.h"
+#include "page_cache.h"
 
 #define DSO_VDSO "[vdso]"
 
@@ -65,6 +76,7 @@ struct elf_files {
 	size_t nfiles, files_cap;
 	uint32_t *slots;	/* owned; path hash: file index + 1, 0 empty */
 	size_t nslots;		/* a power of two, or 0 */
+	struct page_cache cache;	/* owned: the files read, noted */
 };
 
 /* Sets up fs: debuginfo_path in libdwfl's format (NULL: the default,
@@ -73,6 +85,8 @@ struct elf_files {
  * into it).  0 or -ENOMEM; release in either case. */
 int elf_files_init(struct elf_files *fs, const char *debuginfo_path,
 		   const void *vdso, size_t vdso_len);
+/* Ends every file's Dwfl, then restores the page cache of what they
+ * read. */
 void elf_files_release(struct elf_files *fs);
 
 /* The entry for path ("[vdso]" for the vDSO), opened on first use; its

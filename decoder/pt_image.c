@@ -79,6 +79,10 @@ int pt_space_add(struct pt_space *s, const struct pt_map *m)
 	/* Only files: "//anon", "[heap]", "[stack]", memfd names, "". */
 	if (m->path[0] != '/')
 		return 0;
+	/* A file that cannot be noted is added all the same (its pages stay
+	 * cached); libipt reports one it cannot read. */
+	if (s->cache && page_cache_note_path(s->cache, m->path) == -ENOMEM)
+		return -ENOMEM;
 	isid = pt_iscache_add_file(s->iscache, m->path, m->pgoff, m->len, m->start);
 	if (isid < 0)
 		return remember_missing(s, m, -isid);

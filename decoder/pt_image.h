@@ -11,6 +11,11 @@
  * Anonymous executable memory (a JIT) is not in the image: the trace
  * through it becomes a 'nomap' gap.
  *
+ * libipt reads the files itself (it maps them); with a page_cache set,
+ * each file is noted there before it is added, so that the reader can
+ * put the page cache back once libipt has let go of the files
+ * (page_cache.h).
+ *
  * Mappings are added in time order; a later one that overlaps an
  * earlier one replaces it (libipt shrinks or splits the old section), so
  * an image built from the mappings seen up to a time is the process's
@@ -23,6 +28,8 @@
 #include <stdint.h>
 
 #include <intel-pt.h>
+
+#include "page_cache.h"
 
 /* A mapping to add: the fields of an MMAP2 record or a maps line. */
 struct pt_map {
@@ -47,6 +54,9 @@ struct pt_space {
 	struct pt_missing *missing;	/* owned */
 	size_t nmissing, capmissing;
 	uint64_t sections;		/* file sections added */
+	/* borrowed, or NULL: where each file is noted before libipt reads
+	 * it; set after pt_space_init. */
+	struct page_cache *cache;
 };
 
 /*

@@ -36,6 +36,7 @@ struct unwind_space {
 void unwinder_init(struct unwinder *u)
 {
 	memset(u, 0, sizeof(*u));
+	unwind_files_init(&u->files);
 }
 
 static void space_drop_dwfl(struct unwind_space *sp)
@@ -60,6 +61,8 @@ void unwinder_release(struct unwinder *u)
 	for (size_t i = 0; i < u->n; i++)
 		space_free(u->spaces[i]);
 	free(u->spaces);
+	/* After the spaces: their Dwfls hold references to the files. */
+	unwind_files_release(&u->files);
 	unwinder_init(u);
 }
 
@@ -228,13 +231,23 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.set_initial_registers = set_initial_registers,
 };
 
-/* Read by libdwfl, never written: NULL selects its default search path. */
-static char *debuginfo_path;
+/* No separate debug file is read while recording (unwind_files.h): the
+ * files' own CFI unwinds.  Debian's debug files carry no .debug_frame
+ * anyway (GCC writes .eh_frame into the file itself). */
+static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			Dwarf_Addr base, const char *file_name,
+			const char *debuglink_file, GElf_Word debuglink_crc,
+			char **debuginfo_file_name)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+	(void)debuglink_file, (void)debuglink_crc;
+	*debuginfo_file_name = NULL;
+	return -1;
+}
 
 static const Dwfl_Callbacks dwfl_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.debuginfo_path = &debuginfo_path,
+	.find_elf = unwind_file_find_elf,
+	.find_debuginfo = no_debuginfo,
 };
 
 /* A file mapped twice executable is reported once, at its lowest bias. */
@@ -246,7 +259,7 @@ static int reported_before(const struct unwind_space *sp, size_t i)
 	return 0;
 }
 
-static int space_build(struct unwind_space *sp)
+static int space_build(struct unwinder *u, struct unwind_space *sp)
 {
 	int reported = 0;
 
@@ -256,12 +269,19 @@ static int space_build(struct unwind_space *sp)
 	dwfl_report_begin(sp->dwfl);
 	for (size_t i = 0; i < sp->n; i++) {
 		const struct unwind_map *m = &sp->maps[i];
+		struct unwind_file *f;
 
 		if (reported_before(sp, i))
 			continue;
+		f = unwind_files_get(&u->files, m->path);
+		if (!f) {
+			dwfl_report_end(sp->dwfl, NULL, NULL);
+			space_drop_dwfl(sp);
+			return -ENOMEM;
+		}
 		/* A file that cannot be read leaves its frames unnamed. */
-		reported += dwfl_report_elf(sp->dwfl, m->path, m->path, -1,
-					    m->start - m->pgoff, false) != NULL;
+		reported += unwind_file_report(f, sp->dwfl, m->path,
+					       m->start - m->pgoff) != NULL;
 	}
 	dwfl_report_end(sp->dwfl, NULL, NULL);
 	sp->attached = reported &&
@@ -321,7 +341,7 @@ int unwinder_unwind(struct unwinder *u, const struct unwind_sample *s,
 		snprintf(why, whylen, "no user registers (kernel thread)");
 		return 0;
 	}
-	if (sp && !sp->dwfl && space_build(sp) < 0)
+	if (sp && !sp->dwfl && space_build(u, sp) < 0)
 		return -ENOMEM;
 	if (!sp || !sp->attached) {
 		ip_only(s, out, n, max);

@@ -7,9 +7,11 @@
  * The unwinder keeps, per process, the executable file mappings it has
  * been told of (MMAP2 records, /proc/PID/maps at start) and a Dwfl built
  * from them on first use, rebuilt after the process maps something new.
- * Unwinding reads only the sample's bytes and the mapped files: the
- * process may be gone, and a recorded sample replays the same way (this
- * is how tests/unit/test_unwind.c drives it without a kernel).
+ * Unwinding reads only the sample's bytes and the mapped files' headers
+ * and call frame information, each file read once for all processes and
+ * its page cache left as it was (unwind_files.h): the process may be
+ * gone, and a recorded sample replays the same way (this is how
+ * tests/unit/test_unwind.c drives it without a kernel).
  */
 #ifndef FL_UNWIND_H
 #define FL_UNWIND_H
@@ -18,6 +20,7 @@
 #include <stdint.h>
 
 #include "stack_table.h"
+#include "unwind_files.h"
 
 /* The sample registers perf asks for when unwinding with DWARF on
  * x86-64: every general register (arch/x86/include/uapi/asm/perf_regs.h
@@ -43,6 +46,7 @@ struct unwind_space;
 struct unwinder {
 	struct unwind_space **spaces;	/* owned: one per process */
 	size_t n, cap;
+	struct unwind_files files;	/* owned: what the spaces' Dwfls read */
 };
 
 void unwinder_init(struct unwinder *u);

@@ -25,6 +25,7 @@ struct replay {
 	struct pt_clock clock;		/* owned pairs */
 	struct pt_flow_config cfg;
 	struct pt_image_section_cache *iscache;	/* owned */
+	struct page_cache cache;	/* owned: the files libipt read, noted */
 	struct pt_names names;		/* owned; also the vDSO image */
 	struct pt_store store;
 	struct pt_flow_out out;
@@ -200,6 +201,7 @@ static int start_process(struct replay *r, int64_t pid, struct errmsg *e)
 	if (pt_space_init(&r->space, r->iscache, r->names.vdso,
 			  r->names.vdso_len) < 0)
 		return nomem(e);
+	r->space.cache = &r->cache;
 	r->space_ready = 1;
 	err = load_maps(r, e);
 	if (err == 0)
@@ -349,6 +351,7 @@ int pt_replay_session(sqlite3 *db, const char *path, int64_t session_id,
 
 	memset(&r, 0, sizeof(r));
 	memset(st, 0, sizeof(*st));
+	page_cache_init(&r.cache);
 	r.db = db;
 	r.path = path;
 	r.session_id = session_id;
@@ -377,6 +380,8 @@ int pt_replay_session(sqlite3 *db, const char *path, int64_t session_id,
 	pt_names_close(&r.names);
 	if (r.iscache)
 		pt_iscache_free(r.iscache);
+	/* libipt has unmapped the files: what it read can be dropped. */
+	page_cache_release(&r.cache);
 	pt_clock_release(&r.clock);
 	return err;
 }

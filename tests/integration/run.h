@@ -20,6 +20,7 @@
 #include <string.h>
 #include <ftw.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -277,6 +278,50 @@ static int64_t db_int(const char *db_path, const char *sql, ...)
 static int db_opens(const char *db_path)
 {
 	return db_int(db_path, "SELECT count(*) FROM session") != INT64_MIN;
+}
+
+/* Resident pages of the file at path: mincore on a mapping of it, which
+ * reads nothing.  -1 when it cannot be mapped. */
+static long file_resident(const char *path)
+{
+	long page = sysconf(_SC_PAGESIZE), n = 0;
+	int fd = open(path, O_RDONLY);
+	unsigned char *vec;
+	struct stat st;
+	size_t pages;
+	void *m;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size == 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	pages = ((size_t)st.st_size + (size_t)page - 1) / (size_t)page;
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	vec = malloc(pages);
+	if (m != MAP_FAILED && vec && mincore(m, (size_t)st.st_size, vec) == 0)
+		for (size_t i = 0; i < pages; i++)
+			n += vec[i] & 1;
+	else
+		n = -1;
+	if (m != MAP_FAILED)
+		munmap(m, (size_t)st.st_size);
+	free(vec);
+	close(fd);
+	return n;
+}
+
+/* Drops the file's pages from the page cache (synced first: pages just
+ * written are dirty, and dirty pages stay) and returns how many stayed. */
+static long file_evict(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(fsync(fd), 0);
+	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	close(fd);
+	return file_resident(path);
 }
 
 /* key=value from the workload's info file; -1 if absent. */

@@ -380,6 +380,220 @@ static void a_fault_in_the_dynamic_linker_shows_its_frames_above_the_caller(void
 				(long long)stack_id, (long long)stack_id), 1);
 }
 
+/* ---- the observer effect --------------------------------------------- */
+
+static void copy_file(const char *from, const char *to, mode_t mode)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY), out;
+	ssize_t n;
+
+	assert_true(in >= 0);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	assert_true(out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	assert_int_equal(n, 0);
+	close(in);
+	assert_int_equal(close(out), 0);
+}
+
+/* cold_workload and, beside it (its $ORIGIN), the library it evicts,
+ * copied into a directory of this test's own, so that no other test's
+ * run touches their pages.  The program's path; the library's in lib. */
+static const char *cold_copy(const char **lib)
+{
+	static char prog[256], libpath[256];
+	const char *build = getenv("BUILD");
+	char from[512];
+
+	if (!prog[0]) {
+		const char *dir = scratch_path("cold");
+
+		assert_int_equal(mkdir(dir, 0755), 0);
+		snprintf(prog, sizeof(prog), "%s/cold_workload", dir);
+		snprintf(libpath, sizeof(libpath), "%s/libstacklazy.so", dir);
+		snprintf(from, sizeof(from), "%s/tests/cold_workload",
+			 build ? build : "build/release");
+		copy_file(from, prog, 0755);
+		snprintf(from, sizeof(from), "%s/tests/libstacklazy.so",
+			 build ? build : "build/release");
+		copy_file(from, libpath, 0755);
+	}
+	if (lib)
+		*lib = libpath;
+	return prog;
+}
+
+/* Lines of /proc/PID/maps that map a file under dir. */
+static int mappings_under(pid_t pid, const char *dir)
+{
+	char path[64], line[512];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, dir)) {
+			fprintf(stderr, "faultline maps: %s", line);
+			n++;
+		}
+	fclose(f);
+	return n;
+}
+
+/* Waits up to 30 s for key to appear in the key=value file at path. */
+static long long wait_for_key(const char *path, const char *key)
+{
+	long long v = -1;
+
+	for (int i = 0; i < 1500 && (v = info_get(path, key)) < 0; i++)
+		nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
+	return v;
+}
+
+/* Waits up to 30 s for sql's first column to be positive in db. */
+static int wait_for_rows(const char *db, const char *sql, long long a,
+			 long long b)
+{
+	for (int i = 0; i < 1500; i++) {
+		if (access(db, F_OK) == 0 && db_int(db, sql, a, b) > 0)
+			return 1;
+		nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
+	}
+	return 0;
+}
+
+/*
+ * The stall faultline is there to find must not vanish because it looks:
+ * while recording, the dwarf unwinder reads the target's files (headers,
+ * .eh_frame), and a page it read of an evicted library would be cached
+ * again before the target's lazy call came to it (DESIGN.md, the
+ * observer effect).  cold_workload evicts its library, takes a major
+ * fault whose stack faultline unwinds, waits until faultline has stored
+ * that fault, and only then counts the library's resident pages and
+ * makes the lazy call.  The page-out is advice: a bare run first says
+ * whether this machine evicts the library at all (skipped if not), then
+ * up to three recordings, each saying what it found.
+ */
+static void recording_with_dwarf_stacks_leaves_the_targets_files_as_cold_as_it_found_them(void **state)
+{
+	const char *prog = cold_copy(NULL);
+	const char *info = scratch_path("cold.info");
+	const char *ready = scratch_path("cold.ready");
+	const char *db = scratch_path("cold.db");
+	char *bare[] = { (char *)prog, "--major", scratch_path("cold-bare.dat"),
+			 "--info", (char *)info, NULL };
+	char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o", (char *)db,
+			 "--stacks=dwarf", "--", (char *)prog, "--major",
+			 scratch_path("cold.dat"), "--ready", (char *)ready, "--wait",
+			 "--info", (char *)info, NULL };
+	long long kept = -1, tries = 0;
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_argv(&r, bare), 0);
+	if (info_get(info, "evicted_resident") != 0)
+		skip_msg("%lld pages of the library stayed cached after %lld "
+			 "page-outs without faultline: this machine cannot make "
+			 "the lazy call fault", info_get(info, "evicted_resident"),
+			 info_get(info, "evict_tries"));
+	if (info_get(info, "lazy_major") < 1)
+		skip_msg("without faultline the lazy call took no major fault "
+			 "(%lld pages of the library cached before it)",
+			 info_get(info, "resident_after"));
+	for (int attempt = 1; attempt <= 3; attempt++) {
+		long long pid, major;
+		int stored, mapped;
+
+		unlink(db);
+		unlink(ready);
+		unlink(info);
+		run_start_as(&r, -1, argv);
+		pid = wait_for_key(ready, "pid");
+		major = wait_for_key(ready, "major");
+		assert_true(pid > 0 && major > 0);
+		/* Stored means unwound: its stack was unwound first. */
+		stored = wait_for_rows(db, "SELECT count(*) FROM fault WHERE pid = "
+				       "%lld AND addr = %lld AND kind = 'major' AND "
+				       "stack_id IS NOT NULL", pid, major);
+		/* A page faultline has mapped cannot be evicted, by the
+		 * target's page-outs or anything else: it maps none. */
+		mapped = mappings_under(r.pid, scratch_path("cold/"));
+		kill((pid_t)pid, SIGUSR1);
+		if (run_wait(&r) != 0)
+			fprintf(stderr, "faultline: %s\n", r.err);
+		assert_int_equal(r.status, 0);
+		assert_true(stored);
+		kept = info_get(info, "evicted_resident");
+		tries = info_get(info, "evict_tries");
+		if (kept != 0 && !mapped) {
+			fprintf(stderr, "recording %d: %lld pages of the library stayed "
+				"cached after %lld page-outs\n", attempt, kept, tries);
+			continue;
+		}
+		if (info_get(info, "resident_after") != 0)
+			fail_msg("recording %d: %lld pages of the library were cached "
+				 "after the page-outs, and %lld once faultline had "
+				 "unwound a stack of its process", attempt, kept,
+				 info_get(info, "resident_after"));
+		if (mapped)
+			fail_msg("recording %d: faultline mapped %d of the target's "
+				 "files (pages it maps cannot be evicted)", attempt,
+				 mapped);
+		assert_true(info_get(info, "lazy_major") >= 1);
+		/* And faultline saw that fault, in the dynamic linker. */
+		assert_true(db_int(db, "SELECT count(*) FROM fault flt JOIN "
+				   "stack_frame sf USING (session_id, stack_id) JOIN "
+				   "frame f USING (session_id, frame_id) WHERE flt.pid = "
+				   "%lld AND flt.kind = 'major' AND f.kernel = 0 AND "
+				   "f.return_addr = 0 AND EXISTS (SELECT 1 FROM mapping "
+				   "m WHERE m.pid = flt.pid AND m.path LIKE "
+				   "'%%/ld-linux-x86-64.so.2' AND m.prot & 4 AND f.addr "
+				   ">= m.start_addr AND f.addr < m.end_addr)", pid) >= 1);
+		return;
+	}
+	fail_msg("in 3 recordings the page-outs left pages of the library "
+		 "cached (%lld after %lld tries, the last time), where without "
+		 "faultline none stayed", kept, tries);
+}
+
+/*
+ * Naming frames reads the files they fall in: symbol tables, DWARF.
+ * The program and its library, evicted after a recording, stay evicted
+ * through faultline symbolize.
+ */
+static void symbolizing_leaves_the_files_it_reads_as_cold_as_it_found_them(void **state)
+{
+	const char *lib, *prog = cold_copy(&lib);
+	const char *db = scratch_path("coldsym.db");
+	char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o", (char *)db,
+			 "--stacks=dwarf", "--no-symbolize", "--", (char *)prog,
+			 "--major", scratch_path("coldsym.dat"), NULL };
+	long before_prog, before_lib;
+	struct run r;
+
+	(void)state;
+	unlink(db);
+	if (run_argv(&r, argv) != 0)
+		fprintf(stderr, "faultline: %s\n", r.err);
+	assert_int_equal(r.status, 0);
+	before_prog = file_evict(prog);
+	before_lib = file_evict(lib);
+	if (before_prog != 0 || before_lib != 0)
+		skip_msg("%ld and %ld pages of the program and library stayed "
+			 "cached after POSIX_FADV_DONTNEED", before_prog, before_lib);
+	assert_int_equal(run_faultline(&r, "symbolize", db, NULL), 0);
+	assert_true(db_int(db, "SELECT count(*) FROM symbol WHERE function = "
+			   "'fault_inner'") > 0);
+	if (file_resident(prog) != 0 || file_resident(lib) != 0)
+		fail_msg("faultline symbolize left %ld pages of the program and %ld "
+			 "of the library cached", file_resident(prog),
+			 file_resident(lib));
+}
+
 static void no_symbolize_leaves_the_frames_for_faultline_symbolize(void **state)
 {
 	const char *db = scratch_path("nosym.db");
@@ -544,6 +758,8 @@ int main(void)
 		cmocka_unit_test_teardown(a_stack_is_stored_once_however_many_rows_name_it, kill_leftovers),
 		cmocka_unit_test_teardown(fp_names_main_a_b_c_in_a_program_with_frame_pointers, kill_leftovers),
 		cmocka_unit_test_teardown(a_fault_in_the_dynamic_linker_shows_its_frames_above_the_caller, kill_leftovers),
+		cmocka_unit_test_teardown(recording_with_dwarf_stacks_leaves_the_targets_files_as_cold_as_it_found_them, kill_leftovers),
+		cmocka_unit_test_teardown(symbolizing_leaves_the_files_it_reads_as_cold_as_it_found_them, kill_leftovers),
 		cmocka_unit_test_teardown(no_symbolize_leaves_the_frames_for_faultline_symbolize, kill_leftovers),
 		cmocka_unit_test_teardown(a_stack_deeper_than_its_copy_is_stored_cut_short_with_the_reason, kill_leftovers),
 		cmocka_unit_test_teardown(stacks_on_faults_puts_a_stack_on_every_completed_fault, kill_leftovers),

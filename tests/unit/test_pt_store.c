@@ -17,6 +17,7 @@
 #pragma GCC diagnostic ignored "-Warray-bounds"
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #include "../tmpdir.h"
+#include "../integration/run.h"
 #include "records.h"
 #include "pt_db.h"
 
@@ -179,6 +180,44 @@ static void a_file_found_later_decodes_on_the_next_replay(void **state)
 	db_close(db);
 }
 
+/* Decoding reads the traced code's file (libipt maps it, the names come
+ * from its symbols): what was not cached before is not cached after. */
+static void decoding_leaves_the_traced_code_s_file_as_cold_as_it_found_it(void **state)
+{
+	const char *path = db_path("cold.db");
+	struct pt_replay_stats st;
+	struct ptdb d;
+	char sql[1024], buf[4096], lib[256];
+	int in, out;
+	ssize_t n;
+	long left;
+	sqlite3 *db;
+
+	(void)state;
+	snprintf(lib, sizeof(lib), "%s/libptcode.so", dir);
+	in = open(ptfix_path(), O_RDONLY);
+	out = open(lib, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	assert_true(in >= 0 && out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	close(in);
+	assert_int_equal(close(out), 0);
+	if ((left = file_evict(lib)) != 0)
+		skip_msg("%ld pages of %s stayed cached after POSIX_FADV_DONTNEED",
+			 left, lib);
+	assert_int_equal(ptdb_build(&d, path, 1), 0);
+	db = open_db(path);
+	snprintf(sql, sizeof(sql), "UPDATE mapping SET path = '%s'", lib);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(replay(db, path, d.session, &st), 0);
+	assert_int_equal(st.gaps, 0);
+	assert_int_equal(one_int(db, "SELECT count(*) FROM pt_call WHERE symbol ="
+				 " 'pt_leaf'"), 2);
+	db_close(db);
+	if ((left = file_resident(lib)) != 0)
+		fail_msg("%ld pages of %s left cached", left, lib);
+}
+
 static void a_session_without_intel_pt_says_so(void **state)
 {
 	const char *path = db_path("nopt.db");
@@ -221,6 +260,7 @@ int main(void)
 		cmocka_unit_test(a_faults_trace_decodes_into_the_path_that_led_into_it),
 		cmocka_unit_test(decoding_again_replaces_the_rows_it_made_before),
 		cmocka_unit_test(a_file_found_later_decodes_on_the_next_replay),
+		cmocka_unit_test(decoding_leaves_the_traced_code_s_file_as_cold_as_it_found_it),
 		cmocka_unit_test(a_session_without_intel_pt_says_so),
 	};
 

@@ -307,6 +307,59 @@ static void a_debug_file_is_found_by_gnu_debuglink(void **state)
 	db_close(db);
 }
 
+/* The first regular file under dir (nftw), into found. */
+static char found[PATH_MAX];
+
+static int first_file(const char *path, const struct stat *sb, int type,
+		      struct FTW *ftw)
+{
+	(void)sb, (void)ftw;
+	if (type != FTW_F)
+		return 0;
+	snprintf(found, sizeof(found), "%s", path);
+	return 1;
+}
+
+/*
+ * Naming frames reads the library and its separate debug file, found by
+ * build id under a debug dir or by .gnu_debuglink beside it; what was
+ * not cached before is not cached after (decoder/page_cache.h).
+ */
+static void symbolizing_leaves_the_files_it_read_as_cold_as_it_found_them(void **state)
+{
+	const char *files[4];
+	sqlite3 *db;
+	long left;
+
+	(void)state;
+	found[0] = '\0';
+	nftw(fixture("debugroot/.build-id"), first_file, 8, FTW_PHYS);
+	assert_true(found[0] != '\0');
+	files[0] = fixture("libsymfix_bid.so");
+	files[1] = found;
+	files[2] = fixture("linked/libsymfix_link.so");
+	files[3] = fixture("linked/libsymfix_link.debug");
+	for (int i = 0; i < 4; i++)
+		if ((left = file_evict(files[i])) != 0)
+			skip_msg("%ld pages of %s stayed cached after "
+				 "POSIX_FADV_DONTNEED", left, files[i]);
+	db = new_db("cold-bid.db", this_kernel());
+	add_mappings(db, getpid(), "/libsymfix.so", files[0], NULL);
+	add_fixture_frames(db, getpid());
+	symbolize(db, fixture("debugroot"));
+	assert_full_names(db);	/* the debug file was read */
+	db_close(db);
+	db = new_db("cold-link.db", this_kernel());
+	add_mappings(db, getpid(), "/libsymfix.so", files[2], NULL);
+	add_fixture_frames(db, getpid());
+	symbolize(db, NULL);
+	assert_full_names(db);
+	db_close(db);
+	for (int i = 0; i < 4; i++)
+		if ((left = file_resident(files[i])) != 0)
+			fail_msg("%ld pages of %s left cached", left, files[i]);
+}
+
 static void a_build_id_mismatch_is_reported_and_names_nothing(void **state)
 {
 	sqlite3 *db = new_db("mismatch.db", this_kernel());
@@ -893,6 +946,7 @@ int main(void)
 		cmocka_unit_test(a_debug_file_is_found_by_build_id_under_a_debug_dir),
 		cmocka_unit_test(without_the_debug_dir_the_split_library_has_no_lines),
 		cmocka_unit_test(a_debug_file_is_found_by_gnu_debuglink),
+		cmocka_unit_test(symbolizing_leaves_the_files_it_read_as_cold_as_it_found_them),
 		cmocka_unit_test(a_build_id_mismatch_is_reported_and_names_nothing),
 		cmocka_unit_test(a_matching_build_id_is_accepted),
 		cmocka_unit_test(a_missing_file_is_no_file_and_an_unmapped_address_no_mapping),
