@@ -40,13 +40,23 @@ static void the_demo_lines_the_nak_up_with_the_stall_that_caused_it(void **state
 	assert_true(info_get(info, "stall_end") - info_get(info, "stall_start") >=
 		    150000000);
 	assert_true(info_get(info, "stall_drops") > 0);
-	/* faultline stored each major fault the kernel counted for the
-	 * receiver during the stall. */
-	assert_int_equal(db_int(db, "SELECT count(*) FROM fault WHERE tid = %lld "
-				"AND kind = 'major' AND ts >= %lld AND ts + dur <= %lld",
-				rx_tid, info_get(info, "stall_start"),
-				info_get(info, "stall_end")),
-			 info_get(info, "stall_faults"));
+	/* faultline stored the major faults the kernel counted for the
+	 * receiver during the stall: never more, and all but the few the
+	 * kernel counts without a perf event (a fault taken for
+	 * get_user_pages on the thread's behalf has no registers to
+	 * report: mm_account_fault). */
+	{
+		long long stored = db_int(db, "SELECT count(*) FROM fault WHERE "
+					  "tid = %lld AND kind = 'major' AND ts >= %lld "
+					  "AND ts + dur <= %lld", rx_tid,
+					  info_get(info, "stall_start"),
+					  info_get(info, "stall_end"));
+		long long counted = info_get(info, "stall_faults");
+
+		if (stored > counted || counted - stored > counted / 100 + 1)
+			fail_msg("%lld major faults stored in the stall, the kernel "
+				 "counted %lld", stored, counted);
+	}
 
 	/* The NAK the stall caused: the receiver's first after it (on a
 	 * busy machine a scheduling delay can cause others). */
