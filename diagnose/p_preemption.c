@@ -20,9 +20,12 @@
 
 /*
  * The threads that preempted f's thread over the finding's span, most
- * time first, in f->detail: "cc1 (22745) 4.100 ms, faultline (16605)
- * 1.200 ms, 3 others 0.400 ms".  Every preemption of the span counts,
- * short ones too: they share the same CPU.
+ * time first, in f->detail: "cc1 (22745) 4.100 ms, as (22750) 1.200 ms,
+ * 3 others 0.400 ms".  Every preemption of the span counts, short ones
+ * too: they share the same CPU.  faultline's own are the recorder
+ * finding's, not counted again here.  Each wait is the thread's that took
+ * the CPU at the switch (sched_switch's next_pid), though others may run
+ * before the victim does.
  */
 static int rank_preemptors(sqlite3 *db, const struct diag_ctx *c,
 			   const struct diag_stall *s, struct diag_finding *f,
@@ -33,7 +36,7 @@ static int rank_preemptors(sqlite3 *db, const struct diag_ctx *c,
 		"       sum(dur) AS ns"
 		"  FROM thread_state_reason"
 		" WHERE session_id = ?1 AND tid = ?2 AND reason = 'preempted'"
-		"   AND by_tid IS NOT NULL AND by_tid NOT IN (0, ?2)"
+		"   AND by_tid IS NOT NULL AND by_tid NOT IN (0, ?2) AND by_recorder = 0"
 		"   AND ts >= ?3 AND ts < ?4"
 		" GROUP BY by_tid ORDER BY ns DESC, by_tid";
 	sqlite3_stmt *st = NULL;
