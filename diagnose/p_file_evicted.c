@@ -1,14 +1,16 @@
 /*
- * file page evicted: a major fault on a file's mapping: the page had
- * left the page cache (evicted under memory pressure, dropped, never
- * read) and the thread waited for it to be read back.
+ * file page not cached: a major fault on a file's mapping: the page was
+ * not in the page cache (evicted under memory pressure, dropped, or not
+ * read since boot: a fault cannot tell which) and the thread waited for
+ * it to be read.
  */
 #include "file_backed.h"
 #include "pattern.h"
 
 const struct diag_pattern diag_file_evicted = {
 	.name = "file-evicted",
-	.title = "file page evicted: a major fault re-read a file's page from disk",
+	.title = "file page not cached: a major fault read a file's page from disk "
+		 "(evicted, dropped, or never read)",
 	.needs = "faults (record's default) and the target's mappings",
 	.sql =
 		"SELECT f.tid, f.ts, f.dur, m.path,\n"

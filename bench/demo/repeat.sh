@@ -3,7 +3,7 @@
 # (HOGS=1; build/release/tests/cpu_hog, as make check-stress uses): each
 # run's stall as the demo measured it, the major faults and drops during
 # it, the NAKs, and diagnose's first finding.  The demo must end with a
-# NAK and the receiver's evicted-file finding first every time.
+# NAK and the receiver's file-page finding (file-evicted) first every time.
 #
 #   bench/demo/repeat.sh [N]          HOGS=1 bench/demo/repeat.sh [N]
 set -u
@@ -28,9 +28,9 @@ for i in $(seq "$n"); do
 	first=$(awk '/^== faultline diagnose/ { f = 1 } f && /^1\. / { print; exit }' "$log" | cut -c1-60)
 	echo "run $i: exit $rc; stall ${stall:-?}; ${naks:-0} NAKs; first: ${first:-none}"
 	case "$rc:$first" in
-	"0:1. file page evicted"*) [ "${naks:-0}" -gt 0 ] && good=$((good + 1)) ;;
+	"0:1. file page not cached"*) [ "${naks:-0}" -gt 0 ] && good=$((good + 1)) ;;
 	esac
 done
 rm -f "$log"
-echo "demo: $good of $n runs ended with a NAK and the evicted-file finding first"
+echo "demo: $good of $n runs ended with a NAK and the file-evicted finding first"
 [ "$good" -eq "$n" ]

@@ -112,7 +112,7 @@ static void the_demo_lines_the_nak_up_with_the_stall_that_caused_it(void **state
 		assert_non_null(d);
 		d = strstr(d, "\n1. ");
 		assert_non_null(d);
-		assert_true(!strncmp(d, "\n1. file page evicted", 21));
+		assert_true(!strncmp(d, "\n1. file page not cached", 24));
 		assert_non_null(strstr(d, file));
 		assert_true(strstr(d, file) < strstr(d, "\n2. ") || !strstr(d, "\n2. "));
 		assert_null(strstr(d, "preceded 0 'nak' events\n   evidence:  fault"));
