@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../tmpdir.h"
+#include "../integration/run.h"
 #include "../../decoder/page_cache.h"
 
 #define PAGES 64
@@ -25,13 +25,6 @@
 static char scratch[128];
 static char path[256];
 static long page;
-
-#define skip_msg(...) do {					\
-		fprintf(stderr, "skipped: ");			\
-		fprintf(stderr, __VA_ARGS__);			\
-		fputc('\n', stderr);				\
-		skip();						\
-	} while (0)
 
 /* The file's resident pages, as mincore says: vec gets PAGES entries. */
 static int resident(unsigned char *vec)
