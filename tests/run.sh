@@ -20,6 +20,7 @@ export FAULTLINE_SUITE="suite-$$-$(date +%s%N)"
 TMPDIR=$(mktemp -d /var/tmp/faultline-suite.XXXXXX) || exit 1
 chmod 755 "$TMPDIR"
 export TMPDIR
+
 # The live processes (not zombies) that carry this run's mark.
 marked_processes() {
 	local env stat p
@@ -55,8 +56,8 @@ leftovers() {
 	done
 }
 
-# Removes what leftovers named, processes first, then the suite's
-# temporary directory.
+# Kills the processes and detaches the mounts leftovers named; the
+# directory itself goes at exit.
 remove_leftovers() {
 	local what id _
 	while read -r what id _; do
