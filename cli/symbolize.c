@@ -157,6 +157,11 @@ static void print_counts(sqlite3 *db, const char *path, int64_t session,
 		print_dsos(db, session, advice[i].status, 0);
 		print_dsos(db, session, advice[i].status, 1);
 	}
+	if (c->skipped)
+		printf("  %-18s %8llu  files another user could have put there, "
+		       "not read: not a regular file\n      of root or the "
+		       "process's owner, or too large; first: %s\n", "skipped",
+		       (unsigned long long)c->skipped, c->skipped_first);
 	print_kernel_advice(db, session);
 }
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -471,6 +472,62 @@ static void a_perf_map_names_a_jit_region(void **state)
 	assert_text(frame_col(db, 3, "status"), "no-symbol");
 	assert_text(frame_col(db, 3, "dso"), "//anon");
 	assert_text(frame_col(db, 4, "status"), "no-mapping");
+	db_close(db);
+}
+
+/* A JIT region of pid, with one frame (id) in it. */
+static void add_jit_frame(sqlite3 *db, int id, int pid)
+{
+	exec_sql(db, "INSERT INTO mapping (session_id, ts, pid, tid, start_addr,"
+		 " end_addr, pgoff, path, prot, source) VALUES (%d, 0, %d, %d,"
+		 " %lld, %lld, 0, '//anon', 7, 'mmap')", SESSION, pid, pid,
+		 0x7f0000000000ll, 0x7f0000010000ll);
+	add_frame(db, id, pid, 0x7f0000001010ull, 0, 1);
+}
+
+static void a_perf_map_that_is_a_fifo_a_link_or_another_user_s_is_skipped_and_counted(void **state)
+{
+	sqlite3 *db = new_db("untrusted_maps.db", this_kernel());
+	char fifo[64], link[64], other[64], real[256];
+	struct symbolize_counts c;
+	FILE *f;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip_msg("needs root, to give a map to another user");
+	snprintf(real, sizeof(real), "%s/real.map", scratch);
+	f = fopen(real, "w");
+	assert_non_null(f);
+	fputs("7f0000001000 100 planted_name\n", f);
+	fclose(f);
+	/* No process has these pids: a map must be root's or ours. */
+	snprintf(fifo, sizeof(fifo), "/tmp/perf-%d.map", FAKE_PID + 10);
+	snprintf(link, sizeof(link), "/tmp/perf-%d.map", FAKE_PID + 11);
+	snprintf(other, sizeof(other), "/tmp/perf-%d.map", FAKE_PID + 12);
+	unlink(fifo), unlink(link), unlink(other);
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	assert_int_equal(symlink(real, link), 0);
+	f = fopen(other, "w");
+	assert_non_null(f);
+	fputs("7f0000001000 100 planted_name\n", f);
+	fclose(f);
+	assert_int_equal(chown(other, 65534, 65534), 0);
+	add_jit_frame(db, 1, FAKE_PID + 10);
+	add_jit_frame(db, 2, FAKE_PID + 11);
+	add_jit_frame(db, 3, FAKE_PID + 12);
+	/* Opening a FIFO for reading waits for a writer: a hang would end
+	 * the test here rather than never. */
+	alarm(20);
+	c = symbolize(db, NULL);
+	alarm(0);
+	unlink(fifo), unlink(link), unlink(other);
+	assert_int_equal(c.skipped, 3);
+	assert_non_null(strstr(c.skipped_first, "/tmp/perf-"));
+	assert_non_null(strstr(c.skipped_first, "(a FIFO, not a regular file)"));
+	for (int id = 1; id <= 3; id++) {
+		assert_text(frame_col(db, id, "status"), "no-symbol");
+		assert_text(frame_col(db, id, "dso"), "//anon");
+	}
 	db_close(db);
 }
 
@@ -951,6 +1008,7 @@ int main(void)
 		cmocka_unit_test(a_matching_build_id_is_accepted),
 		cmocka_unit_test(a_missing_file_is_no_file_and_an_unmapped_address_no_mapping),
 		cmocka_unit_test(a_perf_map_names_a_jit_region),
+		cmocka_unit_test(a_perf_map_that_is_a_fifo_a_link_or_another_user_s_is_skipped_and_counted),
 		cmocka_unit_test(kernel_frames_are_named_from_kallsyms),
 		cmocka_unit_test(another_kernel_s_frames_are_no_file),
 		cmocka_unit_test(vdso_frames_are_named_from_this_kernel_s_vdso),
