@@ -37,6 +37,8 @@ COMMON_SRC = common/errmsg.c common/clock.c common/cpulist.c common/array.c comm
 	     common/json.c common/utf8.c common/file.c common/sha256.c common/out_file.c
 # files at paths another user may plant (perf maps, mapped files, debug files)
 COMMON_SRC += common/outside_file.c
+# outside text shown on a terminal, escaped
+COMMON_SRC += common/term_text.c
 DECODER_SRC = decoder/clock_map.c decoder/comm_cache.c decoder/perf_record.c decoder/event.c \
 	      decoder/idmap.c decoder/timeline.c \
 	      decoder/order.c decoder/hist.c decoder/fault_pair.c \
