@@ -5,6 +5,7 @@
 
 #include "../common/array.h"
 #include "../common/json.h"
+#include "../common/term_text.h"
 #include "table_out.h"
 
 int out_format_parse(const char *s, enum out_format *f)
@@ -19,7 +20,8 @@ int out_format_parse(const char *s, enum out_format *f)
 	return -1;
 }
 
-/* A value as text: NULL for SQL NULL, else owned (malloc). */
+/* A value as a table shows it: NULL for SQL NULL, else owned (malloc);
+ * text escaped for a terminal (common/term_text.h). */
 static char *cell_text(sqlite3_stmt *st, int i)
 {
 	const unsigned char *b;
@@ -42,7 +44,7 @@ static char *cell_text(sqlite3_stmt *st, int i)
 		return s;
 	default:
 		b = sqlite3_column_text(st, i);
-		return b ? strndup((const char *)b, (size_t)n) : NULL;
+		return b ? term_text_dup((const char *)b) : NULL;
 	}
 }
 
@@ -190,7 +192,7 @@ static void grid_write(const struct grid *g, sqlite3_stmt *st, FILE *out)
 	if (!names)
 		return;
 	for (int i = 0; i < g->ncols; i++)
-		names[i] = (char *)sqlite3_column_name(st, i);
+		names[i] = term_text_dup(sqlite3_column_name(st, i));
 	grid_line(g, names, out);
 	for (int i = 0; i < g->ncols; i++) {
 		if (i)
@@ -201,6 +203,8 @@ static void grid_write(const struct grid *g, sqlite3_stmt *st, FILE *out)
 	fputc('\n', out);
 	for (size_t r = 0; r < g->nrows; r++)
 		grid_line(g, g->cells + r * (size_t)g->ncols, out);
+	for (int i = 0; i < g->ncols; i++)
+		free(names[i]);
 	free(names);
 }
 
@@ -214,8 +218,11 @@ static int grid_init(struct grid *g, sqlite3_stmt *st)
 	if (!g->numeric || !g->seen || !g->widths)
 		return -ENOMEM;
 	for (int i = 0; i < g->ncols; i++) {
+		char *name = term_text_dup(sqlite3_column_name(st, i));
+
 		g->numeric[i] = 1;
-		g->widths[i] = width(sqlite3_column_name(st, i));
+		g->widths[i] = width(name);
+		free(name);
 	}
 	return 0;
 }
@@ -245,21 +252,28 @@ static void vertical_row(sqlite3_stmt *st, size_t row, FILE *out)
 	int n = sqlite3_column_count(st);
 	size_t w = 0;
 
-	for (int i = 0; i < n; i++)
-		if (width(sqlite3_column_name(st, i)) > w)
-			w = width(sqlite3_column_name(st, i));
+	for (int i = 0; i < n; i++) {
+		char *name = term_text_dup(sqlite3_column_name(st, i));
+
+		if (width(name) > w)
+			w = width(name);
+		free(name);
+	}
 	if (row)
 		fputc('\n', out);
 	for (int i = 0; i < n; i++) {
-		const char *name = sqlite3_column_name(st, i);
-		const char *v = (const char *)sqlite3_column_text(st, i);
+		char *name = term_text_dup(sqlite3_column_name(st, i));
+		char *v = term_text_dup((const char *)sqlite3_column_text(st, i));
 
-		if (sqlite3_column_type(st, i) == SQLITE_NULL)
-			continue;
-		if (v && *v)
-			fprintf(out, "%s%*s  %s\n", name, (int)(w - width(name)), "", v);
-		else
-			fprintf(out, "%s\n", name);
+		if (sqlite3_column_type(st, i) != SQLITE_NULL && name) {
+			if (v && *v)
+				fprintf(out, "%s%*s  %s\n", name,
+					(int)(w - width(name)), "", v);
+			else
+				fprintf(out, "%s\n", name);
+		}
+		free(name);
+		free(v);
 	}
 }
 

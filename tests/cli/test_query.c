@@ -352,6 +352,41 @@ static void stacks_rank_by_time_count_or_longest_event(void **state)
 			    "time, count or max\n");
 }
 
+/* A thread may name itself with terminal escapes (prctl PR_SET_NAME),
+ * a JIT's perf map may name code so: a terminal shows them as \\x1b,
+ * never acts on them; CSV and JSON keep the bytes in their own quoting. */
+static void names_with_escape_sequences_are_shown_escaped_on_a_terminal(void **state)
+{
+	const char *db = fixture_copy("escapes.db");
+	sqlite3 *h = NULL;
+	struct run r;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "UPDATE thread SET comm = 'rx' || char(27) ||"
+				      " ']0;owned' || char(7) WHERE session_id = 2 AND"
+				      " comm = 'rx'; UPDATE symbol SET function = 'main'"
+				      " || char(27) || '[2J' WHERE session_id = 2 AND"
+				      " function = 'main'", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(run_faultline(&r, "query", db, "longest-faults", NULL), 0);
+	assert_null(strchr(full_stdout(&r), 27));
+	assert_non_null(strstr(full_stdout(&r), "rx\\x1b]0;owned\\x07"));
+	assert_int_equal(run_faultline(&r, "report", db, NULL), 0);
+	assert_null(strchr(full_stdout(&r), 27));
+	assert_non_null(strstr(full_stdout(&r), "rx\\x1b]0;owned\\x07"));
+	assert_int_equal(run_faultline(&r, "stacks", db, NULL), 0);
+	assert_null(strchr(full_stdout(&r), 27));
+	assert_non_null(strstr(full_stdout(&r), "main\\x1b[2J+0x20"));
+	assert_int_equal(run_faultline(&r, "diagnose", db, NULL), 0);
+	assert_null(strchr(full_stdout(&r), 27));
+	assert_non_null(strstr(full_stdout(&r), "thread:    rx\\x1b]0;owned\\x07 (101)"));
+	/* CSV keeps the name as it is: a file, not a terminal. */
+	assert_int_equal(run_faultline(&r, "query", db, "longest-faults", "-f", "csv",
+				       NULL), 0);
+	assert_non_null(strstr(full_stdout(&r), "rx\x1b]0;owned\x07"));
+}
+
 /* report lines its findings up with the one imported metric and says so;
  * with two it picks neither, and says how to pick one. */
 static void report_says_which_metric_its_findings_are_lined_up_with(void **state)
@@ -886,6 +921,7 @@ int main(void)
 		cmocka_unit_test(a_sql_file_that_writes_or_holds_two_statements_or_a_bad_header_is_refused),
 		cmocka_unit_test(list_shows_each_query_with_its_parameters),
 		cmocka_unit_test(report_summarises_the_latest_session),
+		cmocka_unit_test(names_with_escape_sequences_are_shown_escaped_on_a_terminal),
 		cmocka_unit_test(report_skips_a_last_session_that_recorded_nothing_and_says_so),
 		cmocka_unit_test(every_canned_query_returns_the_columns_its_header_declares),
 	};
