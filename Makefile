@@ -39,6 +39,8 @@ COMMON_SRC = common/errmsg.c common/clock.c common/cpulist.c common/array.c comm
 COMMON_SRC += common/outside_file.c
 # outside text shown on a terminal, escaped
 COMMON_SRC += common/term_text.c
+# one CSV field writer, formulas neutralised (query -f csv, export csv)
+COMMON_SRC += common/csv.c
 DECODER_SRC = decoder/clock_map.c decoder/comm_cache.c decoder/perf_record.c decoder/event.c \
 	      decoder/idmap.c decoder/timeline.c \
 	      decoder/order.c decoder/hist.c decoder/fault_pair.c \

@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "../common/array.h"
+#include "../common/csv.h"
 #include "../common/json.h"
+#include "../common/strbuf.h"
 #include "../common/term_text.h"
 #include "table_out.h"
 
@@ -58,21 +60,22 @@ static size_t width(const char *s)
 	return w;
 }
 
-static void csv_field(FILE *out, const char *s)
+/* One CSV field to out (common/csv.h): a TEXT value neutralised when it
+ * begins like a formula; NULL is empty.  type: the value's SQLite type
+ * (SQLITE_NULL for a column name). */
+static void csv_field(FILE *out, const char *s, int type)
 {
+	struct strbuf sb;
+
 	if (!s)
 		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	strbuf_init(&sb);
+	if (type == SQLITE_TEXT)
+		csv_add_text(&sb, s, strlen(s));
+	else
+		csv_add_field(&sb, s, strlen(s));
+	fputs(strbuf_str(&sb), out);
+	strbuf_release(&sb);
 }
 
 static void json_value(FILE *out, sqlite3_stmt *st, int i)
@@ -240,7 +243,7 @@ static void stream_header(sqlite3_stmt *st, enum out_format f, FILE *out)
 	for (int i = 0; i < n; i++) {
 		if (i)
 			fputc(',', out);
-		csv_field(out, sqlite3_column_name(st, i));
+		csv_field(out, sqlite3_column_name(st, i), SQLITE_NULL);
 	}
 	fputs("\r\n", out);
 }
@@ -289,7 +292,8 @@ static void stream_row(sqlite3_stmt *st, enum out_format f, size_t row, FILE *ou
 		for (int i = 0; i < n; i++) {
 			if (i)
 				fputc(',', out);
-			csv_field(out, (const char *)sqlite3_column_text(st, i));
+			csv_field(out, (const char *)sqlite3_column_text(st, i),
+				  sqlite3_column_type(st, i));
 		}
 		fputs("\r\n", out);
 		return;

@@ -387,6 +387,43 @@ static void names_with_escape_sequences_are_shown_escaped_on_a_terminal(void **s
 	assert_non_null(strstr(full_stdout(&r), "rx\x1b]0;owned\x07"));
 }
 
+/* A spreadsheet runs a cell that begins with =, +, - or @: a TEXT value
+ * so written gets a single quote first, in query -f csv and in export's
+ * CSV alike; a number (-4096) stays a number. */
+static void csv_text_that_begins_like_a_formula_is_neutralised_and_numbers_kept(void **state)
+{
+	const char *db = fixture_copy("formula.db");
+	const char *dir = scratch_path("formula-csv");
+	char path[512], buf[8192];
+	sqlite3 *h = NULL;
+	struct run r;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "UPDATE thread SET comm = '@SUM(A1)' WHERE"
+				      " session_id = 2 AND comm = 'rx'; UPDATE thread"
+				      " SET comm = '-x' WHERE comm = 'worker'",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(run_faultline(&r, "query", db, "longest-faults", "-f", "csv",
+				       NULL), 0);
+	assert_non_null(strstr(full_stdout(&r), ",'@SUM(A1),"));
+	assert_non_null(strstr(full_stdout(&r), ",'-x,"));
+	assert_null(strstr(full_stdout(&r), ",@SUM"));
+	/* The table is for a terminal, not a spreadsheet: as it is. */
+	assert_int_equal(run_faultline(&r, "query", db, "longest-faults", NULL), 0);
+	assert_non_null(strstr(full_stdout(&r), "  @SUM(A1)"));
+	assert_int_equal(run_faultline(&r, "export", db, "--session", "2", "--format",
+				       "csv", "-o", dir, "-q", NULL), 0);
+	snprintf(path, sizeof(path), "%s/thread.csv", dir);
+	slurp(path, buf, sizeof(buf));
+	assert_non_null(strstr(buf, ",'@SUM(A1),"));
+	assert_non_null(strstr(buf, ",'-x,"));
+	snprintf(path, sizeof(path), "%s/frame.csv", dir);
+	slurp(path, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "2,20,-1,-4096,"));
+}
+
 /* report lines its findings up with the one imported metric and says so;
  * with two it picks neither, and says how to pick one. */
 static void report_says_which_metric_its_findings_are_lined_up_with(void **state)
@@ -922,6 +959,7 @@ int main(void)
 		cmocka_unit_test(list_shows_each_query_with_its_parameters),
 		cmocka_unit_test(report_summarises_the_latest_session),
 		cmocka_unit_test(names_with_escape_sequences_are_shown_escaped_on_a_terminal),
+		cmocka_unit_test(csv_text_that_begins_like_a_formula_is_neutralised_and_numbers_kept),
 		cmocka_unit_test(report_skips_a_last_session_that_recorded_nothing_and_says_so),
 		cmocka_unit_test(every_canned_query_returns_the_columns_its_header_declares),
 	};
