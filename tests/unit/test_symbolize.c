@@ -844,6 +844,50 @@ static void assert_one_error(const struct run *r, const char *cmd,
 		fail_msg("expected one line '%s...%s', got: %s", prefix, want, r->err);
 }
 
+/* A JIT's map names code with whatever bytes it likes: stacks shows
+ * them escaped.  A map that is a FIFO is named by symbolize's summary,
+ * never opened for reading (that would wait for a writer for good). */
+static void perf_map_names_print_escaped_in_stacks_and_a_fifo_map_is_named(void **state)
+{
+	sqlite3 *db = new_db("jitcli.db", this_kernel());
+	char path[256], map[64], fifo[64];
+	struct run r;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/jitcli.db", scratch);
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", FAKE_PID + 20);
+	snprintf(fifo, sizeof(fifo), "/tmp/perf-%d.map", FAKE_PID + 21);
+	unlink(fifo);
+	f = fopen(map, "w");
+	assert_non_null(f);
+	fputs("7f0000001000 100 jit\x1b]0;owned\x07" "fn\n", f);
+	fclose(f);
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	add_jit_frame(db, 1, FAKE_PID + 20);
+	add_jit_frame(db, 2, FAKE_PID + 21);
+	exec_sql(db, "INSERT INTO stack VALUES (%d, 7, %d, 2, 'fp', NULL)", SESSION,
+		 FAKE_PID + 20);
+	exec_sql(db, "INSERT INTO stack_frame VALUES (%d, 7, 0, 1), (%d, 7, 1, 2)",
+		 SESSION, SESSION);
+	exec_sql(db, "INSERT INTO fault (session_id, ts, dur, tid, pid, cpu, kind,"
+		 " addr, ip, stack_id) VALUES (%d, 1, 2000000, %d, %d, 0, 'major',"
+		 " 0, 0, 7)", SESSION, FAKE_PID + 20, FAKE_PID + 20);
+	db_close(db);
+	alarm(60);	/* a symbolize blocked on the FIFO ends the test */
+	assert_int_equal(run_faultline(&r, "symbolize", path, NULL), 0);
+	alarm(0);
+	unlink(map);
+	unlink(fifo);
+	assert_has(r.out, "skipped");
+	snprintf(map, sizeof(map), "first: /tmp/perf-%d.map (a FIFO, not a regular "
+		 "file)", FAKE_PID + 21);
+	assert_has(r.out, map);
+	assert_int_equal(run_faultline(&r, "stacks", path, NULL), 0);
+	assert_null(strchr(r.out, 27));
+	assert_has(r.out, "jit\\x1b]0;owned\\x07fn+0x10/0x100");
+}
+
 static void symbolize_then_stacks_prints_named_frames_the_most_time_first(void **state)
 {
 	const char *db = stacks_db("cli.db", NULL);
@@ -1022,6 +1066,8 @@ int main(void)
 		cmocka_unit_test_teardown(symbolize_then_stacks_prints_named_frames_the_most_time_first,
 					  kill_leftovers),
 		cmocka_unit_test_teardown(symbolize_explains_frames_left_without_names,
+					  kill_leftovers),
+		cmocka_unit_test_teardown(perf_map_names_print_escaped_in_stacks_and_a_fifo_map_is_named,
 					  kill_leftovers),
 		cmocka_unit_test_teardown(symbolize_and_stacks_name_what_is_wrong_with_their_input,
 					  kill_leftovers),
