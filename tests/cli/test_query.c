@@ -424,6 +424,45 @@ static void csv_text_that_begins_like_a_formula_is_neutralised_and_numbers_kept(
 	assert_non_null(strstr(buf, "2,20,-1,-4096,"));
 }
 
+/* Lazy binding reads the caller's file at its recorded path to name the
+ * function bound; whoever owns that directory can put a FIFO there.
+ * diagnose ends at once, the finding without the name. */
+static void diagnose_reads_no_fifo_planted_at_a_caller_s_path(void **state)
+{
+	const char *db = fixture_copy("fifo-caller.db");
+	const char *fifo = scratch_path("rx-fifo");
+	char sql[512];
+	sqlite3 *h = NULL;
+	struct run r;
+	char *argv[] = { (char *)faultline_bin(), "diagnose", (char *)db, NULL };
+	int st = 0, waited_ms = 0;
+	pid_t got;
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	snprintf(sql, sizeof(sql), "UPDATE frame SET dso = '%s' WHERE session_id = 2"
+		 " AND dso = '/usr/bin/rx'", fifo);
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	run_start_as(&r, -1, argv);
+	while ((got = waitpid(r.pid, &st, WNOHANG)) == 0 && waited_ms < 30000) {
+		sleep_ms(50);
+		waited_ms += 50;
+	}
+	if (got == 0) {
+		kill(r.pid, SIGKILL);
+		run_wait(&r);
+		unlink(fifo);
+		fail_msg("diagnose still waiting on a FIFO after 30 s");
+	}
+	forget_started(r.pid);
+	unlink(fifo);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	slurp(r.outpath, r.out, sizeof(r.out));
+	assert_non_null(strstr(r.out, "lazy binding: the first call of a function"));
+}
+
 /* report lines its findings up with the one imported metric and says so;
  * with two it picks neither, and says how to pick one. */
 static void report_says_which_metric_its_findings_are_lined_up_with(void **state)
@@ -960,6 +999,8 @@ int main(void)
 		cmocka_unit_test(report_summarises_the_latest_session),
 		cmocka_unit_test(names_with_escape_sequences_are_shown_escaped_on_a_terminal),
 		cmocka_unit_test(csv_text_that_begins_like_a_formula_is_neutralised_and_numbers_kept),
+		cmocka_unit_test_teardown(diagnose_reads_no_fifo_planted_at_a_caller_s_path,
+					  kill_leftovers),
 		cmocka_unit_test(report_skips_a_last_session_that_recorded_nothing_and_says_so),
 		cmocka_unit_test(every_canned_query_returns_the_columns_its_header_declares),
 	};
