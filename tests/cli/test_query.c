@@ -367,7 +367,9 @@ static void names_with_escape_sequences_are_shown_escaped_on_a_terminal(void **s
 				      " ']0;owned' || char(7) WHERE session_id = 2 AND"
 				      " comm = 'rx'; UPDATE symbol SET function = 'main'"
 				      " || char(27) || '[2J' WHERE session_id = 2 AND"
-				      " function = 'main'", NULL, NULL, NULL), SQLITE_OK);
+				      " function = 'main'; UPDATE session SET host ="
+				      " 'h' || char(27) || '[31m' WHERE session_id = 2",
+				      NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h);
 	assert_int_equal(run_faultline(&r, "query", db, "longest-faults", NULL), 0);
 	assert_null(strchr(full_stdout(&r), 27));
@@ -375,6 +377,7 @@ static void names_with_escape_sequences_are_shown_escaped_on_a_terminal(void **s
 	assert_int_equal(run_faultline(&r, "report", db, NULL), 0);
 	assert_null(strchr(full_stdout(&r), 27));
 	assert_non_null(strstr(full_stdout(&r), "rx\\x1b]0;owned\\x07"));
+	assert_non_null(strstr(full_stdout(&r), ", host h\\x1b[31m, labels "));
 	assert_int_equal(run_faultline(&r, "stacks", db, NULL), 0);
 	assert_null(strchr(full_stdout(&r), 27));
 	assert_non_null(strstr(full_stdout(&r), "main\\x1b[2J+0x20"));
