@@ -866,10 +866,17 @@ static void perf_map_names_print_escaped_in_stacks_and_a_fifo_map_is_named(void 
 	assert_int_equal(mkfifo(fifo, 0666), 0);
 	add_jit_frame(db, 1, FAKE_PID + 20);
 	add_jit_frame(db, 2, FAKE_PID + 21);
-	exec_sql(db, "INSERT INTO stack VALUES (%d, 7, %d, 2, 'fp', NULL)", SESSION,
+	/* A file named with an escape, gone: listed as no-file, escaped. */
+	exec_sql(db, "INSERT INTO mapping (session_id, ts, pid, tid, start_addr,"
+		 " end_addr, pgoff, path, prot, source) VALUES (%d, 0, %d, %d,"
+		 " %lld, %lld, 0, '/nonexistent/evil' || char(27) || '[2J.so', 5,"
+		 " 'mmap')", SESSION, FAKE_PID + 20, FAKE_PID + 20,
+		 0x7f0000100000ll, 0x7f0000110000ll);
+	add_frame(db, 3, FAKE_PID + 20, 0x7f0000100010ull, 0, 1);
+	exec_sql(db, "INSERT INTO stack VALUES (%d, 7, %d, 3, 'fp', NULL)", SESSION,
 		 FAKE_PID + 20);
-	exec_sql(db, "INSERT INTO stack_frame VALUES (%d, 7, 0, 1), (%d, 7, 1, 2)",
-		 SESSION, SESSION);
+	exec_sql(db, "INSERT INTO stack_frame VALUES (%d, 7, 0, 1), (%d, 7, 1, 2),"
+		 " (%d, 7, 2, 3)", SESSION, SESSION, SESSION);
 	exec_sql(db, "INSERT INTO fault (session_id, ts, dur, tid, pid, cpu, kind,"
 		 " addr, ip, stack_id) VALUES (%d, 1, 2000000, %d, %d, 0, 'major',"
 		 " 0, 0, 7)", SESSION, FAKE_PID + 20, FAKE_PID + 20);
@@ -880,12 +887,15 @@ static void perf_map_names_print_escaped_in_stacks_and_a_fifo_map_is_named(void 
 	unlink(map);
 	unlink(fifo);
 	assert_has(r.out, "skipped");
+	assert_null(strchr(r.out, 27));
+	assert_has(r.out, "/nonexistent/evil\\x1b[2J.so");
 	snprintf(map, sizeof(map), "first: /tmp/perf-%d.map (a FIFO, not a regular "
 		 "file)", FAKE_PID + 21);
 	assert_has(r.out, map);
 	assert_int_equal(run_faultline(&r, "stacks", path, NULL), 0);
 	assert_null(strchr(r.out, 27));
 	assert_has(r.out, "jit\\x1b]0;owned\\x07fn+0x10/0x100");
+	assert_has(r.out, "?? (no-file)                              [evil\\x1b[2J.so]");
 }
 
 static void symbolize_then_stacks_prints_named_frames_the_most_time_first(void **state)
