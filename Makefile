@@ -35,6 +35,12 @@ LDFLAGS += $(SANFLAGS)
 
 COMMON_SRC = common/errmsg.c common/clock.c common/cpulist.c common/array.c common/strbuf.c \
 	     common/json.c common/utf8.c common/file.c common/sha256.c common/out_file.c
+# files at paths another user may plant (perf maps, mapped files, debug files)
+COMMON_SRC += common/outside_file.c
+# outside text shown on a terminal, escaped
+COMMON_SRC += common/term_text.c
+# one CSV field writer, formulas neutralised (query -f csv, export csv)
+COMMON_SRC += common/csv.c
 DECODER_SRC = decoder/clock_map.c decoder/comm_cache.c decoder/perf_record.c decoder/event.c \
 	      decoder/idmap.c decoder/timeline.c \
 	      decoder/order.c decoder/hist.c decoder/fault_pair.c \
@@ -186,6 +192,8 @@ UNIT_TESTS = test_common test_clock_map test_spool test_perf_record test_order t
 	     test_unwind test_metric_parse test_sha256 test_symbolize_job
 # the page cache of the files read for stacks and names
 UNIT_TESTS += test_page_cache test_debug_paths
+# files at paths another user may plant
+UNIT_TESTS += test_outside_file
 # record --pt, faultline pt
 UNIT_TESTS += test_pt_time test_pt_pmu test_pt_aux test_pt_decode test_pt_store
 # plot

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "../common/array.h"
+#include "../common/term_text.h"
 #include "../schema/db.h"
 #include "../schema/pt_names.h"
 #include "../schema/pt_replay.h"
@@ -241,7 +242,7 @@ static void describe(struct pt_names *names, uint64_t addr, int return_addr,
 		     char *buf, size_t n)
 {
 	const struct pt_name *nm = addr ? pt_names_lookup(names, addr, return_addr) : NULL;
-	char where[256] = "";
+	char where[256] = "", *shown;
 
 	if (nm && nm->file) {
 		const char *b = strrchr(nm->file, '/');
@@ -256,6 +257,11 @@ static void describe(struct pt_names *names, uint64_t addr, int return_addr,
 	else
 		snprintf(buf, n, "0x%" PRIx64 "  [%s]", addr,
 			 nm && nm->dso ? nm->dso : "not named");
+	/* Function, file and object names are the target's choice:
+	 * escaped for the terminal (common/term_text.h). */
+	shown = term_text_dup(buf);
+	snprintf(buf, n, "%s", shown ? shown : "?");
+	free(shown);
 }
 
 /*

@@ -129,6 +129,11 @@ static void print_stacks(FILE *f, const struct record_session *rs,
 			(unsigned long long)s->c.no_symbol);
 	else
 		fputs(", not symbolized\n", f);
+	if (s->symbolized && s->c.skipped)
+		fprintf(f, "  stacks: %llu files skipped as not trusted (not a "
+			"regular file of root or the process's owner, or too "
+			"large), first %s\n", (unsigned long long)s->c.skipped,
+			s->c.skipped_first);
 	if (s->failed.text[0])
 		warning("record", "the stacks were recorded but not symbolized: %s; "
 			"run 'faultline symbolize %s'", s->failed.text, path);

@@ -14,6 +14,7 @@
 
 #include "../common/array.h"
 #include "../common/strbuf.h"
+#include "../common/term_text.h"
 #include "../diagnose/diagnose.h"
 #include "../diagnose/render.h"
 #include "../schema/db.h"
@@ -150,13 +151,15 @@ static int metric_sections(sqlite3 *db, const char *path, char *session_arg,
 	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 	while (err == 0 && rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
+		char *shown = term_text_dup(name);	/* an imported name */
 		char title[256], metric[160];
 		char *args[2] = { session_arg, metric };
 		const struct section s = { title, NULL, "stalls-near", NULL,
 			"none: no thread stalled before its events", OUT_TABLE, NULL };
 
 		snprintf(title, sizeof(title), "Stalls of 1 ms or more in the 200 ms "
-			 "before each '%s' event", name);
+			 "before each '%s' event", shown ? shown : "");
+		free(shown);
 		snprintf(metric, sizeof(metric), "metric=%s", name);
 		err = section(db, path, &s, args, 2, id, max_cell);
 		rc = SQLITE_OK;
@@ -224,11 +227,16 @@ static void print_identity(sqlite3 *db, int64_t id)
 			       NULL) != SQLITE_OK)
 		return;
 	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		printf("uuid %s, host %s, labels %s\n",
-		       (const char *)sqlite3_column_text(st, 0),
-		       (const char *)sqlite3_column_text(st, 1),
-		       (const char *)sqlite3_column_text(st, 2));
+	/* The host's name and the labels are anyone's text: escaped. */
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		printf("uuid ");
+		term_text_fputs((const char *)sqlite3_column_text(st, 0), stdout);
+		printf(", host ");
+		term_text_fputs((const char *)sqlite3_column_text(st, 1), stdout);
+		printf(", labels ");
+		term_text_fputs((const char *)sqlite3_column_text(st, 2), stdout);
+		printf("\n");
+	}
 	sqlite3_finalize(st);
 }
 
@@ -243,10 +251,11 @@ static void print_later_failures(sqlite3 *db, int64_t id)
 			       " NULL ORDER BY session_id", -1, &st, NULL) != SQLITE_OK)
 		return;
 	sqlite3_bind_int64(st, 1, id);
-	while (sqlite3_step(st) == SQLITE_ROW)
-		printf("(session %lld failed: %s)\n",
-		       (long long)sqlite3_column_int64(st, 0),
-		       (const char *)sqlite3_column_text(st, 1));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		printf("(session %lld failed: ", (long long)sqlite3_column_int64(st, 0));
+		term_text_fputs((const char *)sqlite3_column_text(st, 1), stdout);
+		printf(")\n");
+	}
 	sqlite3_finalize(st);
 }
 
@@ -260,18 +269,22 @@ static void say_metric_choice(sqlite3 *db, const char *path, const char *event)
 	sqlite3_stmt *st = NULL;
 
 	if (event) {
-		printf("(lined up with '%s', the one imported metric)\n", event);
+		printf("(lined up with '");
+		term_text_fputs(event, stdout);
+		printf("', the one imported metric)\n");
 		return;
 	}
 	if (sqlite3_prepare_v2(db, "SELECT count(*), group_concat(name, ', ') FROM"
 			       " (SELECT DISTINCT name FROM metric_series WHERE"
 			       " session_id IS NULL ORDER BY name)", -1, &st,
 			       NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 1)
-		printf("(the imported metrics %s: the findings are ranked by time "
-		       "lost, lined up with none; 'faultline diagnose %s --event "
-		       "NAME' lines them up with one)\n",
-		       (const char *)sqlite3_column_text(st, 1), path);
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 1) {
+		printf("(the imported metrics ");
+		term_text_fputs((const char *)sqlite3_column_text(st, 1), stdout);
+		printf(": the findings are ranked by time lost, lined up with "
+		       "none; 'faultline diagnose %s --event NAME' lines them up "
+		       "with one)\n", path);
+	}
 	sqlite3_finalize(st);
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../common/array.h"
+#include "../common/term_text.h"
 #include "../schema/db.h"
 #include "commands.h"
 #include "fmt_dur.h"
@@ -132,7 +133,7 @@ static void print_frame_line(sqlite3_stmt *st)
 {
 	const char *dso = col_text(st, 2), *status = col_text(st, 3);
 	const char *fn = col_text(st, 4), *file = col_text(st, 7);
-	char name[512], where[512] = "", place[256] = "";
+	char name[512], where[512] = "", place[256] = "", *shown;
 	size_t len;
 
 	if (fn) {
@@ -159,8 +160,15 @@ static void print_frame_line(sqlite3_stmt *st)
 	if (file)
 		snprintf(place, sizeof(place), "  %s:%d", base_name(file),
 			 sqlite3_column_int(st, 8));
-	printf("    %16" PRIx64 "  %-40s  %s%s\n",
-	       (uint64_t)sqlite3_column_int64(st, 1), name, where, place);
+	/* Function names and paths are whatever the target's user chose
+	 * (a perf map's names too): escaped for the terminal. */
+	printf("    %16" PRIx64 "  ", (uint64_t)sqlite3_column_int64(st, 1));
+	shown = term_text_dup(name);
+	printf("%-40s  ", shown ? shown : "");
+	free(shown);
+	term_text_fputs(where, stdout);
+	term_text_fputs(place, stdout);
+	putchar('\n');
 }
 
 static int print_frames(sqlite3 *db, const char *path,

@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 
 #include "../common/array.h"
+#include "../common/term_text.h"
 #include "../schema/db.h"
 #include "commands.h"
 #include "opt.h"
@@ -57,10 +58,14 @@ static void print_dsos(sqlite3 *db, int64_t session, const char *status,
 	sqlite3_bind_int64(st, 1, session);
 	sqlite3_bind_text(st, 2, status, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 3, kernel);
-	for (int i = 0; sqlite3_step(st) == SQLITE_ROW; i++)
+	/* A path is whatever its directory's owner named the file. */
+	for (int i = 0; sqlite3_step(st) == SQLITE_ROW; i++) {
+		char *dso = term_text_dup((const char *)sqlite3_column_text(st, 0));
+
 		printf(i < 5 ? "      %8lld  %s\n" : "           ...\n",
-		       (long long)sqlite3_column_int64(st, 1),
-		       (const char *)sqlite3_column_text(st, 0));
+		       (long long)sqlite3_column_int64(st, 1), dso ? dso : "?");
+		free(dso);
+	}
 	sqlite3_finalize(st);
 }
 
@@ -157,6 +162,11 @@ static void print_counts(sqlite3 *db, const char *path, int64_t session,
 		print_dsos(db, session, advice[i].status, 0);
 		print_dsos(db, session, advice[i].status, 1);
 	}
+	if (c->skipped)
+		printf("  %-18s %8llu  files another user could have put there, "
+		       "not read: not a regular file\n      of root or the "
+		       "process's owner, or too large; first: %s\n", "skipped",
+		       (unsigned long long)c->skipped, c->skipped_first);
 	print_kernel_advice(db, session);
 }
 

@@ -4,7 +4,10 @@
 #include <string.h>
 
 #include "../common/array.h"
+#include "../common/csv.h"
 #include "../common/json.h"
+#include "../common/strbuf.h"
+#include "../common/term_text.h"
 #include "table_out.h"
 
 int out_format_parse(const char *s, enum out_format *f)
@@ -19,7 +22,8 @@ int out_format_parse(const char *s, enum out_format *f)
 	return -1;
 }
 
-/* A value as text: NULL for SQL NULL, else owned (malloc). */
+/* A value as a table shows it: NULL for SQL NULL, else owned (malloc);
+ * text escaped for a terminal (common/term_text.h). */
 static char *cell_text(sqlite3_stmt *st, int i)
 {
 	const unsigned char *b;
@@ -42,7 +46,7 @@ static char *cell_text(sqlite3_stmt *st, int i)
 		return s;
 	default:
 		b = sqlite3_column_text(st, i);
-		return b ? strndup((const char *)b, (size_t)n) : NULL;
+		return b ? term_text_dup((const char *)b) : NULL;
 	}
 }
 
@@ -56,21 +60,22 @@ static size_t width(const char *s)
 	return w;
 }
 
-static void csv_field(FILE *out, const char *s)
+/* One CSV field to out (common/csv.h): a TEXT value neutralised when it
+ * begins like a formula; NULL is empty.  type: the value's SQLite type
+ * (SQLITE_NULL for a column name). */
+static void csv_field(FILE *out, const char *s, int type)
 {
+	struct strbuf sb;
+
 	if (!s)
 		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	strbuf_init(&sb);
+	if (type == SQLITE_TEXT)
+		csv_add_text(&sb, s, strlen(s));
+	else
+		csv_add_field(&sb, s, strlen(s));
+	fputs(strbuf_str(&sb), out);
+	strbuf_release(&sb);
 }
 
 static void json_value(FILE *out, sqlite3_stmt *st, int i)
@@ -190,7 +195,7 @@ static void grid_write(const struct grid *g, sqlite3_stmt *st, FILE *out)
 	if (!names)
 		return;
 	for (int i = 0; i < g->ncols; i++)
-		names[i] = (char *)sqlite3_column_name(st, i);
+		names[i] = term_text_dup(sqlite3_column_name(st, i));
 	grid_line(g, names, out);
 	for (int i = 0; i < g->ncols; i++) {
 		if (i)
@@ -201,6 +206,8 @@ static void grid_write(const struct grid *g, sqlite3_stmt *st, FILE *out)
 	fputc('\n', out);
 	for (size_t r = 0; r < g->nrows; r++)
 		grid_line(g, g->cells + r * (size_t)g->ncols, out);
+	for (int i = 0; i < g->ncols; i++)
+		free(names[i]);
 	free(names);
 }
 
@@ -214,8 +221,11 @@ static int grid_init(struct grid *g, sqlite3_stmt *st)
 	if (!g->numeric || !g->seen || !g->widths)
 		return -ENOMEM;
 	for (int i = 0; i < g->ncols; i++) {
+		char *name = term_text_dup(sqlite3_column_name(st, i));
+
 		g->numeric[i] = 1;
-		g->widths[i] = width(sqlite3_column_name(st, i));
+		g->widths[i] = width(name);
+		free(name);
 	}
 	return 0;
 }
@@ -233,7 +243,7 @@ static void stream_header(sqlite3_stmt *st, enum out_format f, FILE *out)
 	for (int i = 0; i < n; i++) {
 		if (i)
 			fputc(',', out);
-		csv_field(out, sqlite3_column_name(st, i));
+		csv_field(out, sqlite3_column_name(st, i), SQLITE_NULL);
 	}
 	fputs("\r\n", out);
 }
@@ -245,21 +255,28 @@ static void vertical_row(sqlite3_stmt *st, size_t row, FILE *out)
 	int n = sqlite3_column_count(st);
 	size_t w = 0;
 
-	for (int i = 0; i < n; i++)
-		if (width(sqlite3_column_name(st, i)) > w)
-			w = width(sqlite3_column_name(st, i));
+	for (int i = 0; i < n; i++) {
+		char *name = term_text_dup(sqlite3_column_name(st, i));
+
+		if (width(name) > w)
+			w = width(name);
+		free(name);
+	}
 	if (row)
 		fputc('\n', out);
 	for (int i = 0; i < n; i++) {
-		const char *name = sqlite3_column_name(st, i);
-		const char *v = (const char *)sqlite3_column_text(st, i);
+		char *name = term_text_dup(sqlite3_column_name(st, i));
+		char *v = term_text_dup((const char *)sqlite3_column_text(st, i));
 
-		if (sqlite3_column_type(st, i) == SQLITE_NULL)
-			continue;
-		if (v && *v)
-			fprintf(out, "%s%*s  %s\n", name, (int)(w - width(name)), "", v);
-		else
-			fprintf(out, "%s\n", name);
+		if (sqlite3_column_type(st, i) != SQLITE_NULL && name) {
+			if (v && *v)
+				fprintf(out, "%s%*s  %s\n", name,
+					(int)(w - width(name)), "", v);
+			else
+				fprintf(out, "%s\n", name);
+		}
+		free(name);
+		free(v);
 	}
 }
 
@@ -275,7 +292,8 @@ static void stream_row(sqlite3_stmt *st, enum out_format f, size_t row, FILE *ou
 		for (int i = 0; i < n; i++) {
 			if (i)
 				fputc(',', out);
-			csv_field(out, (const char *)sqlite3_column_text(st, i));
+			csv_field(out, (const char *)sqlite3_column_text(st, i),
+				  sqlite3_column_type(st, i));
 		}
 		fputs("\r\n", out);
 		return;

@@ -39,8 +39,10 @@ struct table_style {
  * rows to out as style says.  A table is written once every row is in,
  * to align it; *nrows counts every row, shown or not.  With no rows, a
  * table is its header and "(no rows)" (or style->empty), CSV its header
- * line and JSON "[]", so an empty answer never looks like no answer.  In
- * a table and in CSV a NULL is empty; in JSON it is null, INTEGER and
+ * line and JSON "[]", so an empty answer never looks like no answer.  A
+ * table (and the vertical form) shows text escaped for a terminal
+ * (common/term_text.h: a thread's name may hold ESC); CSV and JSON keep
+ * the bytes, in their own quoting.  In a table and in CSV a NULL is empty; in JSON it is null, INTEGER and
  * REAL values are numbers and text is a string.  Returns 0, -ENOMEM, or
  * a negative errno with e set when a step fails (what names the query in
  * the message).

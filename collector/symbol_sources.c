@@ -8,9 +8,11 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "../common/array.h"
 #include "../common/file.h"
+#include "../common/outside_file.h"
 #include "symbol_sources.h"
 
 void symbol_sources_init(struct symbol_sources *s)
@@ -85,25 +87,65 @@ static int read_kallsyms(struct symbol_sources *s, struct errmsg *e)
 	return err == -ENOENT ? 0 : err;
 }
 
-/* pid's /tmp/perf-PID.map into s when there is one to read: a process
- * that is no JIT has none, and one written by another user may be
- * closed to us (either way its frames just get no JIT names). */
+/*
+ * A perf map is read at most this large.  A JIT appends a line per
+ * compiled region and never trims its map, so a long-running JVM or V8
+ * can reach tens of MiB; 256 MiB leaves room for that many times over,
+ * while a file planted to exhaust memory (a huge sparse one) stops here.
+ */
+#define PERF_MAP_MAX ((uint64_t)256 << 20)
+
+/* Whom pid's map may belong to besides root, as perf decides for its
+ * JIT maps: the process's owner while it runs (the owner of /proc/PID),
+ * otherwise the user faultline runs as.  The session does not record
+ * the owner; after the target ended, a new process that got its pid
+ * lends its owner instead (the map must still be a regular file). */
+static uid_t map_owner(int64_t pid)
+{
+	char proc[32];
+	struct stat sb;
+
+	snprintf(proc, sizeof(proc), "/proc/%lld", (long long)pid);
+	if (stat(proc, &sb) == 0)
+		return sb.st_uid;
+	return geteuid();
+}
+
+/* Notes a file skipped as untrusted: counted, the first few named. */
+static void note_skipped(struct symbol_sources *s, const char *path,
+			 const char *why)
+{
+	if (s->nskipped < SYMBOL_SKIPPED_NAMED) {
+		struct symbol_skipped *k = &s->skipped[s->nskipped];
+
+		snprintf(k->path, sizeof(k->path), "%s", path);
+		k->why = why;
+	}
+	s->nskipped++;
+}
+
+/* pid's /tmp/perf-PID.map into s when there is one to read and it is
+ * trusted (outside_file.h): a process that is no JIT has none, and one
+ * closed to us, or untrusted, is skipped (its frames just get no JIT
+ * names; an untrusted one is noted in s->skipped). */
 static int read_perf_map(struct symbol_sources *s, int64_t pid,
 			 struct errmsg *e)
 {
 	struct sym_perf_map m = { .pid = pid };
-	struct errmsg why;
+	struct outside_rule rule = { map_owner(pid), 0, PERF_MAP_MAX };
+	const char *why = NULL;
 	int err;
 
 	snprintf(m.path, sizeof(m.path), "/tmp/perf-%lld.map", (long long)pid);
-	errmsg_init(&why);
-	err = read_text_file(m.path, &m.text, &m.len, &why);
+	err = outside_file_read(m.path, &rule, &m.text, &m.len, &why);
 	if (err == -ENOENT || err == -EACCES)
 		return 0;
-	if (err < 0) {
-		*e = why;
-		return err;
+	if (err == -EPERM || err == -EFBIG) {
+		note_skipped(s, m.path, why);
+		return 0;
 	}
+	if (err < 0)
+		return errmsg_set(e, -err, "cannot read '%s': %s", m.path, why);
 	if (ARRAY_RESERVE(s->perf_maps, s->perf_maps_cap, s->nperf_maps + 1) < 0) {
 		free(m.text);
 		return nomem(e);

@@ -36,6 +36,17 @@ struct symbol_sources_want {
 	size_t npids;
 };
 
+/* A file at a path another user may plant that was not read
+ * (outside_file.h): a perf map that is not a regular file of its
+ * process's owner or root, or too large. */
+struct symbol_skipped {
+	char path[48];
+	const char *why;	/* static text: "a FIFO, not a regular file" */
+};
+
+/* How many skipped files symbol_sources names (it counts them all). */
+#define SYMBOL_SKIPPED_NAMED 4
+
 struct symbol_sources {
 	char release[65];	/* the running kernel's (uname -r); "" unknown */
 	int same_kernel;	/* the session was recorded on the running kernel */
@@ -46,6 +57,8 @@ struct symbol_sources {
 	size_t vdso_len;
 	struct sym_perf_map *perf_maps;	/* owned, their texts too; by pid */
 	size_t nperf_maps, perf_maps_cap;
+	struct symbol_skipped skipped[SYMBOL_SKIPPED_NAMED];	/* the first ones */
+	size_t nskipped;	/* all of them */
 };
 
 void symbol_sources_init(struct symbol_sources *s);
@@ -65,7 +78,8 @@ int symbol_sources_debug_dirs(struct symbol_sources *s,
  * The rest of what w needs: the running kernel's release; when it is the
  * session's, this process's vDSO image and, if w has kernel frames,
  * /proc/kallsyms (absent: none); each pid's /tmp/perf-PID.map (absent or
- * unreadable: none).  0, or -errno with e for a file that is there and
+ * unreadable: none; untrusted, as perf decides: none, counted and named
+ * in s->skipped).  0, or -errno with e for a file that is there and
  * cannot be read, or -ENOMEM.
  */
 int symbol_sources_gather(struct symbol_sources *s,

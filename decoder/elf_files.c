@@ -3,9 +3,11 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../common/array.h"
+#include "../common/outside_file.h"
 #include "debug_paths.h"
 #include "elf_files.h"
 
@@ -21,12 +23,19 @@ static int vdso_find_elf(Dwfl_Module *mod, void **userdata, const char *name,
 	return -1;
 }
 
-/* A candidate debug file (debug_paths_each): noted if it is there. */
+/* A candidate debug file (debug_paths_each): noted if it is there.  One
+ * that is there and neither a regular file nor a directory (a FIFO the
+ * directory's owner put there) stops the walk with 1: libdwfl's search
+ * would block opening it.  (stat of a FIFO does not block.) */
 static int note_candidate(void *ctx, const char *path)
 {
 	struct elf_files *s = ctx;
+	int err = page_cache_note_path(&s->cache, path);
+	struct stat st;
 
-	return page_cache_note_path(&s->cache, path) == -ENOMEM ? -ENOMEM : 0;
+	if (err == -EPERM && stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+		return 1;
+	return err == -ENOMEM ? -ENOMEM : 0;
 }
 
 /* libdwfl's standard search for a module's debug file, with every file
@@ -43,10 +52,10 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata,
 
 	/* Out of memory noting: the search goes on, and what it reads of
 	 * a file not noted stays cached. */
-	if (s)
-		debug_paths_each(s->debuginfo_path, len > 0 ? id : NULL,
-				 len > 0 ? (size_t)len : 0, file_name,
-				 debuglink_file, note_candidate, s);
+	if (s && debug_paths_each(s->debuginfo_path, len > 0 ? id : NULL,
+				  len > 0 ? (size_t)len : 0, file_name,
+				  debuglink_file, note_candidate, s) == 1)
+		return -1;	/* no debug file: the module's own symbols */
 	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base,
 					  file_name, debuglink_file,
 					  debuglink_crc, debuginfo_file_name);
@@ -186,11 +195,16 @@ static int vdso_range(const struct elf_files *s, GElf_Addr *lo, GElf_Addr *hi)
 	return found ? 0 : -1;
 }
 
-/* f's file reported to its Dwfl, its page cache noted first. */
+/* f's file reported to its Dwfl, its page cache noted first.  The path
+ * is the kernel's (d_path: no links in it); whoever owns the directory
+ * may have put anything there since, so it is opened as an outside file:
+ * a link, a FIFO or a device is no file of the mapping (no-file). */
 static Dwfl_Module *report_file(struct elf_files *s, struct sym_file *f)
 {
-	const char *base = strrchr(f->path, '/');
-	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	static const struct outside_rule rule = { OUTSIDE_ANY_OWNER, 0, 0 };
+	const char *base = strrchr(f->path, '/'), *why;
+	struct stat st;
+	int fd = outside_file_open(f->path, &rule, &st, &why);
 	Dwfl_Module *mod;
 	void **ud;
 

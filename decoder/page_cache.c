@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../common/array.h"
+#include "../common/outside_file.h"
 #include "page_cache.h"
 
 void page_cache_init(struct page_cache *pc)
@@ -84,10 +85,15 @@ int page_cache_note(struct page_cache *pc, int fd)
 
 int page_cache_note_path(struct page_cache *pc, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	/* A candidate debug file, at a path its directory's owner may
+	 * fill: a FIFO there must not block (build-id links are followed). */
+	static const struct outside_rule rule = { OUTSIDE_ANY_OWNER, 1, 0 };
+	struct stat st;
+	const char *why;
+	int fd = outside_file_open(path, &rule, &st, &why), err;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = page_cache_note(pc, fd);
 	close(fd);
 	return err;

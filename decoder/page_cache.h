@@ -69,8 +69,10 @@ void page_cache_release(struct page_cache *pc);
  */
 int page_cache_note(struct page_cache *pc, int fd);
 
-/* page_cache_note of the file at path, when there is one: 0, -ENOENT
- * and the like when it cannot be opened, or page_cache_note's error. */
+/* page_cache_note of the file at path, when there is one, opened as an
+ * outside file (common/outside_file.h; links followed): 0, -ENOENT and
+ * the like when it cannot be opened, -EPERM when what is there is no
+ * regular file (never opened blocking), or page_cache_note's error. */
 int page_cache_note_path(struct page_cache *pc, const char *path);
 
 /*

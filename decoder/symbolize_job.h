@@ -110,6 +110,12 @@ struct sym_sources {
 
 struct symbolize_counts {
 	uint64_t frames, ok, no_mapping, no_file, build_id_mismatch, no_symbol;
+	/* Files another user may have planted that were not read as not
+	 * trusted (common/outside_file.h; filled by the caller that read
+	 * them, not by the job), and the first of them with its reason:
+	 * "/tmp/perf-7.map (a FIFO, not a regular file)". */
+	uint64_t skipped;
+	char skipped_first[128];
 };
 
 /* A frame's result; sym_result without the scratch pointer. */

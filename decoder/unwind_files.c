@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../common/array.h"
+#include "../common/outside_file.h"
 #include "unwind_files.h"
 
 void unwind_files_init(struct unwind_files *fs)
@@ -274,14 +275,18 @@ static int open_direct(const char *path, const struct stat *st)
  */
 static int read_file(struct unwind_files *fs, struct unwind_file *f)
 {
-	struct reading r = { open(f->path, O_RDONLY | O_CLOEXEC), -1, 1, NULL,
-			     0, (size_t)sysconf(_SC_PAGESIZE), NULL };
+	/* As elf_files.c's report_file: the kernel's path, whatever is
+	 * there now opened as an outside file (no link, FIFO, device). */
+	static const struct outside_rule rule = { OUTSIDE_ANY_OWNER, 0, 0 };
+	const char *why;
 	struct stat st;
+	struct reading r = { outside_file_open(f->path, &rule, &st, &why), -1, 1,
+			     NULL, 0, (size_t)sysconf(_SC_PAGESIZE), NULL };
 	int err = 0;
 
 	if (r.fd < 0)
 		return 0;
-	if (fstat(r.fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+	if (st.st_size == 0) {
 		close(r.fd);
 		return 0;
 	}

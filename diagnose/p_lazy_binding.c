@@ -8,10 +8,11 @@
  * function being bound (decoder/plt_bind.h).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/file.h"
+#include "../common/outside_file.h"
 #include "../decoder/plt_bind.h"
 #include "pattern.h"
 #include "stack_match.h"
@@ -21,10 +22,17 @@ static int bound_function(sqlite3 *db, const struct diag_ctx *c,
 			  const struct diag_stall *s, struct diag_finding *f,
 			  struct errmsg *e)
 {
+	/* The caller's file at the path the kernel recorded, opened as an
+	 * outside file: whoever owns its directory may have put a FIFO or
+	 * a link there since.  Read whole, so bounded: 1 GiB is more than
+	 * any shared library seen, and a sparse file planted to exhaust
+	 * memory stops there. */
+	static const struct outside_rule rule = { OUTSIDE_ANY_OWNER, 0,
+						  (uint64_t)1 << 30 };
 	char name[256];
 	char *buf = NULL;
 	size_t len = 0;
-	struct errmsg ignored;
+	const char *why;
 	int err;
 
 	(void)db;
@@ -32,10 +40,9 @@ static int bound_function(sqlite3 *db, const struct diag_ctx *c,
 	(void)e;
 	if (!s->file || s->file_offset < 0)
 		return 0;
-	errmsg_init(&ignored);
-	/* The file may be gone or changed since: then the finding stays
-	 * without the name, as plt_bind cannot tell. */
-	if (read_text_file(s->file, &buf, &len, &ignored) < 0)
+	/* The file may be gone, changed or untrusted since: then the
+	 * finding stays without the name, as plt_bind cannot tell. */
+	if (outside_file_read(s->file, &rule, &buf, &len, &why) < 0)
 		return 0;
 	err = plt_bind_name(buf, len, (uint64_t)s->file_offset, name, sizeof(name));
 	free(buf);

@@ -1,8 +1,10 @@
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "../common/json.h"
+#include "../common/term_text.h"
 #include "pattern.h"
 #include "render.h"
 
@@ -57,19 +59,21 @@ static void each_remedy(const struct diag_pattern *p, const char *detail,
 }
 
 /* The finding's headline detail, when its pattern adds one. */
-static void add_detail_line(struct strbuf *sb, const struct diag_finding *f)
+/* detail: f's, escaped for the terminal (text_finding). */
+static void add_detail_line(struct strbuf *sb, const struct diag_finding *f,
+			    const char *detail)
 {
-	if (!f->detail)
+	if (!detail)
 		return;
 	if (!strcmp(diag_patterns[f->pattern]->name, "lazy-binding"))
 		strbuf_addf(sb, "   binding:   %s (the function the call was "
-			    "binding, from its PLT slot's relocation)\n", f->detail);
+			    "binding, from its PLT slot's relocation)\n", detail);
 	else if (!strcmp(diag_patterns[f->pattern]->name, "cpu-quota"))
-		strbuf_addf(sb, "   throttled: %s\n", f->detail);
+		strbuf_addf(sb, "   throttled: %s\n", detail);
 	else if (!strcmp(diag_patterns[f->pattern]->name, "preemption"))
-		strbuf_addf(sb, "   by:        %s\n", f->detail);
+		strbuf_addf(sb, "   by:        %s\n", detail);
 	else
-		strbuf_addf(sb, "   share:     %s\n", f->detail);
+		strbuf_addf(sb, "   share:     %s\n", detail);
 }
 
 static void text_finding(const struct diag_request *req,
@@ -78,12 +82,18 @@ static void text_finding(const struct diag_request *req,
 {
 	const struct diag_pattern *p = diag_patterns[f->pattern];
 	const struct diag_stall *s = &res->stalls[f->longest];
+	/* Thread names, function names, the culprit and the evidence hold
+	 * text the target's user chose: escaped for the terminal. */
+	char *detail = term_text_dup(f->detail);
 
 	strbuf_addf(sb, "\n%zu. %s\n", n, p->title);
-	strbuf_addf(sb, "   thread:    %s (%" PRId64 ")\n", *f->comm ? f->comm : "?",
-		    f->tid);
-	strbuf_addf(sb, "   cause:     %s\n", f->culprit);
-	add_detail_line(sb, f);
+	strbuf_adds(sb, "   thread:    ");
+	term_text_add(sb, *f->comm ? f->comm : "?");
+	strbuf_addf(sb, " (%" PRId64 ")\n", f->tid);
+	strbuf_adds(sb, "   cause:     ");
+	term_text_add(sb, f->culprit);
+	strbuf_adds(sb, "\n");
+	add_detail_line(sb, f, detail);
 	strbuf_adds(sb, "   when:      ");
 	add_utc(sb, f->first_ts);
 	strbuf_addf(sb, ", %zu stall%s over ", f->nstalls, f->nstalls == 1 ? "" : "s");
@@ -101,11 +111,17 @@ static void text_finding(const struct diag_request *req,
 		add_ms(sb, f->near_ns);
 		strbuf_adds(sb, " of it in the stalls before them)");
 	}
-	strbuf_addf(sb, "\n   evidence:  %s\n", s->evidence);
-	if (f->stack)
-		strbuf_addf(sb, "   stack:     %s\n", f->stack);
-	each_remedy(p, f->detail, sb, "   you could: ", "\n          or: ");
+	strbuf_adds(sb, "\n   evidence:  ");
+	term_text_add(sb, s->evidence);
 	strbuf_adds(sb, "\n");
+	if (f->stack) {
+		strbuf_adds(sb, "   stack:     ");
+		term_text_add(sb, f->stack);
+		strbuf_adds(sb, "\n");
+	}
+	each_remedy(p, detail, sb, "   you could: ", "\n          or: ");
+	strbuf_adds(sb, "\n");
+	free(detail);
 }
 
 /* The name a reason is shown by: preemption by the recorder apart. */
@@ -137,8 +153,9 @@ static void text_threads(const struct diag_result *res, size_t shown,
 		if (!shown_thread(res, shown, t->tid))
 			continue;
 
-		strbuf_addf(sb, "   %s (%" PRId64 "): ", *t->comm ? t->comm : "?",
-			    t->tid);
+		strbuf_adds(sb, "   ");
+		term_text_add(sb, *t->comm ? t->comm : "?");
+		strbuf_addf(sb, " (%" PRId64 "): ", t->tid);
 		add_ms(sb, t->off_cpu_ns);
 		strbuf_adds(sb, " off the CPU\n");
 		for (size_t k = 0; k < t->nreasons; k++) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../common/array.h"
+#include "../common/csv.h"
 #include "../common/json.h"
 #include "../common/out_file.h"
 #include "../common/strbuf.h"
@@ -58,22 +59,6 @@ static const char tables_sql[] =
 	"  FROM sqlite_master t WHERE t.type = 'table' AND t.name NOT LIKE 'sqlite_%'"
 	" ORDER BY t.name";
 
-static void csv_text(struct strbuf *sb, const char *s, size_t len)
-{
-	if (len && !memchr(s, ',', len) && !memchr(s, '"', len) &&
-	    !memchr(s, '\r', len) && !memchr(s, '\n', len)) {
-		strbuf_add(sb, s, len);
-		return;
-	}
-	strbuf_addc(sb, '"');
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] == '"')
-			strbuf_addc(sb, '"');
-		strbuf_addc(sb, s[i]);
-	}
-	strbuf_addc(sb, '"');
-}
-
 static void csv_value(struct strbuf *sb, sqlite3_stmt *st, int col)
 {
 	double d;
@@ -102,8 +87,8 @@ static void csv_value(struct strbuf *sb, sqlite3_stmt *st, int col)
 		return;
 	}
 	default:
-		csv_text(sb, (const char *)sqlite3_column_text(st, col),
-			 (size_t)sqlite3_column_bytes(st, col));
+		csv_add_text(sb, (const char *)sqlite3_column_text(st, col),
+			     (size_t)sqlite3_column_bytes(st, col));
 	}
 }
 
@@ -133,7 +118,7 @@ static int write_table(sqlite3 *db, const char *db_path,
 	for (int i = 0; i < ncol; i++) {
 		if (i)
 			strbuf_addc(&sb, ',');
-		csv_text(&sb, sqlite3_column_name(st, i), strlen(sqlite3_column_name(st, i)));
+		csv_add_field(&sb, sqlite3_column_name(st, i), strlen(sqlite3_column_name(st, i)));
 	}
 	strbuf_adds(&sb, "\r\n");
 	while (err == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../common/utf8.h"
 #include "layout.h"
 #include "writers.h"
 
@@ -24,21 +25,41 @@ static double x_of(const struct plot_writer *w, int64_t ts)
 	     : x > LAYOUT_LEFT + w->h.width_px ? LAYOUT_LEFT + w->h.width_px : x;
 }
 
+/*
+ * s as XML character data, always well-formed: the five specials as
+ * entities, and what XML 1.0 has no place for replaced: a control
+ * character other than tab and LF by '?', a byte that begins no
+ * well-formed UTF-8 sequence (a thread name the kernel cut to 15 bytes
+ * mid-character) by U+FFFD each, and U+FFFE, U+FFFF by one U+FFFD.
+ */
 static void xml_text(struct strbuf *sb, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': strbuf_adds(sb, "&lt;"); break;
-		case '>': strbuf_adds(sb, "&gt;"); break;
-		case '&': strbuf_adds(sb, "&amp;"); break;
-		case '"': strbuf_adds(sb, "&quot;"); break;
-		default:
-			/* XML 1.0 has no place for other control characters. */
-			if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
-				strbuf_addc(sb, '?');
-			else
-				strbuf_addc(sb, *s);
+	const unsigned char *p = (const unsigned char *)s;
+	size_t left = s ? strlen(s) : 0;
+
+	while (left) {
+		size_t n = utf8_seq_len(p, left);
+
+		if (n == 0 || (n == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe)) {
+			strbuf_adds(sb, "\xef\xbf\xbd");	/* U+FFFD */
+			n = n ? n : 1;
+		} else if (n > 1) {
+			strbuf_add(sb, p, n);
+		} else {
+			switch (*p) {
+			case '<': strbuf_adds(sb, "&lt;"); break;
+			case '>': strbuf_adds(sb, "&gt;"); break;
+			case '&': strbuf_adds(sb, "&amp;"); break;
+			case '"': strbuf_adds(sb, "&quot;"); break;
+			default:
+				if (*p < 0x20 && *p != '\t' && *p != '\n')
+					strbuf_addc(sb, '?');
+				else
+					strbuf_addc(sb, (char)*p);
+			}
 		}
+		p += n;
+		left -= n;
 	}
 }
 

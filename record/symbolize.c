@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,8 +57,13 @@ int symbolize_session(sqlite3 *db, const char *path, int64_t session_id,
 	}
 	if (err == 0 && in.nframes)
 		err = symbol_store_write(&store, &in, &job, e);
-	if (err == 0)
+	if (err == 0) {
 		*c = job.counts;
+		c->skipped = src.nskipped;
+		if (src.nskipped)
+			snprintf(c->skipped_first, sizeof(c->skipped_first),
+				 "%s (%s)", src.skipped[0].path, src.skipped[0].why);
+	}
 	symbolize_job_release(&job);
 	sym_input_release(&in);
 	symbol_sources_release(&src);

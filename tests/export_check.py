@@ -185,6 +185,10 @@ def norm(s):
 def cell(v):
     if v is None:
         return ""
+    # A text that begins like a spreadsheet formula is written with a
+    # single quote first (common/csv.h); a number never is.
+    if isinstance(v, str) and v[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + v
     return norm(repr(v) if isinstance(v, float) else str(v))
 
 

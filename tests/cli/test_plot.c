@@ -216,6 +216,35 @@ static void an_svg_picture_has_a_lane_per_thread(void **state)
 	python_check(&r, "plot_check.py", "svg", svg, plot_fixture_db(), "2", NULL);
 }
 
+/* The kernel keeps 15 bytes of a thread's name and may cut a UTF-8
+ * character in two; the SVG stays well-formed XML (plot_check.py parses
+ * it), the cut shown as U+FFFD, the rest of the name kept. */
+static void an_svg_picture_stays_well_formed_with_a_name_cut_mid_character(void **state)
+{
+	const char *db = scratch_path("cut.db"), *svg = scratch_path("cut.svg");
+	char sql[512], buf[1 << 16];
+	sqlite3 *h = NULL;
+	struct run r;
+
+	(void)state;
+	unlink(db);
+	snprintf(sql, sizeof(sql), "VACUUM INTO '%s'", db);
+	assert_int_equal(sqlite3_open(plot_fixture_db(), &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	/* "rx-\u65e5\u672c" cut after the first byte of U+672C, then an
+	 * ESC, which XML 1.0 has no place for either. */
+	assert_int_equal(sqlite3_exec(h, "UPDATE thread SET comm = CAST(x'72782de697a5e6'"
+				      " AS TEXT) || char(27) WHERE session_id = 2", NULL,
+				      NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	plot_ok(&r, db, "--session", "2", "-o", svg, NULL);
+	python_check(&r, "plot_check.py", "svg", svg, db, "2", NULL);
+	slurp(svg, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "rx-\xe6\x97\xa5\xef\xbf\xbd?"));
+}
+
 /* faultline plot ARGS... refused with status and one line holding says. */
 #define assert_refused(status, says, ...) \
 	assert_refused_with(status, says, "plot", __VA_ARGS__)
@@ -281,6 +310,7 @@ int main(void)
 		cmocka_unit_test(merges_say_what_they_hold),
 		cmocka_unit_test(the_window_and_the_lanes_are_what_was_asked),
 		cmocka_unit_test(an_svg_picture_has_a_lane_per_thread),
+		cmocka_unit_test(an_svg_picture_stays_well_formed_with_a_name_cut_mid_character),
 		cmocka_unit_test(bad_input_gets_one_message_and_leaves_no_file),
 	};
 

@@ -352,6 +352,120 @@ static void stacks_rank_by_time_count_or_longest_event(void **state)
 			    "time, count or max\n");
 }
 
+/* A thread may name itself with terminal escapes (prctl PR_SET_NAME),
+ * a JIT's perf map may name code so: a terminal shows them as \\x1b,
+ * never acts on them; CSV and JSON keep the bytes in their own quoting. */
+static void names_with_escape_sequences_are_shown_escaped_on_a_terminal(void **state)
+{
+	const char *db = fixture_copy("escapes.db");
+	sqlite3 *h = NULL;
+	struct run r;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "UPDATE thread SET comm = 'rx' || char(27) ||"
+				      " ']0;owned' || char(7) WHERE session_id = 2 AND"
+				      " comm = 'rx'; UPDATE symbol SET function = 'main'"
+				      " || char(27) || '[2J' WHERE session_id = 2 AND"
+				      " function = 'main'; UPDATE session SET host ="
+				      " 'h' || char(27) || '[31m' WHERE session_id = 2",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(run_faultline(&r, "query", db, "longest-faults", NULL), 0);
+	assert_null(strchr(full_stdout(&r), 27));
+	assert_non_null(strstr(full_stdout(&r), "rx\\x1b]0;owned\\x07"));
+	assert_int_equal(run_faultline(&r, "report", db, NULL), 0);
+	assert_null(strchr(full_stdout(&r), 27));
+	assert_non_null(strstr(full_stdout(&r), "rx\\x1b]0;owned\\x07"));
+	assert_non_null(strstr(full_stdout(&r), ", host h\\x1b[31m, labels "));
+	assert_int_equal(run_faultline(&r, "stacks", db, NULL), 0);
+	assert_null(strchr(full_stdout(&r), 27));
+	assert_non_null(strstr(full_stdout(&r), "main\\x1b[2J+0x20"));
+	assert_int_equal(run_faultline(&r, "diagnose", db, NULL), 0);
+	assert_null(strchr(full_stdout(&r), 27));
+	assert_non_null(strstr(full_stdout(&r), "thread:    rx\\x1b]0;owned\\x07 (101)"));
+	/* CSV keeps the name as it is: a file, not a terminal. */
+	assert_int_equal(run_faultline(&r, "query", db, "longest-faults", "-f", "csv",
+				       NULL), 0);
+	assert_non_null(strstr(full_stdout(&r), "rx\x1b]0;owned\x07"));
+}
+
+/* A spreadsheet runs a cell that begins with =, +, - or @: a TEXT value
+ * so written gets a single quote first, in query -f csv and in export's
+ * CSV alike; a number (-4096) stays a number. */
+static void csv_text_that_begins_like_a_formula_is_neutralised_and_numbers_kept(void **state)
+{
+	const char *db = fixture_copy("formula.db");
+	const char *dir = scratch_path("formula-csv");
+	char path[512], buf[8192];
+	sqlite3 *h = NULL;
+	struct run r;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "UPDATE thread SET comm = '@SUM(A1)' WHERE"
+				      " session_id = 2 AND comm = 'rx'; UPDATE thread"
+				      " SET comm = '-x' WHERE comm = 'worker'",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(run_faultline(&r, "query", db, "longest-faults", "-f", "csv",
+				       NULL), 0);
+	assert_non_null(strstr(full_stdout(&r), ",'@SUM(A1),"));
+	assert_non_null(strstr(full_stdout(&r), ",'-x,"));
+	assert_null(strstr(full_stdout(&r), ",@SUM"));
+	/* The table is for a terminal, not a spreadsheet: as it is. */
+	assert_int_equal(run_faultline(&r, "query", db, "longest-faults", NULL), 0);
+	assert_non_null(strstr(full_stdout(&r), "  @SUM(A1)"));
+	assert_int_equal(run_faultline(&r, "export", db, "--session", "2", "--format",
+				       "csv", "-o", dir, "-q", NULL), 0);
+	snprintf(path, sizeof(path), "%s/thread.csv", dir);
+	slurp(path, buf, sizeof(buf));
+	assert_non_null(strstr(buf, ",'@SUM(A1),"));
+	assert_non_null(strstr(buf, ",'-x,"));
+	snprintf(path, sizeof(path), "%s/frame.csv", dir);
+	slurp(path, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "2,20,-1,-4096,"));
+}
+
+/* Lazy binding reads the caller's file at its recorded path to name the
+ * function bound; whoever owns that directory can put a FIFO there.
+ * diagnose ends at once, the finding without the name. */
+static void diagnose_reads_no_fifo_planted_at_a_caller_s_path(void **state)
+{
+	const char *db = fixture_copy("fifo-caller.db");
+	const char *fifo = scratch_path("rx-fifo");
+	char sql[512];
+	sqlite3 *h = NULL;
+	struct run r;
+	char *argv[] = { (char *)faultline_bin(), "diagnose", (char *)db, NULL };
+	int st = 0, waited_ms = 0;
+	pid_t got;
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	snprintf(sql, sizeof(sql), "UPDATE frame SET dso = '%s' WHERE session_id = 2"
+		 " AND dso = '/usr/bin/rx'", fifo);
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	run_start_as(&r, -1, argv);
+	while ((got = waitpid(r.pid, &st, WNOHANG)) == 0 && waited_ms < 30000) {
+		sleep_ms(50);
+		waited_ms += 50;
+	}
+	if (got == 0) {
+		kill(r.pid, SIGKILL);
+		run_wait(&r);
+		unlink(fifo);
+		fail_msg("diagnose still waiting on a FIFO after 30 s");
+	}
+	forget_started(r.pid);
+	unlink(fifo);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	slurp(r.outpath, r.out, sizeof(r.out));
+	assert_non_null(strstr(r.out, "lazy binding: the first call of a function"));
+}
+
 /* report lines its findings up with the one imported metric and says so;
  * with two it picks neither, and says how to pick one. */
 static void report_says_which_metric_its_findings_are_lined_up_with(void **state)
@@ -886,6 +1000,10 @@ int main(void)
 		cmocka_unit_test(a_sql_file_that_writes_or_holds_two_statements_or_a_bad_header_is_refused),
 		cmocka_unit_test(list_shows_each_query_with_its_parameters),
 		cmocka_unit_test(report_summarises_the_latest_session),
+		cmocka_unit_test(names_with_escape_sequences_are_shown_escaped_on_a_terminal),
+		cmocka_unit_test(csv_text_that_begins_like_a_formula_is_neutralised_and_numbers_kept),
+		cmocka_unit_test_teardown(diagnose_reads_no_fifo_planted_at_a_caller_s_path,
+					  kill_leftovers),
 		cmocka_unit_test(report_skips_a_last_session_that_recorded_nothing_and_says_so),
 		cmocka_unit_test(every_canned_query_returns_the_columns_its_header_declares),
 	};

@@ -404,6 +404,56 @@ static void faultline_does_not_record_itself_with_a_command(void **state)
 	assert_true(db_int(db, "SELECT count(*) FROM recorder_thread") >= 2);
 }
 
+/*
+ * Another user can make /tmp/perf-PID.map of a process a FIFO; root's
+ * record --stacks reads the maps of the processes it symbolizes at its
+ * end, and an open() of a FIFO waits for a writer, deaf to signals.  The
+ * recording ends within its time and names the map it skipped.
+ */
+static void a_fifo_planted_as_a_perf_map_neither_hangs_record_nor_goes_unsaid(void **state)
+{
+	const char *db = scratch_path("fifo-map.db");
+	char *wl_argv[] = { (char *)workload_bin(), "--wait-signal", "--pages",
+			    "200", NULL };
+	char *fl_argv[] = { (char *)faultline_bin(), "record", "-o", (char *)db,
+			    "--stacks=fp", "--stacks-on=faults", "-p", NULL, NULL };
+	char pid[16], map[64];
+	struct run wl, fl;
+	int st, waited_ms = 0;
+	pid_t got;
+
+	(void)state;
+	run_start_usr1_blocked(&wl, wl_argv);
+	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
+	fl_argv[7] = pid;
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)wl.pid);
+	unlink(map);
+	assert_int_equal(mkfifo(map, 0666), 0);
+	if (geteuid() == 0)
+		assert_int_equal(chown(map, 65534, 65534), 0);
+	assert_int_equal(start_recording(&fl, fl_argv, 30000), 0);
+	kill(wl.pid, SIGUSR1);
+	assert_int_equal(run_wait(&wl), 0);
+	while ((got = waitpid(fl.pid, &st, WNOHANG)) == 0 && waited_ms < 60000) {
+		sleep_ms(50);
+		waited_ms += 50;
+	}
+	unlink(map);
+	if (got == 0) {
+		kill(fl.pid, SIGKILL);
+		run_wait(&fl);
+		fail_msg("record still running 60 s after its target ended");
+	}
+	forget_started(fl.pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	slurp(fl.errpath, fl.err, sizeof(fl.err));
+	slurp(fl.outpath, fl.out, sizeof(fl.out));
+	if (!strstr(fl.err, map) && !strstr(fl.out, map))
+		fail_msg("no word of %s:\n%s%s", map, fl.out, fl.err);
+	assert_true(strstr(fl.err, "(a FIFO, not a regular file)") ||
+		    strstr(fl.out, "(a FIFO, not a regular file)"));
+}
+
 /* faultline is stopped while the workload faults, so its 8 KiB ring must
  * overflow: the kernel's LOST records become rows and a line on stderr. */
 static void lost_records_are_stored_and_summarised_on_stderr(void **state)
@@ -496,6 +546,8 @@ int main(void)
 		cmocka_unit_test_teardown(a_command_is_recorded_alongside_every_cpu_targets, kill_leftovers),
 		cmocka_unit_test_teardown(faultline_does_not_record_itself_with_a_command, kill_leftovers),
 		cmocka_unit_test_teardown(lost_records_are_stored_and_summarised_on_stderr, kill_leftovers),
+		cmocka_unit_test_teardown(a_fifo_planted_as_a_perf_map_neither_hangs_record_nor_goes_unsaid,
+					  kill_leftovers),
 		cmocka_unit_test_teardown(a_slow_engine_drops_at_the_spool_bound_and_says_so, kill_leftovers),
 	};
 

@@ -9,6 +9,7 @@
 #include "../../common/array.h"
 #include "../../common/json.h"
 #include "../../common/strbuf.h"
+#include "../../common/term_text.h"
 #include "../../common/utf8.h"
 #include "../../decoder/tracepoint.h"
 #include "records.h"
@@ -171,6 +172,41 @@ static void a_malformed_tracepoint_spec_names_the_option_and_the_form(void **sta
 	tp_spec_list_release(&l);
 }
 
+static void terminal_text_shows_controls_and_bad_bytes_and_keeps_printable_utf8(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain name", "plain name" },
+		{ "\x1b]0;pwned\x07", "\\x1b]0;pwned\\x07" },
+		{ "a\x1b[2Jb", "a\\x1b[2Jb" },
+		{ "tab\there\nline\r", "tab\\x09here\\x0aline\\x0d" },
+		{ "del\x7f", "del\\x7f" },
+		{ "csi\xc2\x9b" "31m", "csi\\xc2\\x9b31m" },	/* C1 CSI */
+		{ "caf\xc3\xa9 \xe6\x97\xa5\xf0\x9f\x98\x80", "caf\xc3\xa9 \xe6\x97\xa5\xf0\x9f\x98\x80" },
+		{ "nbsp\xc2\xa0", "nbsp\xc2\xa0" },		/* U+00A0: printable */
+		{ "cut\xe6\x97", "cut\\xe6\\x97" },		/* cut mid-character */
+		{ "\xff\xc0\x80", "\\xff\\xc0\\x80" },	/* never UTF-8, overlong */
+		{ "", "" },
+	};
+	struct strbuf sb;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *t = term_text_dup(cases[i].in);
+
+		assert_non_null(t);
+		assert_string_equal(t, cases[i].out);
+		free(t);
+	}
+	assert_null(term_text_dup(NULL));
+	strbuf_init(&sb);
+	strbuf_adds(&sb, "name: ");
+	term_text_add(&sb, "x\x1b");
+	assert_string_equal(strbuf_str(&sb), "name: x\\x1b");
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +217,7 @@ int main(void)
 		cmocka_unit_test(json_replaces_bytes_that_are_not_utf8),
 		cmocka_unit_test(json_stops_a_fixed_size_string_at_its_nul),
 		cmocka_unit_test(utf8_sequences_are_measured_by_rfc_3629),
+		cmocka_unit_test(terminal_text_shows_controls_and_bad_bytes_and_keeps_printable_utf8),
 		cmocka_unit_test(tracepoint_specs_parse_with_and_without_a_filter),
 		cmocka_unit_test(a_malformed_tracepoint_spec_names_the_option_and_the_form),
 	};

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -474,6 +475,62 @@ static void a_perf_map_names_a_jit_region(void **state)
 	db_close(db);
 }
 
+/* A JIT region of pid, with one frame (id) in it. */
+static void add_jit_frame(sqlite3 *db, int id, int pid)
+{
+	exec_sql(db, "INSERT INTO mapping (session_id, ts, pid, tid, start_addr,"
+		 " end_addr, pgoff, path, prot, source) VALUES (%d, 0, %d, %d,"
+		 " %lld, %lld, 0, '//anon', 7, 'mmap')", SESSION, pid, pid,
+		 0x7f0000000000ll, 0x7f0000010000ll);
+	add_frame(db, id, pid, 0x7f0000001010ull, 0, 1);
+}
+
+static void a_perf_map_that_is_a_fifo_a_link_or_another_user_s_is_skipped_and_counted(void **state)
+{
+	sqlite3 *db = new_db("untrusted_maps.db", this_kernel());
+	char fifo[64], link[64], other[64], real[256];
+	struct symbolize_counts c;
+	FILE *f;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip_msg("needs root, to give a map to another user");
+	snprintf(real, sizeof(real), "%s/real.map", scratch);
+	f = fopen(real, "w");
+	assert_non_null(f);
+	fputs("7f0000001000 100 planted_name\n", f);
+	fclose(f);
+	/* No process has these pids: a map must be root's or ours. */
+	snprintf(fifo, sizeof(fifo), "/tmp/perf-%d.map", FAKE_PID + 10);
+	snprintf(link, sizeof(link), "/tmp/perf-%d.map", FAKE_PID + 11);
+	snprintf(other, sizeof(other), "/tmp/perf-%d.map", FAKE_PID + 12);
+	unlink(fifo), unlink(link), unlink(other);
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	assert_int_equal(symlink(real, link), 0);
+	f = fopen(other, "w");
+	assert_non_null(f);
+	fputs("7f0000001000 100 planted_name\n", f);
+	fclose(f);
+	assert_int_equal(chown(other, 65534, 65534), 0);
+	add_jit_frame(db, 1, FAKE_PID + 10);
+	add_jit_frame(db, 2, FAKE_PID + 11);
+	add_jit_frame(db, 3, FAKE_PID + 12);
+	/* Opening a FIFO for reading waits for a writer: a hang would end
+	 * the test here rather than never. */
+	alarm(20);
+	c = symbolize(db, NULL);
+	alarm(0);
+	unlink(fifo), unlink(link), unlink(other);
+	assert_int_equal(c.skipped, 3);
+	assert_non_null(strstr(c.skipped_first, "/tmp/perf-"));
+	assert_non_null(strstr(c.skipped_first, "(a FIFO, not a regular file)"));
+	for (int id = 1; id <= 3; id++) {
+		assert_text(frame_col(db, id, "status"), "no-symbol");
+		assert_text(frame_col(db, id, "dso"), "//anon");
+	}
+	db_close(db);
+}
+
 /* A code symbol of the running kernel and the address of the next one. */
 static int pick_kernel_symbol(char *name, size_t len, uint64_t *addr,
 			      uint64_t *next)
@@ -787,6 +844,60 @@ static void assert_one_error(const struct run *r, const char *cmd,
 		fail_msg("expected one line '%s...%s', got: %s", prefix, want, r->err);
 }
 
+/* A JIT's map names code with whatever bytes it likes: stacks shows
+ * them escaped.  A map that is a FIFO is named by symbolize's summary,
+ * never opened for reading (that would wait for a writer for good). */
+static void perf_map_names_print_escaped_in_stacks_and_a_fifo_map_is_named(void **state)
+{
+	sqlite3 *db = new_db("jitcli.db", this_kernel());
+	char path[256], map[64], fifo[64];
+	struct run r;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/jitcli.db", scratch);
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", FAKE_PID + 20);
+	snprintf(fifo, sizeof(fifo), "/tmp/perf-%d.map", FAKE_PID + 21);
+	unlink(fifo);
+	f = fopen(map, "w");
+	assert_non_null(f);
+	fputs("7f0000001000 100 jit\x1b]0;owned\x07" "fn\n", f);
+	fclose(f);
+	assert_int_equal(mkfifo(fifo, 0666), 0);
+	add_jit_frame(db, 1, FAKE_PID + 20);
+	add_jit_frame(db, 2, FAKE_PID + 21);
+	/* A file named with an escape, gone: listed as no-file, escaped. */
+	exec_sql(db, "INSERT INTO mapping (session_id, ts, pid, tid, start_addr,"
+		 " end_addr, pgoff, path, prot, source) VALUES (%d, 0, %d, %d,"
+		 " %lld, %lld, 0, '/nonexistent/evil' || char(27) || '[2J.so', 5,"
+		 " 'mmap')", SESSION, FAKE_PID + 20, FAKE_PID + 20,
+		 0x7f0000100000ll, 0x7f0000110000ll);
+	add_frame(db, 3, FAKE_PID + 20, 0x7f0000100010ull, 0, 1);
+	exec_sql(db, "INSERT INTO stack VALUES (%d, 7, %d, 3, 'fp', NULL)", SESSION,
+		 FAKE_PID + 20);
+	exec_sql(db, "INSERT INTO stack_frame VALUES (%d, 7, 0, 1), (%d, 7, 1, 2),"
+		 " (%d, 7, 2, 3)", SESSION, SESSION, SESSION);
+	exec_sql(db, "INSERT INTO fault (session_id, ts, dur, tid, pid, cpu, kind,"
+		 " addr, ip, stack_id) VALUES (%d, 1, 2000000, %d, %d, 0, 'major',"
+		 " 0, 0, 7)", SESSION, FAKE_PID + 20, FAKE_PID + 20);
+	db_close(db);
+	alarm(60);	/* a symbolize blocked on the FIFO ends the test */
+	assert_int_equal(run_faultline(&r, "symbolize", path, NULL), 0);
+	alarm(0);
+	unlink(map);
+	unlink(fifo);
+	assert_has(r.out, "skipped");
+	assert_null(strchr(r.out, 27));
+	assert_has(r.out, "/nonexistent/evil\\x1b[2J.so");
+	snprintf(map, sizeof(map), "first: /tmp/perf-%d.map (a FIFO, not a regular "
+		 "file)", FAKE_PID + 21);
+	assert_has(r.out, map);
+	assert_int_equal(run_faultline(&r, "stacks", path, NULL), 0);
+	assert_null(strchr(r.out, 27));
+	assert_has(r.out, "jit\\x1b]0;owned\\x07fn+0x10/0x100");
+	assert_has(r.out, "?? (no-file)                              [evil\\x1b[2J.so]");
+}
+
 static void symbolize_then_stacks_prints_named_frames_the_most_time_first(void **state)
 {
 	const char *db = stacks_db("cli.db", NULL);
@@ -951,6 +1062,7 @@ int main(void)
 		cmocka_unit_test(a_matching_build_id_is_accepted),
 		cmocka_unit_test(a_missing_file_is_no_file_and_an_unmapped_address_no_mapping),
 		cmocka_unit_test(a_perf_map_names_a_jit_region),
+		cmocka_unit_test(a_perf_map_that_is_a_fifo_a_link_or_another_user_s_is_skipped_and_counted),
 		cmocka_unit_test(kernel_frames_are_named_from_kallsyms),
 		cmocka_unit_test(another_kernel_s_frames_are_no_file),
 		cmocka_unit_test(vdso_frames_are_named_from_this_kernel_s_vdso),
@@ -964,6 +1076,8 @@ int main(void)
 		cmocka_unit_test_teardown(symbolize_then_stacks_prints_named_frames_the_most_time_first,
 					  kill_leftovers),
 		cmocka_unit_test_teardown(symbolize_explains_frames_left_without_names,
+					  kill_leftovers),
+		cmocka_unit_test_teardown(perf_map_names_print_escaped_in_stacks_and_a_fifo_map_is_named,
 					  kill_leftovers),
 		cmocka_unit_test_teardown(symbolize_and_stacks_name_what_is_wrong_with_their_input,
 					  kill_leftovers),
