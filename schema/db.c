@@ -94,55 +94,113 @@ static int int_pragma(sqlite3 *db, const char *sql, int *out)
 	return rc;
 }
 
-/*
- * A file with no tables gets the schema; one with user_version ==
- * SCHEMA_VERSION is ours; one of an older schema this build knows is
- * upgraded when opened for writing, and refused with the command that
- * upgrades it when opened for reading (a reader writes nothing); anything
- * else is refused with the reason.
- */
-static int check_or_create(sqlite3 *db, const char *path, int writable,
-			   struct errmsg *e)
-{
-	int version = 0, tables = 0, rc;
+/* Tables every faultline database has had since the oldest schema this
+ * build upgrades: an older file without faultline's application_id is
+ * recognised by them. */
+static const char *const own_tables[] = {
+	"session", "thread", "fault", "mapping", "lost",
+};
 
-	rc = int_pragma(db, "PRAGMA user_version", &version);
+/* Has db the first n of own_tables? */
+static int has_own_tables(sqlite3 *db, size_t n)
+{
+	for (size_t i = 0; i < n && i < sizeof(own_tables) / sizeof(own_tables[0]); i++) {
+		sqlite3_stmt *st = NULL;
+		int found = 0;
+
+		if (sqlite3_prepare_v2(db, "SELECT 1 FROM main.sqlite_master WHERE "
+				       "type = 'table' AND name = ?", -1, &st,
+				       NULL) == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, own_tables[i], -1, SQLITE_STATIC);
+			found = sqlite3_step(st) == SQLITE_ROW;
+		}
+		sqlite3_finalize(st);
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * What the file at db is, decided by reading only: *version is 0 for a
+ * file with no tables (it gets the schema), SCHEMA_VERSION for one this
+ * build reads, or an older schema this build upgrades when writable (a
+ * reader is refused with the command that upgrades it: it writes
+ * nothing).  A file is faultline's by its application_id, or, written
+ * before faultline set one, by its tables; any other SQLite file is
+ * refused, whatever its user_version, and left as it is.
+ */
+static int check_file(sqlite3 *db, const char *path, int writable,
+		      int *version, struct errmsg *e)
+{
+	int app = 0, tables = 0, rc;
+
+	*version = 0;
+	rc = int_pragma(db, "PRAGMA user_version", version);
+	if (rc == SQLITE_OK)
+		rc = int_pragma(db, "PRAGMA application_id", &app);
 	if (rc == SQLITE_OK)
 		rc = int_pragma(db, "SELECT count(*) FROM sqlite_master", &tables);
 	if (rc != SQLITE_OK)
 		return db_fail(db, rc, path, "cannot read", e);
-	if (version == SCHEMA_VERSION)
+	if (app != 0 && app != FL_APPLICATION_ID)
+		return errmsg_set(e, EINVAL, "cannot use '%s': it is a SQLite "
+				  "database of another program (application_id "
+				  "0x%08x), not faultline's; choose another file",
+				  path, (unsigned)app);
+	if (tables == 0 && *version == 0) {
+		if (!writable)
+			return errmsg_set(e, EINVAL, "cannot read '%s': it is not a "
+					  "faultline database (no tables); check the "
+					  "path", path);
 		return 0;
-	if (version > SCHEMA_VERSION)
-		return errmsg_set(e, EPROTO, "cannot use '%s': it was written by a "
-				  "newer faultline (schema %d, this one reads %d); "
-				  "upgrade faultline", path, version, SCHEMA_VERSION);
-	if (version >= SCHEMA_VERSION_UPGRADABLE && writable)
-		return db_upgrade(db, path, version, e);
-	if (version >= SCHEMA_VERSION_UPGRADABLE)
-		return errmsg_set(e, EPROTO, "cannot read '%s': it was written by an "
-				  "older faultline (schema %d, this one reads %d); "
-				  "upgrade it in place with 'faultline upgrade %s'",
-				  path, version, SCHEMA_VERSION, path);
-	if (version > 0)
-		return errmsg_set(e, EPROTO, "cannot use '%s': it was written by an "
-				  "older faultline (schema %d; this one upgrades %d "
-				  "and later); record into a new file", path, version,
-				  SCHEMA_VERSION_UPGRADABLE);
-	if (tables > 0)
+	}
+	/* Schemas older than SCHEMA_VERSION_UPGRADABLE are only named in
+	 * the refusal: their session table is enough to know them by. */
+	if (app == 0 && (*version == 0 ||
+			 !has_own_tables(db, *version < SCHEMA_VERSION_UPGRADABLE ?
+					 1 : (size_t)-1)))
 		return errmsg_set(e, EINVAL, "cannot use '%s': it is a SQLite "
 				  "database, but not faultline's; choose another file",
 				  path);
-	if (!writable)
-		return errmsg_set(e, EINVAL, "cannot read '%s': it is not a "
-				  "faultline database (no tables); check the path",
-				  path);
+	if (*version == SCHEMA_VERSION)
+		return 0;
+	if (*version > SCHEMA_VERSION)
+		return errmsg_set(e, EPROTO, "cannot use '%s': it was written by a "
+				  "newer faultline (schema %d, this one reads %d); "
+				  "upgrade faultline", path, *version, SCHEMA_VERSION);
+	if (*version >= SCHEMA_VERSION_UPGRADABLE && writable)
+		return 0;
+	if (*version >= SCHEMA_VERSION_UPGRADABLE)
+		return errmsg_set(e, EPROTO, "cannot read '%s': it was written by an "
+				  "older faultline (schema %d, this one reads %d); "
+				  "upgrade it in place with 'faultline upgrade %s'",
+				  path, *version, SCHEMA_VERSION, path);
+	return errmsg_set(e, EPROTO, "cannot use '%s': it was written by an "
+			  "older faultline (schema %d; this one upgrades %d "
+			  "and later); record into a new file", path, *version,
+			  SCHEMA_VERSION_UPGRADABLE);
+}
+
+/* Gives a file check_file accepted for writing the schema (version 0),
+ * brings an older one up to date, and marks it as faultline's. */
+static int create_or_upgrade(sqlite3 *db, const char *path, int version,
+			     struct errmsg *e)
+{
+	int rc;
+
+	if (version != 0 && version < SCHEMA_VERSION)
+		return db_upgrade(db, path, version, e);
+	if (version != 0)
+		return exec(db, "PRAGMA application_id = " FL_STR(FL_APPLICATION_ID),
+			    path, "cannot write", e);
 	rc = exec(db, "BEGIN IMMEDIATE", path, "cannot create", e);
 	if (rc == 0)
 		rc = exec(db, schema_sql, path, "cannot create", e);
 	if (rc == 0)
-		rc = exec(db, "PRAGMA user_version = " FL_STR(SCHEMA_VERSION) "; COMMIT", path,
-			  "cannot create", e);
+		rc = exec(db, "PRAGMA application_id = " FL_STR(FL_APPLICATION_ID) ";"
+			  " PRAGMA user_version = " FL_STR(SCHEMA_VERSION) "; COMMIT",
+			  path, "cannot create", e);
 	if (rc < 0)
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
@@ -169,14 +227,31 @@ int db_open_write(const char *path, sqlite3 **out, struct errmsg *e)
 {
 	sqlite3 *db = NULL;
 	struct stat sb;
-	int err;
+	int err, version = 0;
 
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
 		return errmsg_set(e, EISDIR, "cannot open '%s': it is a directory; "
 				  "give a file name", path);
-	err = open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &db, e);
-	if (err < 0)
-		return err;
+	/* An existing file is judged read-only first: another program's
+	 * file is refused byte for byte as it was (the WAL switch below
+	 * writes its header). */
+	err = 0;
+	if (stat(path, &sb) == 0 && sb.st_size > 0) {
+		err = open_db(path, SQLITE_OPEN_READONLY, &db, e);
+		/* A hot journal (a writer died mid-transaction) cannot be
+		 * read read-only: the connection below rolls it back, as
+		 * any opener would, and judges the file before it writes. */
+		if (err == 0 && (int_pragma(db, "PRAGMA user_version", &version)
+				 & 0xff) != SQLITE_READONLY)
+			err = check_file(db, path, 1, &version, e);
+		sqlite3_close(db);
+		db = NULL;
+	}
+	if (err == 0)
+		err = open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+			      &db, e);
+	if (err == 0)
+		err = check_file(db, path, 1, &version, e);
 	/* 64 KiB pages (a new file only; before WAL, which fixes the size):
 	 * the loader wrote 1.67M thread_state rows/s with them against 1.18M
 	 * with 4 KiB ones (bench/schema/loader_rate.c's table, same run).
@@ -186,13 +261,18 @@ int db_open_write(const char *path, sqlite3 **out, struct errmsg *e)
 	 * checkpoints of 8 MiB (the default 1000 pages is 64 MiB with these
 	 * pages): each holds the loader up for less, so the events queued
 	 * meanwhile, and faultline's memory, stay small. */
-	err = exec(db, "PRAGMA page_size=65536; PRAGMA journal_mode=WAL;"
-		   " PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=128",
-		   path, "cannot open", e);
+	if (err == 0)
+		err = exec(db, "PRAGMA page_size=65536; PRAGMA journal_mode=WAL;"
+			   " PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=128",
+			   path, "cannot open", e);
 	if (err == 0)
 		err = exec(db, "BEGIN IMMEDIATE; COMMIT", path, "cannot write", e);
+	/* Judged again under SQLite's write lock: the file may have
+	 * changed since (by a program other than faultline). */
 	if (err == 0)
-		err = check_or_create(db, path, 1, e);
+		err = check_file(db, path, 1, &version, e);
+	if (err == 0)
+		err = create_or_upgrade(db, path, version, e);
 	if (err < 0) {
 		sqlite3_close(db);
 		return err;
@@ -295,7 +375,7 @@ int db_open_read(const char *path, sqlite3 **out, struct errmsg *e)
 {
 	sqlite3 *db = NULL;
 	char *uri = NULL;
-	int err, immutable = 0;
+	int err, immutable = 0, version;
 
 	err = read_immutable(path, e, &immutable);
 	if (err == 0 && immutable) {
@@ -308,7 +388,7 @@ int db_open_read(const char *path, sqlite3 **out, struct errmsg *e)
 	free(uri);
 	/* Messages name the path as given, not the URI. */
 	if (err == 0)
-		err = check_or_create(db, path, 0, e);
+		err = check_file(db, path, 0, &version, e);
 	if (err < 0) {
 		sqlite3_close(db);
 		return err;
@@ -373,6 +453,13 @@ int db_file_version(const char *path, int *version, struct errmsg *e)
 	err = rc == SQLITE_OK ? 0 : db_fail(db, rc, path, "cannot read", e);
 	sqlite3_close(db);
 	return err;
+}
+
+int db_application_id(sqlite3 *db)
+{
+	int app = 0;
+
+	return int_pragma(db, "PRAGMA application_id", &app) == SQLITE_OK ? app : 0;
 }
 
 void db_close(sqlite3 *db)

@@ -291,7 +291,8 @@ int db_upgrade(sqlite3 *db, const char *path, int from, struct errmsg *e)
 	if (err == 0)
 		err = bring_up(db, want, path, from, e);
 	if (err == 0)
-		err = run(db, "PRAGMA user_version = " FL_STR(SCHEMA_VERSION) "; COMMIT",
+		err = run(db, "PRAGMA application_id = " FL_STR(FL_APPLICATION_ID) ";"
+			  " PRAGMA user_version = " FL_STR(SCHEMA_VERSION) "; COMMIT",
 			  path, e);
 	if (err < 0)
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);

@@ -93,6 +93,8 @@ static void upgrade_keeps_every_row_and_gives_the_new_schema(void **state)
 	assert_true(before[2] > 0 && before[7] > 0 && before[13] > 0);
 	assert_int_equal(run_faultline(&r, "upgrade", db, NULL), 0);
 	assert_non_null(strstr(r.out, "from schema 3 to"));
+	/* Written before faultline marked its files: marked now. */
+	assert_int_equal(db_int(db, "PRAGMA application_id"), FL_APPLICATION_ID);
 	for (size_t i = 0; i < ARRAY_SIZE(tables); i++)
 		assert_int_equal(db_int(db, "SELECT count(*) FROM %s", tables[i]),
 				 before[i]);

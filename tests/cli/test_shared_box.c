@@ -1,0 +1,158 @@
+/*
+ * faultline run as root on a machine other users share: the files it
+ * writes are its own (never another program's SQLite file, never
+ * through a link another user planted), and one writer at a time.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <pwd.h>
+
+#include "../../schema/db.h"
+#include "../integration/run.h"
+
+/* The whole file at path, in a buffer the caller frees; *len its size.
+ * NULL when it cannot be read. */
+static char *file_bytes(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
+	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) &&
+	    fread(buf, 1, (size_t)n, f) == (size_t)n)
+		*len = (size_t)n;
+	fclose(f);
+	return buf;
+}
+
+/* Is there a file at path followed by suffix (a -wal, -shm, -journal)? */
+static int side_file(const char *path, const char *suffix)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s%s", path, suffix);
+	return access(p, F_OK) == 0;
+}
+
+/* Runs sql on the SQLite file at path, as another program would. */
+static void exec_sql(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/* A SQLite file at path made by sql. */
+static void make_sqlite(const char *path, const char *sql)
+{
+	unlink(path);
+	exec_sql(path, sql);
+}
+
+/* Each writer refuses the file at path, naming why, and leaves its
+ * bytes as they were, with no side file beside it. */
+static void assert_writers_leave_alone(const char *path, const char *says)
+{
+	size_t before_len, after_len;
+	char *before = file_bytes(path, &before_len), *after;
+	const char *csv = scratch_path("one.csv");
+	struct run r;
+	FILE *f = fopen(csv, "w");
+
+	assert_non_null(before);
+	assert_non_null(f);
+	fputs("ts,value\n1795000000,1\n", f);
+	fclose(f);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", path, "--",
+				       "true", NULL), 1);
+	if (!strstr(r.err, says))
+		fail_msg("record: expected '%s', got: %s", says, r.err);
+	assert_int_equal(run_faultline(&r, "import", path, csv, "--metric", "m",
+				       "--any-time", "-q", NULL), 1);
+	if (!strstr(r.err, says))
+		fail_msg("import: expected '%s', got: %s", says, r.err);
+	assert_int_equal(run_faultline(&r, "upgrade", path, NULL), 1);
+	assert_int_equal(run_faultline(&r, "label", path, "--session", "1", "a=b",
+				       NULL), 1);
+	after = file_bytes(path, &after_len);
+	assert_non_null(after);
+	assert_int_equal(after_len, before_len);
+	assert_memory_equal(after, before, before_len);
+	assert_false(side_file(path, "-wal"));
+	assert_false(side_file(path, "-shm"));
+	assert_false(side_file(path, "-journal"));
+	free(before);
+	free(after);
+}
+
+static void another_programs_file_with_a_schema_version_is_left_byte_for_byte(void **state)
+{
+	const char *path = scratch_path("app4.db");
+
+	(void)state;
+	make_sqlite(path, "PRAGMA user_version = 4; CREATE TABLE orders (id INTEGER,"
+		    " total REAL); INSERT INTO orders VALUES (1, 9.5);"
+		    " CREATE VIEW big AS SELECT * FROM orders WHERE total > 5");
+	assert_writers_leave_alone(path, "is a SQLite database, but not faultline's");
+	assert_int_equal(db_int(path, "SELECT count(*) FROM big"), 1);
+}
+
+static void another_programs_file_without_a_schema_version_is_not_switched_to_wal(void **state)
+{
+	const char *path = scratch_path("app0.db");
+
+	(void)state;
+	make_sqlite(path, "CREATE TABLE customers (id INTEGER)");
+	assert_writers_leave_alone(path, "is a SQLite database, but not faultline's");
+}
+
+/* Even with faultline's tables: its mark says whose it is. */
+static void a_file_with_another_application_id_is_refused(void **state)
+{
+	const char *path = scratch_path("marked.db");
+
+	(void)state;
+	make_sqlite(path, "PRAGMA application_id = 1234; PRAGMA user_version = "
+		    FL_STR(SCHEMA_VERSION) "; CREATE TABLE session (session_id "
+		    "INTEGER PRIMARY KEY); CREATE TABLE thread (x); CREATE TABLE "
+		    "fault (x); CREATE TABLE mapping (x); CREATE TABLE lost (x)");
+	assert_writers_leave_alone(path, "application_id 0x000004d2");
+}
+
+static void a_new_database_carries_faultlines_application_id(void **state)
+{
+	const char *path = scratch_path("mark.db");
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", path, "--", "true",
+				       NULL), 0);
+	assert_int_equal(db_int(path, "PRAGMA application_id"), FL_APPLICATION_ID);
+	/* A file of this schema from before the mark gets it when written. */
+	exec_sql(path, "PRAGMA application_id = 0");
+	assert_int_equal(db_int(path, "PRAGMA application_id"), 0);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", path, "--", "true",
+				       NULL), 0);
+	assert_int_equal(db_int(path, "PRAGMA application_id"), FL_APPLICATION_ID);
+	assert_int_equal(db_int(path, "SELECT count(*) FROM session"), 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(another_programs_file_with_a_schema_version_is_left_byte_for_byte),
+		cmocka_unit_test(another_programs_file_without_a_schema_version_is_not_switched_to_wal),
+		cmocka_unit_test(a_file_with_another_application_id_is_refused),
+		cmocka_unit_test(a_new_database_carries_faultlines_application_id),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
