@@ -223,21 +223,69 @@ static int open_db(const char *path, int flags, sqlite3 **out,
 	return 0;
 }
 
+/*
+ * Opens path for writing as faultline's own file: never through a
+ * symbolic link (one another user planted in /tmp would have root write
+ * where the link points), only a regular file, created 0600 (less the
+ * umask: a recording holds every process's mappings and kernel
+ * addresses).  SQLite opens the path
+ * again afterwards; the caller checks it found the same file.  The
+ * descriptor (owned by the caller), or a negative errno with e set.
+ */
+static int open_own(const char *path, struct stat *sb, struct errmsg *e)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY |
+		      O_NONBLOCK | O_CLOEXEC, 0600);
+	struct stat link;
+
+	/* O_NOFOLLOW fails with ELOOP on a link, but O_CREAT on a dangling
+	 * one can fail first with EACCES: the link is what to name. */
+	if (fd < 0 && (errno == ELOOP || (lstat(path, &link) == 0 &&
+					  S_ISLNK(link.st_mode))))
+		return errmsg_set(e, ELOOP, "cannot write '%s': it is a symbolic "
+				  "link, and faultline writes no file through one "
+				  "(another user may have made it); remove it, or "
+				  "give the path it points to", path);
+	if (fd < 0 && errno == EISDIR)
+		return errmsg_set(e, EISDIR, "cannot open '%s': it is a directory; "
+				  "give a file name", path);
+	if (fd < 0)
+		return errmsg_set(e, errno, "cannot open '%s': %s; check that its "
+				  "directory exists and is writable", path,
+				  strerror(errno));
+	if (fstat(fd, sb) < 0 || !S_ISREG(sb->st_mode)) {
+		close(fd);
+		return errmsg_set(e, EINVAL, "cannot write '%s': it is not a "
+				  "regular file; give a file name", path);
+	}
+	return fd;
+}
+
+/* Is path still the file fd holds open (not swapped since)? */
+static int same_file(const char *path, const struct stat *sb)
+{
+	struct stat now;
+
+	return lstat(path, &now) == 0 && S_ISREG(now.st_mode) &&
+	       now.st_dev == sb->st_dev && now.st_ino == sb->st_ino;
+}
+
 int db_open_write(const char *path, sqlite3 **out, struct errmsg *e)
 {
 	sqlite3 *db = NULL;
 	struct stat sb;
-	int err, version = 0;
+	int err, fd, version = 0;
 
-	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-		return errmsg_set(e, EISDIR, "cannot open '%s': it is a directory; "
-				  "give a file name", path);
+	fd = open_own(path, &sb, e);
+	if (fd < 0)
+		return fd;
 	/* An existing file is judged read-only first: another program's
 	 * file is refused byte for byte as it was (the WAL switch below
 	 * writes its header). */
 	err = 0;
-	if (stat(path, &sb) == 0 && sb.st_size > 0) {
-		err = open_db(path, SQLITE_OPEN_READONLY, &db, e);
+	if (sb.st_size > 0) {
+		err = open_db(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW,
+			      &db, e);
 		/* A hot journal (a writer died mid-transaction) cannot be
 		 * read read-only: the connection below rolls it back, as
 		 * any opener would, and judges the file before it writes. */
@@ -248,8 +296,12 @@ int db_open_write(const char *path, sqlite3 **out, struct errmsg *e)
 		db = NULL;
 	}
 	if (err == 0)
-		err = open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+		err = open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW,
 			      &db, e);
+	if (err == 0 && !same_file(path, &sb))
+		err = errmsg_set(e, EAGAIN, "cannot write '%s': it was replaced while "
+				 "faultline opened it; check who else writes there",
+				 path);
 	if (err == 0)
 		err = check_file(db, path, 1, &version, e);
 	/* 64 KiB pages (a new file only; before WAL, which fixes the size):
@@ -273,6 +325,7 @@ int db_open_write(const char *path, sqlite3 **out, struct errmsg *e)
 		err = check_file(db, path, 1, &version, e);
 	if (err == 0)
 		err = create_or_upgrade(db, path, version, e);
+	close(fd);
 	if (err < 0) {
 		sqlite3_close(db);
 		return err;

@@ -35,6 +35,8 @@
  * the schema to a new file, and checks an existing one is faultline's and
  * of a version this build reads, upgrading an older one.  In order:
  *
+ *   - the final component of path must not be a symbolic link, and the
+ *     file a regular one; a new file is made 0600 (less the umask);
  *   - an existing file is judged read-only first: another program's
  *     SQLite file (another application_id, or none and not faultline's
  *     tables) is refused with its bytes untouched;

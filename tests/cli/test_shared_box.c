@@ -93,6 +93,109 @@ static void assert_writers_leave_alone(const char *path, const char *says)
 	free(after);
 }
 
+/* A sticky, world-writable directory like /tmp, made for the test
+ * (under /tmp: the scratch directory is root's alone, and user nobody
+ * must reach this one).  The caller removes it with sticky_dir_remove. */
+static const char *sticky_dir(void)
+{
+	static char dir[128];
+
+	tmp_template(dir, sizeof(dir), "faultline-sticky");
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 01777), 0);
+	return dir;
+}
+
+static void sticky_dir_remove(const char *dir)
+{
+	nftw(dir, scratch_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* User nobody's uid, or the test is skipped. */
+static int nobody_uid(void)
+{
+	struct passwd *pw = getpwnam("nobody");
+
+	if (!pw)
+		skip_msg("no user 'nobody' to plant a link as");
+	return pw ? (int)pw->pw_uid : -1;
+}
+
+/* User nobody makes link, pointing at target. */
+static void plant_link(int uid, const char *target, const char *link)
+{
+	char *argv[] = { "/bin/ln", "-s", (char *)target, (char *)link, NULL };
+	struct run r;
+
+	run_start_as(&r, uid, argv);
+	assert_int_equal(run_wait(&r), 0);
+}
+
+static void record_refuses_a_link_another_user_planted_in_a_sticky_dir(void **state)
+{
+	const char *dir = sticky_dir(), *made = scratch_path("made-by-root.db");
+	const char *victim = scratch_path("victim");
+	char link1[256], link2[256];
+	struct run r;
+	int uid = nobody_uid();
+	FILE *f;
+
+	(void)state;
+	if (uid < 0)
+		return;
+	f = fopen(victim, "w");
+	assert_non_null(f);
+	fputs("root's file\n", f);
+	fclose(f);
+	snprintf(link1, sizeof(link1), "%s/x.db", dir);
+	snprintf(link2, sizeof(link2), "%s/y.db", dir);
+	plant_link(uid, made, link1);
+	plant_link(uid, victim, link2);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", link1, "--", "true",
+				       NULL), 1);
+	assert_non_null(strstr(r.err, "is a symbolic link"));
+	assert_non_null(strstr(r.err, link1));
+	assert_int_equal(access(made, F_OK), -1);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", link2, "--", "true",
+				       NULL), 1);
+	assert_non_null(strstr(r.err, "is a symbolic link"));
+	f = fopen(victim, "r");
+	assert_non_null(f);
+	{
+		char line[64] = "";
+
+		assert_non_null(fgets(line, sizeof(line), f));
+		assert_string_equal(line, "root's file\n");
+		assert_null(fgets(line, sizeof(line), f));
+	}
+	fclose(f);
+	/* The other writers too: merge's output. */
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", scratch_path("in.db"),
+				       "--", "true", NULL), 0);
+	assert_int_equal(run_faultline(&r, "merge", link1, scratch_path("in.db"),
+				       NULL), 1);
+	assert_non_null(strstr(r.err, "is a symbolic link"));
+	assert_int_equal(access(made, F_OK), -1);
+	sticky_dir_remove(dir);
+}
+
+/* A recording holds every traced process's mappings and the kernel's
+ * addresses: readable by its owner only, whatever the umask allows. */
+static void a_new_recording_is_readable_by_its_owner_only(void **state)
+{
+	const char *path = scratch_path("mode.db");
+	struct stat sb;
+	struct run r;
+	mode_t old = umask(022);
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", path, "--", "true",
+				       NULL), 0);
+	umask(old);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+}
+
 static void another_programs_file_with_a_schema_version_is_left_byte_for_byte(void **state)
 {
 	const char *path = scratch_path("app4.db");
@@ -152,6 +255,8 @@ int main(void)
 		cmocka_unit_test(another_programs_file_without_a_schema_version_is_not_switched_to_wal),
 		cmocka_unit_test(a_file_with_another_application_id_is_refused),
 		cmocka_unit_test(a_new_database_carries_faultlines_application_id),
+		cmocka_unit_test(record_refuses_a_link_another_user_planted_in_a_sticky_dir),
+		cmocka_unit_test(a_new_recording_is_readable_by_its_owner_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
