@@ -3,9 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "../common/array.h"
 #include "../common/strbuf.h"
 #include "db.h"
 #include "upgrade.h"
@@ -224,11 +228,127 @@ static int open_db(const char *path, int flags, sqlite3 **out,
 }
 
 /*
+ * The writer's lock: each open writer holds an flock(2) on its own
+ * descriptor of the file, exclusive, for as long as its handle is open,
+ * so a second faultline writer is refused before it touches the file
+ * (before SQLite takes any lock that would hold the first one up).  An
+ * flock is the kernel's, dropped when its holder dies, so a recorder
+ * killed mid-session leaves no lock behind.  It is apart from SQLite's
+ * own fcntl locks, and closing it cannot drop those; it is closed only
+ * after SQLite has closed the file (db_close).
+ */
+struct writer_lock {
+	sqlite3 *db;		/* borrowed: the handle db_open_write made */
+	int fd;			/* owned: the descriptor holding the flock */
+};
+static struct writer_lock *writer_locks;	/* owned; few: one per writer open */
+static size_t nwriter_locks, writer_locks_cap;
+
+static int keep_writer_lock(sqlite3 *db, int fd)
+{
+	if (ARRAY_RESERVE(writer_locks, writer_locks_cap, nwriter_locks + 1) < 0)
+		return -ENOMEM;
+	writer_locks[nwriter_locks++] = (struct writer_lock){ db, fd };
+	return 0;
+}
+
+static void drop_writer_lock(sqlite3 *db)
+{
+	for (size_t i = 0; i < nwriter_locks; i++)
+		if (writer_locks[i].db == db) {
+			close(writer_locks[i].fd);
+			writer_locks[i] = writer_locks[--nwriter_locks];
+			return;
+		}
+}
+
+/* The pid holding an flock on the file fd names, from /proc/locks; 0
+ * when none is found (another pid namespace, no /proc). */
+static pid_t flock_holder(int fd)
+{
+	struct stat sb;
+	char line[256];
+	pid_t pid = 0;
+	FILE *f;
+
+	if (fstat(fd, &sb) < 0 || !(f = fopen("/proc/locks", "re")))
+		return 0;
+	/* "1: FLOCK  ADVISORY  WRITE 4242 fe:01:1234 0 EOF" */
+	while (!pid && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		unsigned long long ino;
+		int p;
+
+		if (strstr(line, " FLOCK ") && !strstr(line, "->") &&
+		    sscanf(strstr(line, "FLOCK"), "FLOCK %*s %*s %d %x:%x:%llu",
+			   &p, &maj, &min, &ino) == 4 &&
+		    maj == major(sb.st_dev) && min == minor(sb.st_dev) &&
+		    ino == (unsigned long long)sb.st_ino)
+			pid = p;
+	}
+	fclose(f);
+	return pid;
+}
+
+static int pid_alive(pid_t pid)
+{
+	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+/* The newest session of path whose status is 'recording' and whose
+ * recorder is alive: *session and *pid, or 0 in both.  Reads only. */
+static void live_recording(const char *path, long long *session, pid_t *pid)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	struct errmsg ignored;
+
+	*session = 0;
+	*pid = 0;
+	if (open_db(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, &db,
+		    &ignored) < 0)
+		return;
+	if (sqlite3_prepare_v2(db, "SELECT session_id, recorder_pid FROM session"
+			       " WHERE status = 'recording' ORDER BY session_id DESC",
+			       -1, &st, NULL) == SQLITE_OK)
+		while (sqlite3_step(st) == SQLITE_ROW)
+			if (pid_alive((pid_t)sqlite3_column_int(st, 1))) {
+				*session = sqlite3_column_int64(st, 0);
+				*pid = (pid_t)sqlite3_column_int(st, 1);
+				break;
+			}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/* The message for a file another faultline writer holds (fd: ours,
+ * whose flock was refused). */
+static int held_by_writer(const char *path, int fd, struct errmsg *e)
+{
+	pid_t holder = flock_holder(fd), pid;
+	long long session;
+
+	live_recording(path, &session, &pid);
+	if (session && (!holder || holder == pid))
+		return errmsg_set(e, EBUSY, "cannot write '%s': faultline record "
+				  "(pid %d) is recording session %lld into it; wait "
+				  "for it to end, or write another file", path,
+				  (int)pid, session);
+	if (holder)
+		return errmsg_set(e, EBUSY, "cannot write '%s': another faultline "
+				  "(pid %d) is writing it; wait for it to end, or "
+				  "write another file", path, (int)holder);
+	return errmsg_set(e, EBUSY, "cannot write '%s': another faultline is "
+			  "writing it; wait for it to end, or write another file",
+			  path);
+}
+
+/*
  * Opens path for writing as faultline's own file: never through a
  * symbolic link (one another user planted in /tmp would have root write
  * where the link points), only a regular file, created 0600 (less the
  * umask: a recording holds every process's mappings and kernel
- * addresses).  SQLite opens the path
+ * addresses), and locked against a second writer.  SQLite opens the path
  * again afterwards; the caller checks it found the same file.  The
  * descriptor (owned by the caller), or a negative errno with e set.
  */
@@ -257,6 +377,14 @@ static int open_own(const char *path, struct stat *sb, struct errmsg *e)
 		close(fd);
 		return errmsg_set(e, EINVAL, "cannot write '%s': it is not a "
 				  "regular file; give a file name", path);
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int err = errno == EWOULDBLOCK ? held_by_writer(path, fd, e)
+			: errmsg_set(e, errno, "cannot lock '%s': %s", path,
+				     strerror(errno));
+
+		close(fd);
+		return err;
 	}
 	return fd;
 }
@@ -325,9 +453,11 @@ int db_open_write(const char *path, sqlite3 **out, struct errmsg *e)
 		err = check_file(db, path, 1, &version, e);
 	if (err == 0)
 		err = create_or_upgrade(db, path, version, e);
-	close(fd);
+	if (err == 0 && keep_writer_lock(db, fd) < 0)
+		err = errmsg_set(e, ENOMEM, "out of memory");
 	if (err < 0) {
 		sqlite3_close(db);
+		close(fd);
 		return err;
 	}
 	*out = db;
@@ -518,4 +648,6 @@ int db_application_id(sqlite3 *db)
 void db_close(sqlite3 *db)
 {
 	sqlite3_close(db);
+	/* After SQLite's close: the flock goes last. */
+	drop_writer_lock(db);
 }

@@ -37,14 +37,18 @@
  *
  *   - the final component of path must not be a symbolic link, and the
  *     file a regular one; a new file is made 0600 (less the umask);
+ *   - one faultline writer per file: a second one (record, import,
+ *     merge, label, upgrade) is refused here, before it takes any of
+ *     SQLite's locks, with the running recording's session and pid;
  *   - an existing file is judged read-only first: another program's
  *     SQLite file (another application_id, or none and not faultline's
  *     tables) is refused with its bytes untouched;
  *   - then SQLite's write lock is taken once, to fail early (and
  *     clearly) when a process other than faultline holds it.
  *
- * On success *out is an open handle the caller closes with db_close.
- * Returns 0 or a negative errno with e set.
+ * On success *out is an open handle the caller closes with db_close
+ * (which also lets go of the writer's lock).  Returns 0 or a negative
+ * errno with e set.
  */
 int db_open_write(const char *path, sqlite3 **out, struct errmsg *e);
 
@@ -91,7 +95,7 @@ int db_file_version(const char *path, int *version, struct errmsg *e);
  * when it cannot be read). */
 int db_application_id(sqlite3 *db);
 
-/* Closes db (NULL is fine). */
+/* Closes db (NULL is fine); a writer's lock goes with it. */
 void db_close(sqlite3 *db);
 
 /*

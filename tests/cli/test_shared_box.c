@@ -248,6 +248,86 @@ static void a_new_database_carries_faultlines_application_id(void **state)
 	assert_int_equal(db_int(path, "SELECT count(*) FROM session"), 2);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Starts a recording into path of a command that runs about 3 s, and
+ * waits until it records. */
+static void start_long_recording(struct run *fl, const char *path)
+{
+	char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
+			 (char *)path, "--", "/bin/sleep", "3", NULL };
+
+	assert_int_equal(start_recording(fl, argv, 30000), 0);
+	assert_int_equal(wait_for_session(path, 10000), 0);
+}
+
+/* A second writer is refused at once, before it takes a lock the
+ * recording needs, and says which session and process hold the file;
+ * the recording goes on and ends complete, and a reader still reads. */
+static void a_second_writer_is_refused_at_once_and_the_recording_completes(void **state)
+{
+	const char *path = scratch_path("busy.db"), *csv = scratch_path("busy.csv");
+	char says[128];
+	struct run fl, r;
+	double t0;
+	FILE *f = fopen(csv, "w");
+
+	(void)state;
+	assert_non_null(f);
+	fputs("ts,value\n1795000000,1\n", f);
+	fclose(f);
+	start_long_recording(&fl, path);
+	snprintf(says, sizeof(says), "faultline record (pid %d) is recording "
+		 "session 1 into it", (int)fl.pid);
+	t0 = now_s();
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", path, "--", "true",
+				       NULL), 1);
+	if (!strstr(r.err, says))
+		fail_msg("record: expected '%s', got: %s", says, r.err);
+	assert_int_equal(run_faultline(&r, "import", path, csv, "--metric", "m",
+				       "--any-time", "-q", NULL), 1);
+	if (!strstr(r.err, says))
+		fail_msg("import: expected '%s', got: %s", says, r.err);
+	assert_int_equal(run_faultline(&r, "label", path, "--session", "1", "a=b",
+				       NULL), 1);
+	assert_non_null(strstr(r.err, says));
+	assert_int_equal(run_faultline(&r, "merge", path, scratch_path("none.db"),
+				       NULL), 1);
+	/* Each refusal came before SQLite's busy timeout could pass. */
+	assert_true(now_s() - t0 < 1.5);
+	assert_int_equal(run_faultline(&r, "report", path, NULL), 0);
+	assert_int_equal(run_wait(&fl), 0);
+	assert_int_equal(db_int(path, "SELECT count(*) FROM session"), 1);
+	assert_int_equal(db_int(path, "SELECT count(*) FROM session WHERE "
+				"status = 'complete'"), 1);
+	assert_int_equal(db_int(path, "SELECT count(*) FROM metric_series"), 0);
+}
+
+/* A recorder killed mid-session leaves a 'recording' row, but no lock:
+ * the next writer goes ahead. */
+static void a_killed_recorders_session_does_not_hold_the_file(void **state)
+{
+	const char *path = scratch_path("killed.db");
+	struct run fl, r;
+
+	(void)state;
+	start_long_recording(&fl, path);
+	kill(fl.pid, SIGKILL);
+	run_wait(&fl);
+	assert_int_equal(db_int(path, "SELECT count(*) FROM session WHERE "
+				"status = 'recording'"), 1);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", path, "--", "true",
+				       NULL), 0);
+	assert_int_equal(db_int(path, "SELECT count(*) FROM session WHERE "
+				"status = 'complete'"), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +337,8 @@ int main(void)
 		cmocka_unit_test(a_new_database_carries_faultlines_application_id),
 		cmocka_unit_test(record_refuses_a_link_another_user_planted_in_a_sticky_dir),
 		cmocka_unit_test(a_new_recording_is_readable_by_its_owner_only),
+		cmocka_unit_test_teardown(a_second_writer_is_refused_at_once_and_the_recording_completes, kill_leftovers),
+		cmocka_unit_test_teardown(a_killed_recorders_session_does_not_hold_the_file, kill_leftovers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
