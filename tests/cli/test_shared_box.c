@@ -196,6 +196,68 @@ static void a_new_recording_is_readable_by_its_owner_only(void **state)
 	assert_int_equal(sb.st_mode & 07777, 0600);
 }
 
+/* export's outputs hold what the database does: never written through
+ * a link another user planted, and readable by their owner only. */
+static void export_refuses_a_link_another_user_planted_in_a_sticky_dir(void **state)
+{
+	const char *dir = sticky_dir(), *db = scratch_path("exp.db");
+	const char *target = scratch_path("root-only");
+	char link_dir[256], link_file[256], slash[260], victim[300];
+	struct run r;
+	int uid = nobody_uid();
+
+	(void)state;
+	if (uid < 0)
+		return;
+	assert_int_equal(mkdir(target, 0700), 0);
+	snprintf(victim, sizeof(victim), "%s/trace.json", target);
+	snprintf(link_dir, sizeof(link_dir), "%s/out", dir);
+	snprintf(link_file, sizeof(link_file), "%s/trace.json", dir);
+	snprintf(slash, sizeof(slash), "%s/", link_dir);
+	plant_link(uid, target, link_dir);
+	plant_link(uid, victim, link_file);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "--", "true",
+				       NULL), 0);
+	assert_int_equal(run_faultline(&r, "export", db, "--format", "csv", "-o",
+				       link_dir, NULL), 1);
+	assert_non_null(strstr(r.err, "is a symbolic link"));
+	assert_int_equal(run_faultline(&r, "export", db, "--format", "csv", "-o",
+				       slash, NULL), 1);
+	assert_non_null(strstr(r.err, "is a symbolic link"));
+	assert_int_equal(run_faultline(&r, "export", db, "--format", "chrome-trace",
+				       "-o", link_file, NULL), 1);
+	assert_non_null(strstr(r.err, "is a symbolic link"));
+	/* Nothing landed where the links point. */
+	assert_int_equal(rmdir(target), 0);
+	sticky_dir_remove(dir);
+}
+
+static void export_outputs_are_readable_by_their_owner_only(void **state)
+{
+	const char *db = scratch_path("expmode.db"), *dir = scratch_path("csv");
+	const char *trace = scratch_path("trace.json");
+	char session_csv[300];
+	struct stat sb;
+	struct run r;
+	mode_t old = umask(022);
+
+	(void)state;
+	snprintf(session_csv, sizeof(session_csv), "%s/session.csv", dir);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "--", "true",
+				       NULL), 0);
+	assert_int_equal(run_faultline(&r, "export", db, "--format", "csv", "-o",
+				       dir, NULL), 0);
+	assert_int_equal(run_faultline(&r, "export", db, "--format", "chrome-trace",
+				       "-o", trace, NULL), 0);
+	umask(old);
+	assert_int_equal(stat(dir, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0700);
+	assert_int_equal(stat(session_csv, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	assert_int_equal(stat(trace, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+}
+
 static void another_programs_file_with_a_schema_version_is_left_byte_for_byte(void **state)
 {
 	const char *path = scratch_path("app4.db");
@@ -337,6 +399,8 @@ int main(void)
 		cmocka_unit_test(a_new_database_carries_faultlines_application_id),
 		cmocka_unit_test(record_refuses_a_link_another_user_planted_in_a_sticky_dir),
 		cmocka_unit_test(a_new_recording_is_readable_by_its_owner_only),
+		cmocka_unit_test(export_refuses_a_link_another_user_planted_in_a_sticky_dir),
+		cmocka_unit_test(export_outputs_are_readable_by_their_owner_only),
 		cmocka_unit_test_teardown(a_second_writer_is_refused_at_once_and_the_recording_completes, kill_leftovers),
 		cmocka_unit_test_teardown(a_killed_recorders_session_does_not_hold_the_file, kill_leftovers),
 	};
