@@ -343,10 +343,29 @@ static int held_by_writer(const char *path, int fd, struct errmsg *e)
 			  path);
 }
 
+/* Is path's directory sticky and writable by everyone, as /tmp is? */
+static int in_shared_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	struct stat sb;
+	char *dir;
+	int shared;
+
+	if (!slash)
+		return stat(".", &sb) == 0 && (sb.st_mode & S_ISVTX) &&
+		       (sb.st_mode & S_IWOTH);
+	dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	shared = !dir || (stat(dir, &sb) == 0 && (sb.st_mode & S_ISVTX) &&
+			  (sb.st_mode & S_IWOTH));
+	free(dir);
+	return shared;
+}
+
 /*
  * Opens path for writing as faultline's own file: never through a
  * symbolic link (one another user planted in /tmp would have root write
- * where the link points), only a regular file, created 0600 (less the
+ * where the link points), only a regular file, and not one another user
+ * owns in a sticky directory everyone may write, created 0600 (less the
  * umask: a recording holds every process's mappings and kernel
  * addresses), and locked against a second writer.  SQLite opens the path
  * again afterwards; the caller checks it found the same file.  The
@@ -356,33 +375,42 @@ static int open_own(const char *path, struct stat *sb, struct errmsg *e)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY |
 		      O_NONBLOCK | O_CLOEXEC, 0600);
+	int err = errno;
 	struct stat link;
 
 	/* O_NOFOLLOW fails with ELOOP on a link, but O_CREAT on a dangling
 	 * one can fail first with EACCES: the link is what to name. */
-	if (fd < 0 && (errno == ELOOP || (lstat(path, &link) == 0 &&
-					  S_ISLNK(link.st_mode))))
+	if (fd < 0 && (err == ELOOP || (lstat(path, &link) == 0 &&
+					S_ISLNK(link.st_mode))))
 		return errmsg_set(e, ELOOP, "cannot write '%s': it is a symbolic "
 				  "link, and faultline writes no file through one "
 				  "(another user may have made it); remove it, or "
 				  "give the path it points to", path);
-	if (fd < 0 && errno == EISDIR)
+	if (fd < 0 && err == EISDIR)
 		return errmsg_set(e, EISDIR, "cannot open '%s': it is a directory; "
 				  "give a file name", path);
 	if (fd < 0)
-		return errmsg_set(e, errno, "cannot open '%s': %s; check that its "
+		return errmsg_set(e, err, "cannot open '%s': %s; check that its "
 				  "directory exists and is writable", path,
-				  strerror(errno));
+				  strerror(err));
 	if (fstat(fd, sb) < 0 || !S_ISREG(sb->st_mode)) {
 		close(fd);
 		return errmsg_set(e, EINVAL, "cannot write '%s': it is not a "
 				  "regular file; give a file name", path);
 	}
+	/* The same trap without a link: a file another user made in /tmp
+	 * for root to fill, then read (the kernel's protected_regular). */
+	if (sb->st_uid != geteuid() && in_shared_dir(path)) {
+		close(fd);
+		return errmsg_set(e, EPERM, "cannot write '%s': it belongs to another "
+				  "user (uid %u), in a directory everyone may write; "
+				  "they may have made it for faultline to fill: remove "
+				  "it, or write elsewhere", path, (unsigned)sb->st_uid);
+	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		int err = errno == EWOULDBLOCK ? held_by_writer(path, fd, e)
+		err = errno == EWOULDBLOCK ? held_by_writer(path, fd, e)
 			: errmsg_set(e, errno, "cannot lock '%s': %s", path,
 				     strerror(errno));
-
 		close(fd);
 		return err;
 	}

@@ -179,6 +179,31 @@ static void record_refuses_a_link_another_user_planted_in_a_sticky_dir(void **st
 	sticky_dir_remove(dir);
 }
 
+/* Without a link: a file another user made in /tmp, for root to fill
+ * with a recording they then read. */
+static void record_refuses_a_file_another_user_made_in_a_sticky_dir(void **state)
+{
+	const char *dir = sticky_dir();
+	char path[256];
+	char *argv[] = { "/usr/bin/touch", path, NULL };
+	struct stat sb;
+	struct run r;
+	int uid = nobody_uid();
+
+	(void)state;
+	if (uid < 0)
+		return;
+	snprintf(path, sizeof(path), "%s/bait.db", dir);
+	run_start_as(&r, uid, argv);
+	assert_int_equal(run_wait(&r), 0);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", path, "--", "true",
+				       NULL), 1);
+	assert_non_null(strstr(r.err, "belongs to another user"));
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_size, 0);
+	sticky_dir_remove(dir);
+}
+
 /* A recording holds every traced process's mappings and the kernel's
  * addresses: readable by its owner only, whatever the umask allows. */
 static void a_new_recording_is_readable_by_its_owner_only(void **state)
@@ -398,6 +423,7 @@ int main(void)
 		cmocka_unit_test(a_file_with_another_application_id_is_refused),
 		cmocka_unit_test(a_new_database_carries_faultlines_application_id),
 		cmocka_unit_test(record_refuses_a_link_another_user_planted_in_a_sticky_dir),
+		cmocka_unit_test(record_refuses_a_file_another_user_made_in_a_sticky_dir),
 		cmocka_unit_test(a_new_recording_is_readable_by_its_owner_only),
 		cmocka_unit_test(export_refuses_a_link_another_user_planted_in_a_sticky_dir),
 		cmocka_unit_test(export_outputs_are_readable_by_their_owner_only),
