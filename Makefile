@@ -236,6 +236,7 @@ TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
 	   $(BUILD)/tests/test_pt \
 	   $(BUILD)/tests/test_export $(BUILD)/tests/test_plot \
 	   $(BUILD)/tests/test_upgrade $(BUILD)/tests/test_merge \
+	   $(BUILD)/tests/test_shared_box \
 	   $(FUZZ_REPLAY_BIN) tests/man_vs_help.sh
 # export --to and query on PostgreSQL
 TEST_BIN += $(BUILD)/tests/test_pg
@@ -306,6 +307,9 @@ $(BUILD)/tests/test_upgrade: tests/cli/test_upgrade.c tests/integration/run.h $(
 	$(link_test)
 
 $(BUILD)/tests/test_merge: tests/cli/test_merge.c tests/integration/run.h $(LIB_OBJ)
+	$(link_test)
+
+$(BUILD)/tests/test_shared_box: tests/cli/test_shared_box.c tests/integration/run.h $(LIB_OBJ)
 	$(link_test)
 
 $(BUILD)/tests/test_pt: tests/cli/test_pt.c tests/integration/run.h tests/unit/pt_db.h \

@@ -21,7 +21,7 @@ static int run(const char *path)
 {
 	struct errmsg e;
 	sqlite3 *db = NULL;
-	int from = 0;
+	int from = 0, marked;
 
 	errmsg_init(&e);
 	if (access(path, F_OK) < 0)
@@ -35,15 +35,29 @@ static int run(const char *path)
 		return error("upgrade", "'%s' is not a faultline database (it "
 			     "has no schema version): nothing to upgrade", path), 1;
 	if (from == SCHEMA_VERSION) {
-		printf("'%s' is schema %d already: nothing to do\n", path, from);
-		return 0;
+		/* faultline's (db_open_read refuses another program's file),
+		 * and marked as such unless written before the mark. */
+		if (db_open_read(path, &db, &e) < 0)
+			return error("upgrade", "%s", e.text), 1;
+		marked = db_application_id(db) == FL_APPLICATION_ID;
+		db_close(db);
+		db = NULL;
+		if (marked) {
+			printf("'%s' is schema %d already: nothing to do\n", path, from);
+			return 0;
+		}
 	}
 	if (db_open_write(path, &db, &e) < 0 || db_end_write(db, path, &e) < 0) {
 		db_close(db);
 		return error("upgrade", "%s", e.text), 1;
 	}
 	db_close(db);
-	printf("upgraded '%s' from schema %d to %d\n", path, from, SCHEMA_VERSION);
+	if (from == SCHEMA_VERSION)
+		printf("'%s' is schema %d already; marked it as faultline's "
+		       "(application_id)\n", path, from);
+	else
+		printf("upgraded '%s' from schema %d to %d\n", path, from,
+		       SCHEMA_VERSION);
 	return 0;
 }
 

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,25 +141,60 @@ static int write_table(sqlite3 *db, const char *db_path,
 	return err;
 }
 
-/* Makes dir unless it is a directory already; *made says which. */
-static int make_dir(const char *dir, int *made, struct errmsg *e)
+/* open_dir's work, on dir without its trailing slashes (bare): "link/"
+ * would resolve the link before lstat or O_NOFOLLOW saw it. */
+static int open_bare(const char *bare, const char *dir, int *made,
+		     struct errmsg *e)
 {
 	struct stat sb;
+	int fd;
 
-	*made = 0;
-	if (stat(dir, &sb) == 0) {
-		if (S_ISDIR(sb.st_mode))
-			return 0;
-		return errmsg_set(e, ENOTDIR, "cannot write into '%s': it is a file, "
-				  "and --format csv writes a directory of files; "
-				  "give a directory", dir);
-	}
-	if (mkdir(dir, 0777) != 0)
+	if (lstat(bare, &sb) == 0) {
+		if (S_ISLNK(sb.st_mode))
+			return errmsg_set(e, ELOOP, "cannot write into '%s': it is a "
+					  "symbolic link, and faultline writes no file "
+					  "through one (another user may have made it); "
+					  "remove it, or give the directory it points to",
+					  dir);
+		if (!S_ISDIR(sb.st_mode))
+			return errmsg_set(e, ENOTDIR, "cannot write into '%s': it is a "
+					  "file, and --format csv writes a directory of "
+					  "files; give a directory", dir);
+	} else if (mkdir(bare, 0700) != 0) {
 		return errmsg_set(e, errno, "cannot create directory '%s': %s%s", dir,
 				  strerror(errno), errno == ENOENT ?
 				  "; create its parent first" : "");
-	*made = 1;
-	return 0;
+	} else {
+		*made = 1;
+	}
+	fd = open(bare, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errmsg_set(e, errno, "cannot open directory '%s': %s", dir,
+				  strerror(errno));
+	return fd;
+}
+
+/*
+ * Makes dir (0700: the files hold what the database does) unless it is a
+ * directory already, *made says which, and opens it: the descriptor, or
+ * a negative errno with e set.  A symbolic link as dir is refused, as
+ * for every output (out_file.h): the files are written relative to the
+ * descriptor, so a directory swapped for a link later is not followed.
+ */
+static int open_dir(const char *dir, int *made, struct errmsg *e)
+{
+	char *bare = strdup(dir);
+	size_t n = bare ? strlen(bare) : 0;
+	int fd;
+
+	*made = 0;
+	if (!bare)
+		return errmsg_set(e, ENOMEM, "out of memory");
+	while (n > 1 && bare[n - 1] == '/')
+		bare[--n] = '\0';
+	fd = open_bare(bare, dir, made, e);
+	free(bare);
+	return fd;
 }
 
 static const char *where_of(const char *name, int has_session)
@@ -207,27 +243,30 @@ static int list_tables(sqlite3 *db, const char *db_path, struct table_ref **out,
 	return 0;
 }
 
+/* "<table>.csv" in dir (dir NULL: the name alone).  Caller frees. */
 static char *file_of(const char *dir, const char *table)
 {
 	char *path;
 
-	return asprintf(&path, "%s/%s.csv", dir, table) < 0 ? NULL : path;
+	return asprintf(&path, "%s%s%s.csv", dir ? dir : "", dir ? "/" : "",
+			table) < 0 ? NULL : path;
 }
 
 /* Writes every table's file, then renames them all into place. */
 static int write_all(sqlite3 *db, const char *db_path, const struct session_info *s,
-		     const char *dir, const struct table_ref *t, size_t nt,
+		     const char *dir, int dirfd, const struct table_ref *t, size_t nt,
 		     struct out_file *files, struct csv_counts *count, struct errmsg *e)
 {
 	size_t opened = 0;
 	int err = 0;
 
 	for (size_t i = 0; err == 0 && i < nt; i++) {
-		char *path = file_of(dir, t[i].name);
+		char *path = file_of(dir, t[i].name), *name = file_of(NULL, t[i].name);
 
-		err = path ? out_file_open(&files[i], path, e)
+		err = path && name ? out_file_open_at(&files[i], dirfd, name, path, e)
 			   : errmsg_set(e, ENOMEM, "out of memory");
 		free(path);
+		free(name);
 		if (err == 0)
 			opened = i + 1;
 		if (err == 0)
@@ -242,11 +281,11 @@ static int write_all(sqlite3 *db, const char *db_path, const struct session_info
 		count->files += err == 0;
 	}
 	for (size_t i = 0; err < 0 && i < count->files; i++) {
-		char *path = file_of(dir, t[i].name);
+		char *name = file_of(NULL, t[i].name);
 
-		if (path)
-			unlink(path);
-		free(path);
+		if (name)
+			unlinkat(dirfd, name, 0);
+		free(name);
 	}
 	for (size_t i = 0; i < opened; i++)
 		out_file_abort(&files[i]);
@@ -260,14 +299,16 @@ int csv_export(sqlite3 *db, const char *db_path, const struct session_info *s,
 	struct table_ref *t = NULL;
 	struct out_file *files = NULL;
 	size_t nt = 0;
-	int made = 0, err = list_tables(db, db_path, &t, &nt, e);
+	int made = 0, dirfd = -1, err = list_tables(db, db_path, &t, &nt, e);
 
 	if (err == 0 && !(files = calloc(nt ? nt : 1, sizeof(*files))))
 		err = errmsg_set(e, ENOMEM, "out of memory");
 	if (err == 0)
-		err = make_dir(dir, &made, e);
-	if (err == 0)
-		err = write_all(db, db_path, s, dir, t, nt, files, &count, e);
+		err = dirfd = open_dir(dir, &made, e);
+	if (err >= 0)
+		err = write_all(db, db_path, s, dir, dirfd, t, nt, files, &count, e);
+	if (dirfd >= 0)
+		close(dirfd);
 	if (err < 0 && made)
 		rmdir(dir);
 	free(files);

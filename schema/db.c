@@ -3,9 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "../common/array.h"
 #include "../common/strbuf.h"
 #include "db.h"
 #include "upgrade.h"
@@ -94,55 +98,113 @@ static int int_pragma(sqlite3 *db, const char *sql, int *out)
 	return rc;
 }
 
-/*
- * A file with no tables gets the schema; one with user_version ==
- * SCHEMA_VERSION is ours; one of an older schema this build knows is
- * upgraded when opened for writing, and refused with the command that
- * upgrades it when opened for reading (a reader writes nothing); anything
- * else is refused with the reason.
- */
-static int check_or_create(sqlite3 *db, const char *path, int writable,
-			   struct errmsg *e)
-{
-	int version = 0, tables = 0, rc;
+/* Tables every faultline database has had since the oldest schema this
+ * build upgrades: an older file without faultline's application_id is
+ * recognised by them. */
+static const char *const own_tables[] = {
+	"session", "thread", "fault", "mapping", "lost",
+};
 
-	rc = int_pragma(db, "PRAGMA user_version", &version);
+/* Has db the first n of own_tables? */
+static int has_own_tables(sqlite3 *db, size_t n)
+{
+	for (size_t i = 0; i < n && i < sizeof(own_tables) / sizeof(own_tables[0]); i++) {
+		sqlite3_stmt *st = NULL;
+		int found = 0;
+
+		if (sqlite3_prepare_v2(db, "SELECT 1 FROM main.sqlite_master WHERE "
+				       "type = 'table' AND name = ?", -1, &st,
+				       NULL) == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, own_tables[i], -1, SQLITE_STATIC);
+			found = sqlite3_step(st) == SQLITE_ROW;
+		}
+		sqlite3_finalize(st);
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * What the file at db is, decided by reading only: *version is 0 for a
+ * file with no tables (it gets the schema), SCHEMA_VERSION for one this
+ * build reads, or an older schema this build upgrades when writable (a
+ * reader is refused with the command that upgrades it: it writes
+ * nothing).  A file is faultline's by its application_id, or, written
+ * before faultline set one, by its tables; any other SQLite file is
+ * refused, whatever its user_version, and left as it is.
+ */
+static int check_file(sqlite3 *db, const char *path, int writable,
+		      int *version, struct errmsg *e)
+{
+	int app = 0, tables = 0, rc;
+
+	*version = 0;
+	rc = int_pragma(db, "PRAGMA user_version", version);
+	if (rc == SQLITE_OK)
+		rc = int_pragma(db, "PRAGMA application_id", &app);
 	if (rc == SQLITE_OK)
 		rc = int_pragma(db, "SELECT count(*) FROM sqlite_master", &tables);
 	if (rc != SQLITE_OK)
 		return db_fail(db, rc, path, "cannot read", e);
-	if (version == SCHEMA_VERSION)
+	if (app != 0 && app != FL_APPLICATION_ID)
+		return errmsg_set(e, EINVAL, "cannot use '%s': it is a SQLite "
+				  "database of another program (application_id "
+				  "0x%08x), not faultline's; choose another file",
+				  path, (unsigned)app);
+	if (tables == 0 && *version == 0) {
+		if (!writable)
+			return errmsg_set(e, EINVAL, "cannot read '%s': it is not a "
+					  "faultline database (no tables); check the "
+					  "path", path);
 		return 0;
-	if (version > SCHEMA_VERSION)
-		return errmsg_set(e, EPROTO, "cannot use '%s': it was written by a "
-				  "newer faultline (schema %d, this one reads %d); "
-				  "upgrade faultline", path, version, SCHEMA_VERSION);
-	if (version >= SCHEMA_VERSION_UPGRADABLE && writable)
-		return db_upgrade(db, path, version, e);
-	if (version >= SCHEMA_VERSION_UPGRADABLE)
-		return errmsg_set(e, EPROTO, "cannot read '%s': it was written by an "
-				  "older faultline (schema %d, this one reads %d); "
-				  "upgrade it in place with 'faultline upgrade %s'",
-				  path, version, SCHEMA_VERSION, path);
-	if (version > 0)
-		return errmsg_set(e, EPROTO, "cannot use '%s': it was written by an "
-				  "older faultline (schema %d; this one upgrades %d "
-				  "and later); record into a new file", path, version,
-				  SCHEMA_VERSION_UPGRADABLE);
-	if (tables > 0)
+	}
+	/* Schemas older than SCHEMA_VERSION_UPGRADABLE are only named in
+	 * the refusal: their session table is enough to know them by. */
+	if (app == 0 && (*version == 0 ||
+			 !has_own_tables(db, *version < SCHEMA_VERSION_UPGRADABLE ?
+					 1 : (size_t)-1)))
 		return errmsg_set(e, EINVAL, "cannot use '%s': it is a SQLite "
 				  "database, but not faultline's; choose another file",
 				  path);
-	if (!writable)
-		return errmsg_set(e, EINVAL, "cannot read '%s': it is not a "
-				  "faultline database (no tables); check the path",
-				  path);
+	if (*version == SCHEMA_VERSION)
+		return 0;
+	if (*version > SCHEMA_VERSION)
+		return errmsg_set(e, EPROTO, "cannot use '%s': it was written by a "
+				  "newer faultline (schema %d, this one reads %d); "
+				  "upgrade faultline", path, *version, SCHEMA_VERSION);
+	if (*version >= SCHEMA_VERSION_UPGRADABLE && writable)
+		return 0;
+	if (*version >= SCHEMA_VERSION_UPGRADABLE)
+		return errmsg_set(e, EPROTO, "cannot read '%s': it was written by an "
+				  "older faultline (schema %d, this one reads %d); "
+				  "upgrade it in place with 'faultline upgrade %s'",
+				  path, *version, SCHEMA_VERSION, path);
+	return errmsg_set(e, EPROTO, "cannot use '%s': it was written by an "
+			  "older faultline (schema %d; this one upgrades %d "
+			  "and later); record into a new file", path, *version,
+			  SCHEMA_VERSION_UPGRADABLE);
+}
+
+/* Gives a file check_file accepted for writing the schema (version 0),
+ * brings an older one up to date, and marks it as faultline's. */
+static int create_or_upgrade(sqlite3 *db, const char *path, int version,
+			     struct errmsg *e)
+{
+	int rc;
+
+	if (version != 0 && version < SCHEMA_VERSION)
+		return db_upgrade(db, path, version, e);
+	if (version != 0)
+		return exec(db, "PRAGMA application_id = " FL_STR(FL_APPLICATION_ID),
+			    path, "cannot write", e);
 	rc = exec(db, "BEGIN IMMEDIATE", path, "cannot create", e);
 	if (rc == 0)
 		rc = exec(db, schema_sql, path, "cannot create", e);
 	if (rc == 0)
-		rc = exec(db, "PRAGMA user_version = " FL_STR(SCHEMA_VERSION) "; COMMIT", path,
-			  "cannot create", e);
+		rc = exec(db, "PRAGMA application_id = " FL_STR(FL_APPLICATION_ID) ";"
+			  " PRAGMA user_version = " FL_STR(SCHEMA_VERSION) "; COMMIT",
+			  path, "cannot create", e);
 	if (rc < 0)
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
@@ -165,18 +227,239 @@ static int open_db(const char *path, int flags, sqlite3 **out,
 	return 0;
 }
 
+/*
+ * The writer's lock: each open writer holds an flock(2) on its own
+ * descriptor of the file, exclusive, for as long as its handle is open,
+ * so a second faultline writer is refused before it touches the file
+ * (before SQLite takes any lock that would hold the first one up).  An
+ * flock is the kernel's, dropped when its holder dies, so a recorder
+ * killed mid-session leaves no lock behind.  It is apart from SQLite's
+ * own fcntl locks, and closing it cannot drop those; it is closed only
+ * after SQLite has closed the file (db_close).
+ */
+struct writer_lock {
+	sqlite3 *db;		/* borrowed: the handle db_open_write made */
+	int fd;			/* owned: the descriptor holding the flock */
+};
+static struct writer_lock *writer_locks;	/* owned; few: one per writer open */
+static size_t nwriter_locks, writer_locks_cap;
+
+static int keep_writer_lock(sqlite3 *db, int fd)
+{
+	if (ARRAY_RESERVE(writer_locks, writer_locks_cap, nwriter_locks + 1) < 0)
+		return -ENOMEM;
+	writer_locks[nwriter_locks++] = (struct writer_lock){ db, fd };
+	return 0;
+}
+
+static void drop_writer_lock(sqlite3 *db)
+{
+	for (size_t i = 0; i < nwriter_locks; i++)
+		if (writer_locks[i].db == db) {
+			close(writer_locks[i].fd);
+			writer_locks[i] = writer_locks[--nwriter_locks];
+			return;
+		}
+}
+
+/* The pid holding an flock on the file fd names, from /proc/locks; 0
+ * when none is found (another pid namespace, no /proc). */
+static pid_t flock_holder(int fd)
+{
+	struct stat sb;
+	char line[256];
+	pid_t pid = 0;
+	FILE *f;
+
+	if (fstat(fd, &sb) < 0 || !(f = fopen("/proc/locks", "re")))
+		return 0;
+	/* "1: FLOCK  ADVISORY  WRITE 4242 fe:01:1234 0 EOF" */
+	while (!pid && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		unsigned long long ino;
+		int p;
+
+		if (strstr(line, " FLOCK ") && !strstr(line, "->") &&
+		    sscanf(strstr(line, "FLOCK"), "FLOCK %*s %*s %d %x:%x:%llu",
+			   &p, &maj, &min, &ino) == 4 &&
+		    maj == major(sb.st_dev) && min == minor(sb.st_dev) &&
+		    ino == (unsigned long long)sb.st_ino)
+			pid = p;
+	}
+	fclose(f);
+	return pid;
+}
+
+static int pid_alive(pid_t pid)
+{
+	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+/* The newest session of path whose status is 'recording' and whose
+ * recorder is alive: *session and *pid, or 0 in both.  Reads only. */
+static void live_recording(const char *path, long long *session, pid_t *pid)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	struct errmsg ignored;
+
+	*session = 0;
+	*pid = 0;
+	if (open_db(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, &db,
+		    &ignored) < 0)
+		return;
+	if (sqlite3_prepare_v2(db, "SELECT session_id, recorder_pid FROM session"
+			       " WHERE status = 'recording' ORDER BY session_id DESC",
+			       -1, &st, NULL) == SQLITE_OK)
+		while (sqlite3_step(st) == SQLITE_ROW)
+			if (pid_alive((pid_t)sqlite3_column_int(st, 1))) {
+				*session = sqlite3_column_int64(st, 0);
+				*pid = (pid_t)sqlite3_column_int(st, 1);
+				break;
+			}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/* The message for a file another faultline writer holds (fd: ours,
+ * whose flock was refused). */
+static int held_by_writer(const char *path, int fd, struct errmsg *e)
+{
+	pid_t holder = flock_holder(fd), pid;
+	long long session;
+
+	live_recording(path, &session, &pid);
+	if (session && (!holder || holder == pid))
+		return errmsg_set(e, EBUSY, "cannot write '%s': faultline record "
+				  "(pid %d) is recording session %lld into it; wait "
+				  "for it to end, or write another file", path,
+				  (int)pid, session);
+	if (holder)
+		return errmsg_set(e, EBUSY, "cannot write '%s': another faultline "
+				  "(pid %d) is writing it; wait for it to end, or "
+				  "write another file", path, (int)holder);
+	return errmsg_set(e, EBUSY, "cannot write '%s': another faultline is "
+			  "writing it; wait for it to end, or write another file",
+			  path);
+}
+
+/* Is path's directory sticky and writable by everyone, as /tmp is? */
+static int in_shared_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	struct stat sb;
+	char *dir;
+	int shared;
+
+	if (!slash)
+		return stat(".", &sb) == 0 && (sb.st_mode & S_ISVTX) &&
+		       (sb.st_mode & S_IWOTH);
+	dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	shared = !dir || (stat(dir, &sb) == 0 && (sb.st_mode & S_ISVTX) &&
+			  (sb.st_mode & S_IWOTH));
+	free(dir);
+	return shared;
+}
+
+/*
+ * Opens path for writing as faultline's own file: never through a
+ * symbolic link (one another user planted in /tmp would have root write
+ * where the link points), only a regular file, and not one another user
+ * owns in a sticky directory everyone may write, created 0600 (less the
+ * umask: a recording holds every process's mappings and kernel
+ * addresses), and locked against a second writer.  SQLite opens the path
+ * again afterwards; the caller checks it found the same file.  The
+ * descriptor (owned by the caller), or a negative errno with e set.
+ */
+static int open_own(const char *path, struct stat *sb, struct errmsg *e)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY |
+		      O_NONBLOCK | O_CLOEXEC, 0600);
+	int err = errno;
+	struct stat link;
+
+	/* O_NOFOLLOW fails with ELOOP on a link, but O_CREAT on a dangling
+	 * one can fail first with EACCES: the link is what to name. */
+	if (fd < 0 && (err == ELOOP || (lstat(path, &link) == 0 &&
+					S_ISLNK(link.st_mode))))
+		return errmsg_set(e, ELOOP, "cannot write '%s': it is a symbolic "
+				  "link, and faultline writes no file through one "
+				  "(another user may have made it); remove it, or "
+				  "give the path it points to", path);
+	if (fd < 0 && err == EISDIR)
+		return errmsg_set(e, EISDIR, "cannot open '%s': it is a directory; "
+				  "give a file name", path);
+	if (fd < 0)
+		return errmsg_set(e, err, "cannot open '%s': %s; check that its "
+				  "directory exists and is writable", path,
+				  strerror(err));
+	if (fstat(fd, sb) < 0 || !S_ISREG(sb->st_mode)) {
+		close(fd);
+		return errmsg_set(e, EINVAL, "cannot write '%s': it is not a "
+				  "regular file; give a file name", path);
+	}
+	/* The same trap without a link: a file another user made in /tmp
+	 * for root to fill, then read (the kernel's protected_regular). */
+	if (sb->st_uid != geteuid() && in_shared_dir(path)) {
+		close(fd);
+		return errmsg_set(e, EPERM, "cannot write '%s': it belongs to another "
+				  "user (uid %u), in a directory everyone may write; "
+				  "they may have made it for faultline to fill: remove "
+				  "it, or write elsewhere", path, (unsigned)sb->st_uid);
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		err = errno == EWOULDBLOCK ? held_by_writer(path, fd, e)
+			: errmsg_set(e, errno, "cannot lock '%s': %s", path,
+				     strerror(errno));
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Is path still the file fd holds open (not swapped since)? */
+static int same_file(const char *path, const struct stat *sb)
+{
+	struct stat now;
+
+	return lstat(path, &now) == 0 && S_ISREG(now.st_mode) &&
+	       now.st_dev == sb->st_dev && now.st_ino == sb->st_ino;
+}
+
 int db_open_write(const char *path, sqlite3 **out, struct errmsg *e)
 {
 	sqlite3 *db = NULL;
 	struct stat sb;
-	int err;
+	int err, fd, version = 0;
 
-	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-		return errmsg_set(e, EISDIR, "cannot open '%s': it is a directory; "
-				  "give a file name", path);
-	err = open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &db, e);
-	if (err < 0)
-		return err;
+	fd = open_own(path, &sb, e);
+	if (fd < 0)
+		return fd;
+	/* An existing file is judged read-only first: another program's
+	 * file is refused byte for byte as it was (the WAL switch below
+	 * writes its header). */
+	err = 0;
+	if (sb.st_size > 0) {
+		err = open_db(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW,
+			      &db, e);
+		/* A hot journal (a writer died mid-transaction) cannot be
+		 * read read-only: the connection below rolls it back, as
+		 * any opener would, and judges the file before it writes. */
+		if (err == 0 && (int_pragma(db, "PRAGMA user_version", &version)
+				 & 0xff) != SQLITE_READONLY)
+			err = check_file(db, path, 1, &version, e);
+		sqlite3_close(db);
+		db = NULL;
+	}
+	if (err == 0)
+		err = open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW,
+			      &db, e);
+	if (err == 0 && !same_file(path, &sb))
+		err = errmsg_set(e, EAGAIN, "cannot write '%s': it was replaced while "
+				 "faultline opened it; check who else writes there",
+				 path);
+	if (err == 0)
+		err = check_file(db, path, 1, &version, e);
 	/* 64 KiB pages (a new file only; before WAL, which fixes the size):
 	 * the loader wrote 1.67M thread_state rows/s with them against 1.18M
 	 * with 4 KiB ones (bench/schema/loader_rate.c's table, same run).
@@ -186,15 +469,23 @@ int db_open_write(const char *path, sqlite3 **out, struct errmsg *e)
 	 * checkpoints of 8 MiB (the default 1000 pages is 64 MiB with these
 	 * pages): each holds the loader up for less, so the events queued
 	 * meanwhile, and faultline's memory, stay small. */
-	err = exec(db, "PRAGMA page_size=65536; PRAGMA journal_mode=WAL;"
-		   " PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=128",
-		   path, "cannot open", e);
+	if (err == 0)
+		err = exec(db, "PRAGMA page_size=65536; PRAGMA journal_mode=WAL;"
+			   " PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=128",
+			   path, "cannot open", e);
 	if (err == 0)
 		err = exec(db, "BEGIN IMMEDIATE; COMMIT", path, "cannot write", e);
+	/* Judged again under SQLite's write lock: the file may have
+	 * changed since (by a program other than faultline). */
 	if (err == 0)
-		err = check_or_create(db, path, 1, e);
+		err = check_file(db, path, 1, &version, e);
+	if (err == 0)
+		err = create_or_upgrade(db, path, version, e);
+	if (err == 0 && keep_writer_lock(db, fd) < 0)
+		err = errmsg_set(e, ENOMEM, "out of memory");
 	if (err < 0) {
 		sqlite3_close(db);
+		close(fd);
 		return err;
 	}
 	*out = db;
@@ -295,7 +586,7 @@ int db_open_read(const char *path, sqlite3 **out, struct errmsg *e)
 {
 	sqlite3 *db = NULL;
 	char *uri = NULL;
-	int err, immutable = 0;
+	int err, immutable = 0, version;
 
 	err = read_immutable(path, e, &immutable);
 	if (err == 0 && immutable) {
@@ -308,7 +599,7 @@ int db_open_read(const char *path, sqlite3 **out, struct errmsg *e)
 	free(uri);
 	/* Messages name the path as given, not the URI. */
 	if (err == 0)
-		err = check_or_create(db, path, 0, e);
+		err = check_file(db, path, 0, &version, e);
 	if (err < 0) {
 		sqlite3_close(db);
 		return err;
@@ -375,7 +666,16 @@ int db_file_version(const char *path, int *version, struct errmsg *e)
 	return err;
 }
 
+int db_application_id(sqlite3 *db)
+{
+	int app = 0;
+
+	return int_pragma(db, "PRAGMA application_id", &app) == SQLITE_OK ? app : 0;
+}
+
 void db_close(sqlite3 *db)
 {
 	sqlite3_close(db);
+	/* After SQLite's close: the flock goes last. */
+	drop_writer_lock(db);
 }

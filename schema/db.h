@@ -10,6 +10,12 @@
 #include "../common/errmsg.h"
 
 #define SCHEMA_VERSION 6
+/* faultline's mark in a database file's header (PRAGMA application_id),
+ * "FLTL": set when a file is made or upgraded.  A file with another
+ * mark is another program's; a file with none is faultline's only when
+ * it has faultline's tables (one written before the mark). */
+#define FL_APPLICATION_ID 0x464c544c
+
 /* The oldest schema this build upgrades in place (db_upgrade). */
 #define SCHEMA_VERSION_UPGRADABLE 3
 
@@ -27,9 +33,21 @@
 /*
  * Opens (creating if needed) the database at path for writing, applies
  * the schema to a new file, and checks an existing one is faultline's and
- * of a version this build reads.  Takes the write lock once to fail early
- * (and clearly) when another process holds it.  On success *out is an
- * open handle the caller closes with db_close.  Returns 0 or a negative
+ * of a version this build reads, upgrading an older one.  In order:
+ *
+ *   - the final component of path must not be a symbolic link, and the
+ *     file a regular one; a new file is made 0600 (less the umask);
+ *   - one faultline writer per file: a second one (record, import,
+ *     merge, label, upgrade) is refused here, before it takes any of
+ *     SQLite's locks, with the running recording's session and pid;
+ *   - an existing file is judged read-only first: another program's
+ *     SQLite file (another application_id, or none and not faultline's
+ *     tables) is refused with its bytes untouched;
+ *   - then SQLite's write lock is taken once, to fail early (and
+ *     clearly) when a process other than faultline holds it.
+ *
+ * On success *out is an open handle the caller closes with db_close
+ * (which also lets go of the writer's lock).  Returns 0 or a negative
  * errno with e set.
  */
 int db_open_write(const char *path, sqlite3 **out, struct errmsg *e);
@@ -72,7 +90,12 @@ int db_build_indexes(sqlite3 *db, const char *path, struct errmsg *e);
  * negative errno with e set (no such file, not SQLite). */
 int db_file_version(const char *path, int *version, struct errmsg *e);
 
-/* Closes db (NULL is fine). */
+/* The application_id in db's header: FL_APPLICATION_ID in a file
+ * faultline made or upgraded; 0 in one written before the mark (or
+ * when it cannot be read). */
+int db_application_id(sqlite3 *db);
+
+/* Closes db (NULL is fine); a writer's lock goes with it. */
 void db_close(sqlite3 *db);
 
 /*

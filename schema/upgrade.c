@@ -15,9 +15,10 @@ extern const char indexes_sql[];
 /*
  * The target of an upgrade is schema.sql itself, made in a private
  * in-memory database: the file gains each table and column it lacks, and
- * its views are made again from schema.sql (they hold no rows).  So an
+ * faultline's views are made again from schema.sql (they hold no rows).  So an
  * upgrade step is written once, in schema.sql, as the new table or
- * column; only what ALTER TABLE cannot do is listed here:
+ * column; only what ALTER TABLE cannot do is listed here.  Views of other
+ * names are the user's and stay:
  *
  *   - a table whose constraints changed is rebuilt (renamed aside, made
  *     anew, its rows copied): lost's kind CHECK gained 'spool' in 4;
@@ -86,11 +87,12 @@ static int rebuild_table(sqlite3 *db, sqlite3 *want, const char *table,
 			 const char *path, struct errmsg *e)
 {
 	sqlite3_stmt *st = NULL;
-	struct strbuf sb, cols;
+	struct strbuf sb, cols, keep;
 	int err = 0, n = 0;
 
 	strbuf_init(&sb);
 	strbuf_init(&cols);
+	strbuf_init(&keep);
 	if (sqlite3_prepare_v2(want, "SELECT name FROM pragma_table_info(?)",
 			       -1, &st, NULL) != SQLITE_OK) {
 		err = db_fail(want, sqlite3_errcode(want), path, "cannot upgrade", e);
@@ -103,6 +105,22 @@ static int rebuild_table(sqlite3 *db, sqlite3 *want, const char *table,
 		if (has_column(db, table, c))
 			strbuf_addf(&cols, "%s\"%s\"", n++ ? ", " : "", c);
 	}
+	/* The user's indexes and triggers on the table go with the old one
+	 * (they move with the rename): kept to be made again on the new
+	 * one, as they were.  faultline's own come from indexes.sql. */
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT type, name, sql FROM main.sqlite_master"
+			       " WHERE type IN ('index', 'trigger') AND sql IS NOT NULL"
+			       " AND tbl_name = ?", -1, &st, NULL) != SQLITE_OK) {
+		err = db_fail(db, sqlite3_errcode(db), path, "cannot upgrade", e);
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		if (!has_object(want, (const char *)sqlite3_column_text(st, 0),
+				(const char *)sqlite3_column_text(st, 1)))
+			strbuf_addf(&keep, " %s;", sqlite3_column_text(st, 2));
 	/* legacy_alter_table: the rename must not rewrite the views that
 	 * name the table (they are made again anyway). */
 	strbuf_addf(&sb, "PRAGMA legacy_alter_table = ON;"
@@ -126,11 +144,13 @@ static int rebuild_table(sqlite3 *db, sqlite3 *want, const char *table,
 	strbuf_addf(&sb, "%s; INSERT INTO \"%s\" (%s) SELECT %s FROM \"%s_upgrading\";"
 		    " DROP TABLE \"%s_upgrading\";", sqlite3_column_text(st, 0),
 		    table, strbuf_str(&cols), strbuf_str(&cols), table, table);
+	strbuf_adds(&sb, strbuf_str(&keep));
 	err = run_sb(db, &sb, path, e);
 out:
 	sqlite3_finalize(st);
 	strbuf_release(&sb);
 	strbuf_release(&cols);
+	strbuf_release(&keep);
 	return err;
 }
 
@@ -226,8 +246,11 @@ static int bring_up(sqlite3 *db, sqlite3 *want, const char *path, int from,
 	return err;
 }
 
-/* Views hold no rows: dropped, and made again by bring_up. */
-static int drop_views(sqlite3 *db, const char *path, struct errmsg *e)
+/* faultline's views hold no rows: dropped, and made again by bring_up
+ * from want.  A view of the file that want does not have is the user's,
+ * and stays as it is. */
+static int drop_views(sqlite3 *db, sqlite3 *want, const char *path,
+		      struct errmsg *e)
 {
 	sqlite3_stmt *st = NULL;
 	struct strbuf sb;
@@ -237,8 +260,12 @@ static int drop_views(sqlite3 *db, const char *path, struct errmsg *e)
 	if (sqlite3_prepare_v2(db, "SELECT name FROM main.sqlite_master WHERE "
 			       "type = 'view'", -1, &st, NULL) != SQLITE_OK)
 		return db_fail(db, sqlite3_errcode(db), path, "cannot upgrade", e);
-	while (sqlite3_step(st) == SQLITE_ROW)
-		strbuf_addf(&sb, "DROP VIEW \"%s\";", sqlite3_column_text(st, 0));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+
+		if (has_object(want, "view", name))
+			strbuf_addf(&sb, "DROP VIEW \"%s\";", name);
+	}
 	sqlite3_finalize(st);
 	if (sb.len)
 		err = run_sb(db, &sb, path, e);
@@ -260,11 +287,12 @@ int db_upgrade(sqlite3 *db, const char *path, int from, struct errmsg *e)
 	}
 	err = run(db, "BEGIN IMMEDIATE", path, e);
 	if (err == 0)
-		err = drop_views(db, path, e);
+		err = drop_views(db, want, path, e);
 	if (err == 0)
 		err = bring_up(db, want, path, from, e);
 	if (err == 0)
-		err = run(db, "PRAGMA user_version = " FL_STR(SCHEMA_VERSION) "; COMMIT",
+		err = run(db, "PRAGMA application_id = " FL_STR(FL_APPLICATION_ID) ";"
+			  " PRAGMA user_version = " FL_STR(SCHEMA_VERSION) "; COMMIT",
 			  path, e);
 	if (err < 0)
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);

@@ -12,8 +12,10 @@
 /*
  * Upgrades db (open for writing, at user_version from, with
  * SCHEMA_VERSION_UPGRADABLE <= from < SCHEMA_VERSION) to SCHEMA_VERSION.
- * Every row is kept; sessions get a uuid.  All or nothing: on failure
- * the file is as it was.  0, or a negative errno with e set.
+ * Every row is kept; sessions get a uuid; the file gets faultline's
+ * application_id.  What a user added (views, tables, indexes of names
+ * schema.sql does not use) is kept.  All or nothing: on failure the
+ * file is as it was.  0, or a negative errno with e set.
  */
 int db_upgrade(sqlite3 *db, const char *path, int from, struct errmsg *e);
 

@@ -93,6 +93,8 @@ static void upgrade_keeps_every_row_and_gives_the_new_schema(void **state)
 	assert_true(before[2] > 0 && before[7] > 0 && before[13] > 0);
 	assert_int_equal(run_faultline(&r, "upgrade", db, NULL), 0);
 	assert_non_null(strstr(r.out, "from schema 3 to"));
+	/* Written before faultline marked its files: marked now. */
+	assert_int_equal(db_int(db, "PRAGMA application_id"), FL_APPLICATION_ID);
 	for (size_t i = 0; i < ARRAY_SIZE(tables); i++)
 		assert_int_equal(db_int(db, "SELECT count(*) FROM %s", tables[i]),
 				 before[i]);
@@ -131,6 +133,40 @@ static void recording_into_an_old_file_upgrades_it(void **state)
 	assert_int_equal(db_int(db, "SELECT count(DISTINCT uuid) FROM session"), 3);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM session WHERE "
 				"recorder_pid = %d", (int)r.pid), 1);
+}
+
+/* Views, tables and indexes a user added to an old file are theirs: an
+ * upgrade keeps them, and makes faultline's own views again. */
+static void upgrade_keeps_what_a_user_added(void **state)
+{
+	const char *db = scratch_path("old-user.db");
+	sqlite3 *h = NULL;
+	struct run r;
+
+	(void)state;
+	make_v3(db);
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h,
+		"CREATE VIEW my_majors AS SELECT * FROM fault WHERE kind = 'major';"
+		"CREATE VIEW my_readable AS SELECT count(*) AS n FROM fault_readable;"
+		"CREATE TABLE my_notes (session_id INTEGER, note TEXT);"
+		"INSERT INTO my_notes VALUES (1, 'slow run');"
+		"CREATE INDEX my_lost_kind ON lost (kind);"
+		"CREATE INDEX my_fault_tid ON fault (tid)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(run_faultline(&r, "upgrade", db, NULL), 0);
+	assert_int_equal(db_int(db, "PRAGMA user_version"), SCHEMA_VERSION);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM sqlite_master WHERE "
+				"name IN ('my_majors', 'my_readable', 'my_notes', "
+				"'my_lost_kind', 'my_fault_tid')"), 5);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM my_majors"),
+			 db_int(db, "SELECT count(*) FROM fault WHERE kind = 'major'"));
+	assert_int_equal(db_int(db, "SELECT n FROM my_readable"),
+			 db_int(db, "SELECT count(*) FROM fault"));
+	assert_int_equal(db_int(db, "SELECT count(*) FROM my_notes"), 1);
+	/* faultline's own views are this schema's (schema 3 had no stall). */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM sqlite_master WHERE "
+				"type = 'view' AND name = 'stall'"), 1);
 }
 
 static void schemas_it_cannot_upgrade_are_refused_unchanged(void **state)
@@ -176,6 +212,7 @@ int main(void)
 		cmocka_unit_test(readers_refuse_an_old_file_and_name_the_command),
 		cmocka_unit_test(upgrade_keeps_every_row_and_gives_the_new_schema),
 		cmocka_unit_test(recording_into_an_old_file_upgrades_it),
+		cmocka_unit_test(upgrade_keeps_what_a_user_added),
 		cmocka_unit_test(schemas_it_cannot_upgrade_are_refused_unchanged),
 	};
 
