@@ -227,6 +227,40 @@ static int drain_loop(struct recorder *r, struct spool *sp, const int *abort,
 	return 0;
 }
 
+/* How long a command stopped by a signal or --duration has to exit
+ * while recording goes on; one that takes longer is killed when the
+ * targets are released (target_set_release). */
+#define COMMAND_STOP_WAIT_MS 1000
+
+/*
+ * A signal or --duration ends the command at once, as perf's ends its
+ * workload: SIGTERM now, not after the rings drain, so it does not run on
+ * unrecorded, and its exit is recorded.  The rings are drained while it
+ * goes.
+ */
+static void stop_command(struct recorder *r, struct spool *sp)
+{
+	struct target_set *t = r->cfg.targets;
+	struct pollfd p = { .fd = r->child_pidfd, .events = POLLIN };
+
+	if (t->child <= 0 || t->child_reaped ||
+	    (r->stop != STOP_SIGNAL && r->stop != STOP_DURATION))
+		return;
+	kill(t->child, SIGTERM);
+	for (int waited = 0; waited < COMMAND_STOP_WAIT_MS && !t->child_reaped;
+	     waited += 10) {
+		if (poll(&p, 1, 10) > 0) {
+			int status;
+
+			if (waitpid(t->child, &status, WNOHANG) == t->child) {
+				r->child_status = status;
+				t->child_reaped = 1;
+			}
+		}
+		drain_round(r, sp, 0);
+	}
+}
+
 /* --ready-fd: whoever waits to start a workload until recording is on
  * (a harness, a test) learns it here, once, and sees the fd close. */
 static void say_ready(struct recorder *r)
@@ -256,6 +290,8 @@ int drain_run(struct recorder *r, struct spool *sp, const int *abort,
 		say_ready(r);
 	if (err == 0)
 		err = drain_loop(r, sp, abort, pfds, npfds);
+	if (err == 0)
+		stop_command(r, sp);
 	/* Drain to make room, have the kernel write its pending LOST counts,
 	 * stop every target event, and read what is left: the last anchor
 	 * comes after every record. */

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <dirent.h>
+
 #include "run.h"
 
 #define PAGES 23	/* a prime: no coincidence with batch or ring sizes */
@@ -363,6 +365,82 @@ static void duration_stops_the_recording_and_ends_the_command(void **state)
 				"FROM session"), 1);
 }
 
+/* Has parent a child process whose name (comm) is name?  From /proc. */
+static int child_named(pid_t parent, const char *name)
+{
+	char path[300], buf[512];
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+	int found = 0;
+
+	while (dir && !found && (d = readdir(dir))) {
+		char *close_paren;
+		int ppid;
+
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
+		slurp(path, buf, sizeof(buf));
+		close_paren = strrchr(buf, ')');
+		if (!close_paren || sscanf(close_paren, ") %*c %d", &ppid) != 1 ||
+		    ppid != (int)parent)
+			continue;
+		*close_paren = '\0';
+		found = strchr(buf, '(') && !strcmp(strchr(buf, '(') + 1, name);
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+/* The command's end, as recorded: it was asleep until faultline's signal
+ * woke it, then ran to its exit while recording went on. */
+static void assert_command_ended_recorded(const char *db)
+{
+	assert_int_equal(db_int(db, "SELECT count(*) FROM (SELECT x.state FROM "
+				"thread_state x JOIN thread t USING (session_id, tid) "
+				"WHERE t.comm = 'sleep' ORDER BY x.ts DESC LIMIT 1) WHERE "
+				"state = 'running'"), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state x JOIN thread t "
+				"USING (session_id, tid) JOIN session s USING (session_id) "
+				"WHERE t.comm = 'sleep' AND x.state = 'sleeping' AND "
+				"(x.waker_tid = s.recorder_pid OR x.waker_tid IN (SELECT "
+				"r.tid FROM recorder_thread r WHERE r.session_id = "
+				"s.session_id))"), 1);
+}
+
+/*
+ * A signal or --duration ends the command at once, as perf ends its
+ * workload, so it does not run on unrecorded while the rings drain: its
+ * wake-up by faultline's SIGTERM and its exit are in the recording.
+ */
+static void a_signal_or_duration_ends_the_command_while_recording(void **state)
+{
+	const char *db = scratch_path("stop1.db"), *db2 = scratch_path("stop2.db");
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "--duration",
+				       "0.3s", "--", "/bin/sleep", "30", NULL), 0);
+	assert_command_ended_recorded(db);
+	{
+		char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
+				 (char *)db2, "--", "/bin/sleep", "30", NULL };
+
+		assert_int_equal(start_recording(&r, argv, 30000), 0);
+		/* The command is asleep once it has exec'd sleep: wait until
+		 * faultline's child is named so, then stop faultline. */
+		for (int waited = 0; waited < 10000 && !child_named(r.pid, "sleep");
+		     waited += 10)
+			sleep_ms(10);
+		kill(r.pid, SIGTERM);
+		assert_int_equal(run_wait(&r), 0);
+	}
+	assert_command_ended_recorded(db2);
+	assert_int_equal(db_int(db2, "SELECT count(*) FROM session WHERE status = "
+				"'complete'"), 1);
+}
+
 static void a_command_is_recorded_alongside_every_cpu_targets(void **state)
 {
 	const char *db = scratch_path("cmd-a.db");
@@ -543,6 +621,7 @@ int main(void)
 		cmocka_unit_test_teardown(a_second_recording_adds_a_session_to_the_same_database, kill_leftovers),
 		cmocka_unit_test_teardown(the_summary_reports_counts_and_nothing_lost, kill_leftovers),
 		cmocka_unit_test_teardown(duration_stops_the_recording_and_ends_the_command, kill_leftovers),
+		cmocka_unit_test_teardown(a_signal_or_duration_ends_the_command_while_recording, kill_leftovers),
 		cmocka_unit_test_teardown(a_command_is_recorded_alongside_every_cpu_targets, kill_leftovers),
 		cmocka_unit_test_teardown(faultline_does_not_record_itself_with_a_command, kill_leftovers),
 		cmocka_unit_test_teardown(lost_records_are_stored_and_summarised_on_stderr, kill_leftovers),
