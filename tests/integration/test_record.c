@@ -365,8 +365,10 @@ static void duration_stops_the_recording_and_ends_the_command(void **state)
 				"FROM session"), 1);
 }
 
-/* Has parent a child process whose name (comm) is name?  From /proc. */
-static int child_named(pid_t parent, const char *name)
+/* Has parent a child process named name (comm) asleep (S)?  From /proc:
+ * a command that has exec'd may still be loading, not yet in the wait
+ * the test means to interrupt. */
+static int child_asleep(pid_t parent, const char *name)
 {
 	char path[300], buf[512];
 	struct dirent *d;
@@ -374,7 +376,7 @@ static int child_named(pid_t parent, const char *name)
 	int found = 0;
 
 	while (dir && !found && (d = readdir(dir))) {
-		char *close_paren;
+		char *close_paren, state;
 		int ppid;
 
 		if (d->d_name[0] < '0' || d->d_name[0] > '9')
@@ -382,8 +384,8 @@ static int child_named(pid_t parent, const char *name)
 		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
 		slurp(path, buf, sizeof(buf));
 		close_paren = strrchr(buf, ')');
-		if (!close_paren || sscanf(close_paren, ") %*c %d", &ppid) != 1 ||
-		    ppid != (int)parent)
+		if (!close_paren || sscanf(close_paren, ") %c %d", &state, &ppid) != 2 ||
+		    ppid != (int)parent || state != 'S')
 			continue;
 		*close_paren = '\0';
 		found = strchr(buf, '(') && !strcmp(strchr(buf, '(') + 1, name);
@@ -421,16 +423,15 @@ static void a_signal_or_duration_ends_the_command_while_recording(void **state)
 
 	(void)state;
 	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "--duration",
-				       "0.3s", "--", "/bin/sleep", "30", NULL), 0);
+				       "0.5s", "--", "/bin/sleep", "30", NULL), 0);
 	assert_command_ended_recorded(db);
 	{
 		char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
 				 (char *)db2, "--", "/bin/sleep", "30", NULL };
 
 		assert_int_equal(start_recording(&r, argv, 30000), 0);
-		/* The command is asleep once it has exec'd sleep: wait until
-		 * faultline's child is named so, then stop faultline. */
-		for (int waited = 0; waited < 10000 && !child_named(r.pid, "sleep");
+		/* Stop faultline once its command sleeps in sleep(1)'s wait. */
+		for (int waited = 0; waited < 10000 && !child_asleep(r.pid, "sleep");
 		     waited += 10)
 			sleep_ms(10);
 		kill(r.pid, SIGTERM);
