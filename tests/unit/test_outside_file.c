@@ -17,14 +17,7 @@
 #include <cmocka.h>
 
 #include "../../common/outside_file.h"
-#include "../tmpdir.h"
-
-#define skip_msg(...) do {					\
-		fprintf(stderr, "skipped: ");			\
-		fprintf(stderr, __VA_ARGS__);			\
-		fputc('\n', stderr);				\
-		skip();						\
-	} while (0)
+#include "../integration/run.h"
 
 static char dir[128];
 
