@@ -335,14 +335,6 @@ static void a_new_database_carries_faultlines_application_id(void **state)
 	assert_int_equal(db_int(path, "SELECT count(*) FROM session"), 2);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Starts a recording into path of a command that runs about 3 s, and
  * waits until it records. */
 static void start_long_recording(struct run *fl, const char *path)
@@ -362,7 +354,6 @@ static void a_second_writer_is_refused_at_once_and_the_recording_completes(void 
 	const char *path = scratch_path("busy.db"), *csv = scratch_path("busy.csv");
 	char says[128];
 	struct run fl, r;
-	double t0;
 	FILE *f = fopen(csv, "w");
 
 	(void)state;
@@ -370,9 +361,11 @@ static void a_second_writer_is_refused_at_once_and_the_recording_completes(void 
 	fputs("ts,value\n1795000000,1\n", f);
 	fclose(f);
 	start_long_recording(&fl, path);
+	/* Only the writer's lock, taken before SQLite opens the file, names
+	 * the running recorder: a refusal that says so came before any
+	 * SQLite lock or busy timeout, however loaded the machine. */
 	snprintf(says, sizeof(says), "faultline record (pid %d) is recording "
 		 "session 1 into it", (int)fl.pid);
-	t0 = now_s();
 	assert_int_equal(run_faultline(&r, "record", "-q", "-o", path, "--", "true",
 				       NULL), 1);
 	if (!strstr(r.err, says))
@@ -386,8 +379,6 @@ static void a_second_writer_is_refused_at_once_and_the_recording_completes(void 
 	assert_non_null(strstr(r.err, says));
 	assert_int_equal(run_faultline(&r, "merge", path, scratch_path("none.db"),
 				       NULL), 1);
-	/* Each refusal came before SQLite's busy timeout could pass. */
-	assert_true(now_s() - t0 < 1.5);
 	assert_int_equal(run_faultline(&r, "report", path, NULL), 0);
 	assert_int_equal(run_wait(&fl), 0);
 	assert_int_equal(db_int(path, "SELECT count(*) FROM session"), 1);
