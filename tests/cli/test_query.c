@@ -149,22 +149,29 @@ static void write_file(const char *path, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
-/* Runs 'faultline query FIXTURE NAME args... -f csv' and compares. */
-/* A copy of the fixture, as scratch file name, for a test that adds rows. */
-static const char *fixture_copy(const char *name)
+/* A copy of the fixture as scratch file name, with sql (or NULL) run on
+ * it: for a test that adds or changes rows. */
+static const char *fixture_copy(const char *name, const char *sql)
 {
 	const char *db = scratch_path(name);
-	char sql[512];
+	char vacuum[512];
 	sqlite3 *h = NULL;
 
 	unlink(db);
-	snprintf(sql, sizeof(sql), "VACUUM INTO '%s'", db);
+	snprintf(vacuum, sizeof(vacuum), "VACUUM INTO '%s'", db);
 	assert_int_equal(sqlite3_open(fixture_db(), &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, vacuum, NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h);
+	if (sql) {
+		assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+		if (sqlite3_exec(h, sql, NULL, NULL, NULL) != SQLITE_OK)
+			fail_msg("%s: %s", name, sqlite3_errmsg(h));
+		sqlite3_close(h);
+	}
 	return db;
 }
 
+/* Runs 'faultline query FIXTURE NAME args... -f csv' and compares. */
 static void assert_csv(const char *want, const char *name, ...)
 {
 	char *argv[32];
@@ -235,20 +242,16 @@ static void stalls_near_takes_a_thread_a_session_and_any_duration_unit(void **st
  */
 static void stalls_near_looks_after_an_event_too_and_filters_by_value(void **state)
 {
-	const char *db = fixture_copy("after.db");
+	const char *db = fixture_copy("after.db", "INSERT INTO thread_state (session_id, tid,"
+				      " pid, ts, dur, state, preempted, uncertain) VALUES"
+				      " (2, 102, 100, " T0 "+6010000000, 20000000,"
+				      " 'blocked', 0, 0)");
 	char *argv[] = { (char *)faultline_bin(), "query", (char *)db, "stalls-near",
 			 "metric=nak", "window=0", "after=20ms", "-f", "csv", NULL,
 			 NULL };
 	struct run r;
-	sqlite3 *h = NULL;
 
 	(void)state;
-	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h, "INSERT INTO thread_state (session_id, tid,"
-				      " pid, ts, dur, state, preempted, uncertain) VALUES"
-				      " (2, 102, 100, " T0 "+6010000000, 20000000,"
-				      " 'blocked', 0, 0)", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(h);
 	assert_int_equal(run_argv(&r, argv), 0);
 	assert_string_equal(r.out, "tid,comm,stall,start_utc,dur_ms,waker_tid,waker,"
 			    "events,first_event_utc,before_ms,event_values,stack\r\n"
@@ -290,10 +293,8 @@ static void stalls_near_looks_after_an_event_too_and_filters_by_value(void **sta
  */
 static void findings_that_preceded_an_event_rank_by_the_time_lost_just_before_it(void **state)
 {
-	const char *db = fixture_copy("diffuse.db");
 	char sql[8192], *p = sql;
-	const char *first, *second, *third;
-	sqlite3 *h = NULL;
+	const char *db, *first, *second, *third;
 	struct run r;
 
 	(void)state;
@@ -303,9 +304,7 @@ static void findings_that_preceded_an_event_rank_by_the_time_lost_just_before_it
 	for (int k = 0; k < 38; k++)
 		p += sprintf(p, "%s(2, 105, 100, " T0 "+%lld, 10000000, 'runnable', 1,"
 			     " 0, 104, 'hog')", k ? ", " : "", 300000000LL + k * 50000000LL);
-	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(h);
+	db = fixture_copy("diffuse.db", sql);
 	assert_int_equal(run_faultline(&r, "diagnose", db, "--event", "nak", "-f", "json",
 				       NULL), 0);
 	first = strstr(r.out, "\"tid\":102,");
@@ -322,21 +321,17 @@ static void findings_that_preceded_an_event_rank_by_the_time_lost_just_before_it
  * faults of 0.1 ms (149.3 ms in four events). */
 static void stacks_rank_by_time_count_or_longest_event(void **state)
 {
-	const char *db = fixture_copy("sort.db");
-	sqlite3 *h = NULL;
-	struct run r;
-
-	(void)state;
-	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h, "INSERT INTO fault (session_id, ts, dur, tid,"
+	const char *db = fixture_copy("sort.db", "INSERT INTO fault (session_id, ts, dur, tid,"
 				      " pid, cpu, exit_cpu, kind, addr, ip, stack_id) VALUES"
 				      " (2, " T0 "+3000000000, 100000, 101, 100, 0, 0,"
 				      " 'minor', 4096, 8192, 2),"
 				      " (2, " T0 "+3100000000, 100000, 101, 100, 0, 0,"
 				      " 'minor', 4096, 8192, 2),"
 				      " (2, " T0 "+3200000000, 100000, 101, 100, 0, 0,"
-				      " 'minor', 4096, 8192, 2)", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(h);
+				      " 'minor', 4096, 8192, 2)");
+	struct run r;
+
+	(void)state;
 	assert_int_equal(run_faultline(&r, "stacks", db, NULL), 0);
 	assert_non_null(strstr(r.out, "; the most time first, frames innermost first\n"));
 	assert_non_null(strstr(r.out, "\n#1  stack 1: 1 events, total 150.0 ms (50.1% of all)"));
@@ -357,20 +352,15 @@ static void stacks_rank_by_time_count_or_longest_event(void **state)
  * never acts on them; CSV and JSON keep the bytes in their own quoting. */
 static void names_with_escape_sequences_are_shown_escaped_on_a_terminal(void **state)
 {
-	const char *db = fixture_copy("escapes.db");
-	sqlite3 *h = NULL;
-	struct run r;
-
-	(void)state;
-	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h, "UPDATE thread SET comm = 'rx' || char(27) ||"
+	const char *db = fixture_copy("escapes.db", "UPDATE thread SET comm = 'rx' || char(27) ||"
 				      " ']0;owned' || char(7) WHERE session_id = 2 AND"
 				      " comm = 'rx'; UPDATE symbol SET function = 'main'"
 				      " || char(27) || '[2J' WHERE session_id = 2 AND"
 				      " function = 'main'; UPDATE session SET host ="
-				      " 'h' || char(27) || '[31m' WHERE session_id = 2",
-				      NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(h);
+				      " 'h' || char(27) || '[31m' WHERE session_id = 2");
+	struct run r;
+
+	(void)state;
 	assert_int_equal(run_faultline(&r, "query", db, "longest-faults", NULL), 0);
 	assert_null(strchr(full_stdout(&r), 27));
 	assert_non_null(strstr(full_stdout(&r), "rx\\x1b]0;owned\\x07"));
@@ -395,19 +385,14 @@ static void names_with_escape_sequences_are_shown_escaped_on_a_terminal(void **s
  * CSV alike; a number (-4096) stays a number. */
 static void csv_text_that_begins_like_a_formula_is_neutralised_and_numbers_kept(void **state)
 {
-	const char *db = fixture_copy("formula.db");
+	const char *db = fixture_copy("formula.db", "UPDATE thread SET comm = '@SUM(A1)' WHERE"
+				      " session_id = 2 AND comm = 'rx'; UPDATE thread"
+				      " SET comm = '-x' WHERE comm = 'worker'");
 	const char *dir = scratch_path("formula-csv");
 	char path[512], buf[8192];
-	sqlite3 *h = NULL;
 	struct run r;
 
 	(void)state;
-	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h, "UPDATE thread SET comm = '@SUM(A1)' WHERE"
-				      " session_id = 2 AND comm = 'rx'; UPDATE thread"
-				      " SET comm = '-x' WHERE comm = 'worker'",
-				      NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(h);
 	assert_int_equal(run_faultline(&r, "query", db, "longest-faults", "-f", "csv",
 				       NULL), 0);
 	assert_non_null(strstr(full_stdout(&r), ",'@SUM(A1),"));
@@ -432,7 +417,7 @@ static void csv_text_that_begins_like_a_formula_is_neutralised_and_numbers_kept(
  * diagnose ends at once, the finding without the name. */
 static void diagnose_reads_no_fifo_planted_at_a_caller_s_path(void **state)
 {
-	const char *db = fixture_copy("fifo-caller.db");
+	const char *db = fixture_copy("fifo-caller.db", NULL);
 	const char *fifo = scratch_path("rx-fifo");
 	char sql[512];
 	sqlite3 *h = NULL;
@@ -470,20 +455,15 @@ static void diagnose_reads_no_fifo_planted_at_a_caller_s_path(void **state)
  * with two it picks neither, and says how to pick one. */
 static void report_says_which_metric_its_findings_are_lined_up_with(void **state)
 {
-	const char *db = fixture_copy("two.db");
-	sqlite3 *h = NULL;
+	const char *db = fixture_copy("two.db", "INSERT INTO metric_series VALUES (3, NULL,"
+				      " 'lat', '{}', 'us', 'lat.csv', 0); INSERT INTO"
+				      " metric VALUES (3, " T0 "+2100000000, 25000)");
 	struct run r;
 
 	(void)state;
 	assert_int_equal(run_faultline(&r, "report", fixture_db(), NULL), 0);
 	assert_non_null(strstr(full_stdout(&r), "\n(lined up with 'nak', the one "
 			       "imported metric)\n"));
-	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h, "INSERT INTO metric_series VALUES (3, NULL,"
-				      " 'lat', '{}', 'us', 'lat.csv', 0); INSERT INTO"
-				      " metric VALUES (3, " T0 "+2100000000, 25000)",
-				      NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(h);
 	assert_int_equal(run_faultline(&r, "report", db, NULL), 0);
 	assert_non_null(strstr(full_stdout(&r), "(the imported metrics lat, nak: "
 			       "the findings are ranked by time lost, lined up with "
