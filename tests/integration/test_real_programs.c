@@ -196,13 +196,20 @@ static void sqlite3_on_a_cold_file_stalls_blocked_on_the_disk(void **state)
 	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state WHERE "
 				"state = 'blocked' AND waker_tid > 0 AND "
 				"coalesce(waker_comm, '') NOT GLOB 'kworker*'"), 0);
-	/* Each of those waits is a stall, and the reader shows them. */
+	/* Each of those waits is a stall, and the reader shows them: all
+	 * of them, as on a busy machine the ten longest stalls can all be
+	 * waits for a CPU. */
 	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state x WHERE "
 				"x.state = 'blocked' AND x.rowid NOT IN (SELECT "
 				"state_id FROM stall WHERE state_id IS NOT NULL)"), 0);
-	assert_int_equal(run_faultline(&r, "query", db, "longest-stalls", "-f", "csv",
-				       NULL), 0);
-	assert_non_null(strstr(r.out, ",sqlite3,blocked,"));
+	assert_int_equal(run_faultline(&r, "query", db, "longest-stalls",
+				       "limit=1000000", "-f", "csv", NULL), 0);
+	{
+		static char all[1 << 22];	/* r.out keeps only the start */
+
+		slurp(r.outpath, all, sizeof(all));
+		assert_non_null(strstr(all, ",sqlite3,blocked,"));
+	}
 }
 
 int main(void)
