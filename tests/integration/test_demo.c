@@ -136,7 +136,15 @@ static void the_demo_lines_the_nak_up_with_the_stall_that_caused_it(void **state
 		assert_true(!strncmp(d, "\n1. file page not cached", 24));
 		assert_non_null(strstr(d, file));
 		assert_true(strstr(d, file) < strstr(d, "\n2. ") || !strstr(d, "\n2. "));
-		assert_null(strstr(d, "preceded 0 'nak' events\n   evidence:  fault"));
+		/* The first finding preceded the NAK.  (Later ones may not: a
+		 * library the demo faulted in from disk at start-up is a true
+		 * finding that preceded nothing, as the page cache allows.) */
+		{
+			const char *next = strstr(d, "\n2. ");
+			const char *none = strstr(d, "preceded 0 'nak' events");
+
+			assert_true(!none || (next && none > next));
+		}
 	}
 	/* And the kernel's drop events are there. */
 	assert_true(db_int(db, "SELECT count(*) FROM tracepoint_event WHERE "
