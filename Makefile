@@ -92,6 +92,9 @@ COLLECTOR_SRC += collector/pt_pmu.c collector/pt_config.c collector/pt_aux.c \
 SCHEMA_SRC += schema/pt_store.c schema/pt_replay.c schema/pt_names.c
 RECORD_SRC += record/pt.c
 CLI_SRC += cli/record_pt.c cli/pt.c
+# what ran on a CPU while a target waited for it
+DECODER_SRC += decoder/cpu_runs.c
+COLLECTOR_SRC += collector/cpu_switches.c
 # faultline upgrade (schema/upgrade.c)
 CLI_SRC += cli/upgrade.c
 # labels, faultline label, faultline merge
@@ -194,6 +197,8 @@ UNIT_TESTS = test_common test_clock_map test_spool test_perf_record test_order t
 UNIT_TESTS += test_page_cache test_debug_paths
 # files at paths another user may plant
 UNIT_TESTS += test_outside_file
+# what ran on a CPU while a target waited for it
+UNIT_TESTS += test_cpu_runs
 # record --pt, faultline pt
 UNIT_TESTS += test_pt_time test_pt_pmu test_pt_aux test_pt_decode test_pt_store
 # plot

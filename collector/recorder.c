@@ -13,6 +13,7 @@
 
 #include "../common/array.h"
 #include "../common/clock.h"
+#include "cpu_switches.h"
 #include "fault_events.h"
 #include "perf_open.h"
 #include "procfs.h"
@@ -258,6 +259,9 @@ static int open_targets(struct recorder *r, struct fault_attrs *fa,
 			err = errmsg_set(e, ESRCH, "thread %d exited before "
 					 "recording began", (int)t->tids[i]);
 	}
+	/* What ran on the targets' CPUs while they waited for one. */
+	if (err == 0 && r->cfg.thread_states && !target_system_wide(t))
+		err = cpu_switches_open(r, fa, e);
 	if (err == 0)
 		err = open_tracepoints(r, e);
 	/* Everything so far is enabled by ioctl; the command's own events,

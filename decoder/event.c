@@ -59,6 +59,8 @@ int ev_from_rec(enum ev_role role, const struct perf_rec *r, struct ev *out)
 		/* The trailer names the task switching, in or out. */
 		out->kind = r->u.sw.out ? EV_SWITCH_OUT : EV_SWITCH_IN;
 		out->u.sw.preempt = r->u.sw.preempt;
+		/* Every thread's switches on the CPU, targets or not. */
+		out->cpu_wide = r->type == PERF_RECORD_SWITCH_CPU_WIDE;
 		return 1;
 	default:
 		return 0;

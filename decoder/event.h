@@ -50,7 +50,8 @@ struct ev {
 	uint32_t pid, tid;
 	uint32_t cpu;
 	uint8_t kind;		/* enum ev_kind */
-	uint8_t cpu_wide;	/* from a CPU-wide tracepoint: it may be about
+	uint8_t cpu_wide;	/* from a CPU-wide event (a tracepoint, a
+				 * SWITCH_CPU_WIDE record): it may be about
 				 * a thread that is no target */
 	union {
 		struct {

@@ -9,6 +9,7 @@ void fault_stream_init(struct fault_stream *s, const struct fault_stream_ops *op
 	memset(s, 0, sizeof(*s));
 	thread_table_init(&s->threads);
 	comm_cache_init(&s->names);
+	cpu_runs_init(&s->cpus);
 	s->ops = *ops;
 	s->min_dur_ns = min_dur_ns;
 }
@@ -17,6 +18,7 @@ void fault_stream_release(struct fault_stream *s)
 {
 	thread_table_release(&s->threads);
 	comm_cache_release(&s->names);
+	cpu_runs_release(&s->cpus);
 }
 
 static int is_wanted(struct fault_stream *s, const struct thread *t)
@@ -61,10 +63,18 @@ static struct thread *thread_of(struct fault_stream *s, const struct ev *e)
 static int store_state(void *ctx, const struct state_interval *iv)
 {
 	struct fault_stream *s = ctx;
+	struct state_interval with_ran;
 
 	if (!s->ops.store_state)
 		return 0;
 	s->st.intervals++;
+	if (s->nran && iv->state == TS_RUNNABLE && iv->tid == s->ran_tid) {
+		with_ran = *iv;
+		with_ran.ran = s->ran;
+		with_ran.nran = s->nran;
+		with_ran.ran_cpu = (int32_t)s->ran_cpu;
+		iv = &with_ran;
+	}
 	return s->ops.store_state(s->ops.ctx, iv);
 }
 
@@ -189,14 +199,40 @@ static int on_exit_ev(struct fault_stream *s, struct thread *t,
 	return err;
 }
 
+static const char *thread_name(struct fault_stream *s, uint32_t tid);
+
+/* A runnable wait of t ending as it takes e->cpu: who held that CPU
+ * meanwhile, named, for the interval store_state is about to store. */
+static void ran_instead(struct fault_stream *s, const struct thread *t,
+			const struct ev *e)
+{
+	s->nran = 0;
+	if (t->tl.state != TS_RUNNABLE || e->mono_ts < t->tl.since + RAN_INSTEAD_MIN_NS)
+		return;
+	s->nran = cpu_runs_shares(&s->cpus, e->cpu, t->tl.since, e->mono_ts,
+				  t->tid, s->ran);
+	s->ran_tid = t->tid;
+	s->ran_cpu = e->cpu;
+	for (size_t i = 0; i < s->nran; i++)
+		if (s->ran[i].tid > 0)
+			strncpy(s->ran[i].comm, thread_name(s, (uint32_t)s->ran[i].tid),
+				sizeof(s->ran[i].comm) - 1);
+}
+
 static int on_switch(struct fault_stream *s, struct thread *t,
 		     const struct ev *e)
 {
+	int err;
+
 	if (!t->wanted || e->tid == 0)	/* tid 0: a CPU's idle task */
 		return 0;
-	if (e->kind == EV_SWITCH_IN)
-		return timeline_switch_in(&t->tl, t->tid, t->pid, e->mono_ts, e->cpu,
-					  store_state, s);
+	if (e->kind == EV_SWITCH_IN) {
+		ran_instead(s, t, e);
+		err = timeline_switch_in(&t->tl, t->tid, t->pid, e->mono_ts,
+					 e->cpu, store_state, s);
+		s->nran = 0;
+		return err;
+	}
 	return timeline_switch_out(&t->tl, t->tid, t->pid, e->mono_ts, e->cpu,
 				   e->u.sw.preempt, store_state, s);
 }
@@ -280,6 +316,16 @@ int fault_stream_event(void *stream, const struct ev *e)
 		return on_fork(s, e);
 	if (e->kind == EV_SCHED_SWITCH && learn_names(s, e) < 0)
 		return -ENOMEM;
+	/* Every thread's switches on a CPU: who held it.  With per-thread
+	 * targets they only say that (the targets' own records make their
+	 * timelines); with -a they are the timelines too. */
+	if (e->cpu_wide && (e->kind == EV_SWITCH_IN || e->kind == EV_SWITCH_OUT)) {
+		if (e->kind == EV_SWITCH_IN &&
+		    cpu_runs_switch_in(&s->cpus, e->cpu, e->tid, e->mono_ts) < 0)
+			return -ENOMEM;
+		if (!s->cpu_wide_adds_threads)
+			return 0;
+	}
 	if (e->cpu_wide && !s->cpu_wide_adds_threads) {
 		t = thread_table_find(&s->threads, e->tid);
 		if (!t || t->exited)

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "comm_cache.h"
+#include "cpu_runs.h"
 #include "event.h"
 #include "fault_pair.h"
 #include "thread_table.h"
@@ -68,8 +69,19 @@ struct fault_stream {
 	 * command), only threads those events showed are targets, and such
 	 * events never add a thread; with -a or --comm they do. */
 	int cpu_wide_adds_threads;
+	/* Who held each CPU lately, from the CPU-wide switch records
+	 * (ev.cpu_wide): what ran while a target waited for a CPU. */
+	struct cpu_runs cpus;		/* owned */
+	/* The shares of the runnable wait a switch in is ending, for the
+	 * interval it stores (of ran_tid on ran_cpu); nran 0: none. */
+	struct cpu_share ran[CPU_SHARES_MAX + 1];
+	size_t nran;
+	uint32_t ran_tid, ran_cpu;
 	struct fault_stats st;
 };
+
+/* Runnable waits this long or longer say what ran instead (ns). */
+#define RAN_INSTEAD_MIN_NS 100000ull
 
 void fault_stream_init(struct fault_stream *s, const struct fault_stream_ops *ops,
 		       uint64_t min_dur_ns);

@@ -36,6 +36,7 @@
 
 #include <stdint.h>
 
+#include "cpu_runs.h"
 #include "event.h"
 
 #define TL_COMM_LEN 16		/* TASK_COMM_LEN, including the NUL */
@@ -69,6 +70,11 @@ struct state_interval {
 	int preempted;		/* the switch out that began it was involuntary */
 	uint32_t stack_id;	/* the stack at the switch out that began it
 				 * (stack_table id), 0: none */
+	/* A runnable wait: the threads that held ran_cpu (where it ran
+	 * next) meanwhile, the longest first; nran 0 when not known. */
+	const struct cpu_share *ran;	/* borrowed for the store call */
+	size_t nran;
+	int32_t ran_cpu;
 };
 
 /* What a thread's sched_switch said about its coming switch out. */

@@ -27,6 +27,7 @@ static const struct csv_table {
 	{ "thread", "WHERE session_id = ?1 ORDER BY tid, first_ts" },
 	{ "fault", "WHERE session_id = ?1 ORDER BY ts" },
 	{ "thread_state", "WHERE session_id = ?1 ORDER BY tid, ts" },
+	{ "ran_instead", "WHERE session_id = ?1 ORDER BY tid, ts, dur DESC" },
 	{ "tracepoint_event", "WHERE session_id = ?1 ORDER BY ts" },
 	{ "fault_histogram", "WHERE session_id = ?1 ORDER BY tid, kind, lo_ns" },
 	{ "mapping", "WHERE session_id = ?1 ORDER BY ts" },

@@ -156,6 +156,10 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 			      " waker_comm, waker_context)"
 			      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
 	if (err == 0)
+		err = prepare(l, &l->ran, "INSERT INTO ran_instead (session_id,"
+			      " tid, ts, cpu, ran_tid, ran_comm, dur)"
+			      " VALUES (?,?,?,?,?,?,?)", e);
+	if (err == 0)
 		err = prepare(l, &l->tp, "INSERT INTO tracepoint_event (session_id,"
 			      " ts, tid, pid, cpu, name, fields) VALUES (?,?,?,?,?,?,?)", e);
 	if (err == 0)
@@ -288,6 +292,28 @@ int loader_thread(struct loader *l, const struct thread *t, struct errmsg *e)
 	return row_written(l, st, e);
 }
 
+/* The threads that held the CPU during a runnable wait, a row each. */
+static int store_ran_instead(struct loader *l, const struct state_interval *iv,
+			     struct errmsg *e)
+{
+	sqlite3_stmt *st = l->ran;
+	int err = 0;
+
+	for (size_t i = 0; i < iv->nran && err == 0; i++) {
+		const struct cpu_share *r = &iv->ran[i];
+
+		sqlite3_bind_int64(st, 1, l->session_id);
+		sqlite3_bind_int64(st, 2, iv->tid);
+		bind_ts(l, st, 3, iv->mono_ts);
+		sqlite3_bind_int64(st, 4, iv->ran_cpu);
+		sqlite3_bind_int64(st, 5, r->tid);
+		bind_text_or_null(st, 6, r->comm);
+		bind_u64(st, 7, r->ns);
+		err = row_written(l, st, e);
+	}
+	return err;
+}
+
 int loader_state(struct loader *l, const struct state_interval *iv,
 		 struct errmsg *e)
 {
@@ -316,7 +342,8 @@ int loader_state(struct loader *l, const struct state_interval *iv,
 				  -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 16);
-	return row_written(l, st, e);
+	err = row_written(l, st, e);
+	return err ? err : store_ran_instead(l, iv, e);
 }
 
 int loader_stack(struct loader *l, uint32_t stack_id, const struct st_stack *s,
@@ -639,6 +666,8 @@ void loader_release(struct loader *l)
 	sqlite3_finalize(l->lost);
 	sqlite3_finalize(l->hist);
 	sqlite3_finalize(l->state);
+	sqlite3_finalize(l->ran);
+	l->ran = NULL;
 	sqlite3_finalize(l->tp);
 	sqlite3_finalize(l->series);
 	sqlite3_finalize(l->metric);

@@ -60,6 +60,7 @@ struct loader {
 	sqlite3_stmt *series, *metric;	/* owned */
 	sqlite3_stmt *stack, *stack_frame, *frame;	/* owned */
 	sqlite3_stmt *anchor, *step;	/* owned */
+	sqlite3_stmt *ran;	/* owned: ran_instead */
 	sqlite3_stmt *cgroup;	/* owned: prepared at the first cgroup_cpu row */
 	uint64_t batch_rows;	/* rows in the open transaction */
 	int in_txn;

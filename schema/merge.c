@@ -20,6 +20,7 @@ const struct merge_table merge_tables[] = {
 	{ "thread", MERGE_BY_SESSION },
 	{ "fault", MERGE_BY_SESSION },
 	{ "thread_state", MERGE_BY_SESSION },
+	{ "ran_instead", MERGE_BY_SESSION },
 	{ "tracepoint_event", MERGE_BY_SESSION },
 	{ "fault_histogram", MERGE_BY_SESSION },
 	{ "mapping", MERGE_BY_SESSION },

@@ -178,6 +178,27 @@ CREATE TABLE thread_state (
 	waker_context	TEXT
 );
 
+-- What ran instead while a target thread waited for a CPU: for each
+-- runnable interval of 100 us or more (thread_state, state 'runnable',
+-- matched by session_id, tid and ts), one row per thread that held the
+-- CPU the waiting thread ran on next, from the switch records of every
+-- thread on that CPU (recorded CPU-wide; none where the kernel refused
+-- them, perf_event_paranoid > 0 without CAP_PERFMON).  The eight longest
+-- each have a row; the rest are summed under ran_tid -1.  ran_tid 0 is
+-- the CPU's idle task: the CPU was free and the thread not yet on it.
+-- The rows of a wait add up to its duration, or less where the history
+-- kept (the last 2 s of each CPU) does not reach back to its start.
+CREATE TABLE ran_instead (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	tid		INTEGER NOT NULL,
+	ts		INTEGER NOT NULL,
+	cpu		INTEGER NOT NULL,
+	ran_tid		INTEGER NOT NULL,
+	-- Its name then, NULL when not known (and for ran_tid 0 and -1).
+	ran_comm	TEXT,
+	dur		INTEGER NOT NULL
+);
+
 -- One row per hit of a tracepoint given with -e, by a target thread
 -- (any thread with -a).  fields: the event's own fields as a JSON object.
 CREATE TABLE tracepoint_event (
@@ -514,6 +535,20 @@ SELECT x.session_id, x.rowid AS state_id, x.tid, x.ts, x.waker_tid, x.waker_cpu,
                  || ' (' || x.waker_tid || ')'
        END AS waker
   FROM thread_state x;
+
+-- Each thread that ran instead during a runnable wait (ran_instead), in
+-- the one wording every reader shows: holder 'cc1 (22745)', 'idle' for
+-- the CPU's idle task, 'others' for the threads past the eighth; who
+-- adds its time: 'cc1 (22745) 4.100 ms'.  A reader lists a wait's rows
+-- by dur, longest first, joined with ', '.
+CREATE VIEW ran_instead_named AS
+SELECT session_id, tid, ts, cpu, ran_tid, dur, holder,
+       holder || printf(' %.3f ms', dur / 1e6) AS who
+  FROM (SELECT r.*,
+               CASE r.ran_tid WHEN 0 THEN 'idle' WHEN -1 THEN 'others'
+                    ELSE coalesce(r.ran_comm, '?') || ' (' || r.ran_tid || ')'
+               END AS holder
+          FROM ran_instead r);
 
 -- The wait a kernel function stands for, when it stands for one, read
 -- from the names of a stack's kernel frames (symbol, frame.kernel = 1):

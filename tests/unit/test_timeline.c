@@ -16,6 +16,8 @@ struct fixture {
 	struct fault_stream s;
 	struct order_queue q;
 	struct state_interval iv[MAX_IV];
+	/* Copies of each interval's ran shares (iv.ran is borrowed). */
+	struct cpu_share ran[MAX_IV][CPU_SHARES_MAX + 1];
 	size_t n;
 };
 
@@ -24,7 +26,10 @@ static int store_state(void *ctx, const struct state_interval *iv)
 	struct fixture *fx = ctx;
 
 	assert_true(fx->n < MAX_IV);
-	fx->iv[fx->n++] = *iv;
+	assert_true(iv->nran <= CPU_SHARES_MAX + 1);
+	memcpy(fx->ran[fx->n], iv->ran, iv->nran * sizeof(*iv->ran));
+	fx->iv[fx->n] = *iv;
+	fx->iv[fx->n++].ran = NULL;
 	return 0;
 }
 
@@ -224,6 +229,75 @@ static void cpu_wide_events_do_not_add_threads_unless_told(void **state)
 	assert_int_equal(fx->n, 0);
 }
 
+/* A CPU-wide switch record: tid took cpu (in) or left it (out). */
+static void cpu_switch(struct fixture *fx, uint8_t kind, uint64_t ts,
+		       uint32_t tid, uint32_t cpu)
+{
+	struct ev e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = kind;
+	e.mono_ts = ts;
+	e.pid = tid;
+	e.tid = tid;
+	e.cpu = cpu;
+	e.cpu_wide = 1;
+	assert_int_equal(order_queue_push(&fx->q, &e), 0);
+}
+
+/*
+ * Target 7 is preempted on cpu 0 at 1 ms; thread 50 runs there, then the
+ * idle task, then thread 51, and 7 is back at 3 ms.  With per-thread
+ * targets the CPU-wide records only say who held the CPU: 7's timeline is
+ * its own records', and its runnable wait names 50, 51 and idle.
+ */
+static void a_runnable_wait_names_what_held_its_cpu(void **state)
+{
+	struct fixture *fx = *state;
+	const uint64_t ms = 1000000;
+
+	push(fx, EV_SWITCH_IN, 0, 7, 0, 0);
+	cpu_switch(fx, EV_SWITCH_IN, 0, 7, 0);
+	push(fx, EV_SWITCH_OUT, 1 * ms, 7, 0, 1);
+	cpu_switch(fx, EV_SWITCH_OUT, 1 * ms, 7, 0);
+	cpu_switch(fx, EV_SWITCH_IN, 1 * ms, 50, 0);
+	cpu_switch(fx, EV_SWITCH_IN, 1 * ms + 1200000, 0, 0);
+	cpu_switch(fx, EV_SWITCH_IN, 1 * ms + 1500000, 51, 0);
+	cpu_switch(fx, EV_SWITCH_IN, 3 * ms, 7, 0);
+	push(fx, EV_SWITCH_IN, 3 * ms, 7, 0, 0);
+	/* Another CPU's records say nothing about cpu 0. */
+	cpu_switch(fx, EV_SWITCH_IN, 2 * ms, 60, 1);
+	finish(fx, 4 * ms);
+	assert_int_equal(fx->s.threads.n, 1);	/* 50, 51 and 60 are no targets */
+	assert_int_equal(fx->n, 3);
+	assert_iv(&fx->iv[1], TS_RUNNABLE, 1 * ms, 2 * ms, -1);
+	assert_int_equal(fx->iv[1].nran, 3);
+	assert_int_equal(fx->iv[1].ran_cpu, 0);
+	assert_int_equal(fx->ran[1][0].tid, 50);
+	assert_int_equal(fx->ran[1][0].ns, 1200000);
+	assert_int_equal(fx->ran[1][1].tid, 51);
+	assert_int_equal(fx->ran[1][1].ns, 500000);
+	assert_int_equal(fx->ran[1][2].tid, 0);
+	assert_int_equal(fx->ran[1][2].ns, 300000);
+	assert_int_equal(fx->iv[0].nran, 0);	/* running: none */
+	assert_int_equal(fx->iv[2].nran, 0);
+}
+
+/* A wait shorter than RAN_INSTEAD_MIN_NS says nothing of what ran. */
+static void a_short_runnable_wait_names_nothing(void **state)
+{
+	struct fixture *fx = *state;
+
+	push(fx, EV_SWITCH_IN, 0, 7, 0, 0);
+	push(fx, EV_SWITCH_OUT, 1000, 7, 0, 1);
+	cpu_switch(fx, EV_SWITCH_IN, 1000, 50, 0);
+	push(fx, EV_SWITCH_IN, 1000 + RAN_INSTEAD_MIN_NS - 1, 7, 0, 0);
+	finish(fx, 2 * RAN_INSTEAD_MIN_NS);
+	assert_int_equal(fx->n, 3);
+	assert_iv(&fx->iv[1], TS_RUNNABLE, 1000, RAN_INSTEAD_MIN_NS - 1, -1);
+	assert_int_equal(fx->iv[1].nran, 0);
+}
+
 #define TL_TEST(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void)
@@ -236,6 +310,8 @@ int main(void)
 		TL_TEST(a_prev_state_from_another_switch_is_not_used),
 		TL_TEST(a_prev_state_stamped_with_its_switch_out_is_used),
 		TL_TEST(cpu_wide_events_do_not_add_threads_unless_told),
+		TL_TEST(a_runnable_wait_names_what_held_its_cpu),
+		TL_TEST(a_short_runnable_wait_names_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
