@@ -5,7 +5,18 @@
  * 'wakeup-latency', with the waker and its CPU and the sleep's stack.
  * The queue's CPU is the CPU of the running interval after.
  */
+#include "cpu_holders.h"
 #include "pattern.h"
+
+/* What held the CPU while it waited after its wake-ups. */
+static int rank_holders(sqlite3 *db, const struct diag_ctx *c,
+			const struct diag_stall *s, struct diag_finding *f,
+			struct errmsg *e)
+{
+	(void)s;
+	(void)e;
+	return diag_cpu_holders(db, c, f, 0);
+}
 
 const struct diag_pattern diag_slow_wakeup = {
 	.name = "slow-wakeup",
@@ -33,4 +44,5 @@ const struct diag_pattern diag_slow_wakeup = {
 		"(taskset, cpusets)\n"
 		"raise its priority (nice -n -5, chrt) so a wake-up preempts what runs\n"
 		"busy-poll instead of sleeping where the latency matters more than the CPU",
+	.refine = rank_holders,
 };

@@ -19,7 +19,9 @@
 --                       it by state ('blocked 4.812ms'), 'on cpu' when none;
 --                       for a runnable interval, 'preempted by cc1 (4242)'
 --                       or 'after a wake-up by rx (4242)' (or by 'hard
---                       interrupt on CPU 1'; thread_state_reason); for
+--                       interrupt on CPU 1'; thread_state_reason), then
+--                       what held the CPU meanwhile ('; ran: cc1 (4242)
+--                       4.100 ms, idle 0.200 ms': ran_instead_named); for
 --                       another, what woke the thread as thread_state_waker
 --                       words it: 'woken by rx (4242)'
 --   stack      TEXT     innermost function first ('c <- b <- main'); NULL
@@ -70,6 +72,10 @@ SELECT strftime('%Y-%m-%dT%H:%M:%S', s.ts / 1000000000, 'unixepoch')
                          ELSE coalesce(nullif(r.by_comm, ''), '?') || ' (' ||
                               r.by_tid || ')' END
                   ELSE 'runnable' END
+                || coalesce('; ran: ' || (SELECT group_concat(i.who, ', ') FROM (
+                     SELECT i.who FROM ran_instead_named i
+                      WHERE i.session_id = sess.id AND i.tid = s.tid AND i.ts = s.ts
+                      ORDER BY i.dur DESC, i.ran_tid) i), '')
            FROM thread_state_reason r
           WHERE r.session_id = sess.id AND r.state_id = s.state_id)
        ELSE 'woken by ' || (SELECT w.waker FROM thread_state_waker w
