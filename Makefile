@@ -210,7 +210,8 @@ INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
 		  $(BUILD)/tests/test_stacks $(BUILD)/tests/test_demo \
 		  $(BUILD)/tests/test_clock_step $(BUILD)/tests/test_pt_clock \
 		  $(BUILD)/tests/test_waking_filter $(BUILD)/tests/test_storm \
-		  $(BUILD)/tests/test_wakers $(BUILD)/tests/test_real_programs
+		  $(BUILD)/tests/test_wakers $(BUILD)/tests/test_real_programs \
+		  $(BUILD)/tests/test_ran_instead
 WORKLOAD_BIN = $(BUILD)/tests/fault_workload $(BUILD)/tests/sched_workload \
 	       $(BUILD)/tests/udp_workload $(BUILD)/tests/clock_step_workload \
 	       $(BUILD)/tests/waking_workload $(BUILD)/bench/pingpong
