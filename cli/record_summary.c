@@ -78,8 +78,9 @@ static void print_udp(FILE *out, const struct record_udp *u)
 }
 
 /* How many stacks and frames the session's rows keep in the database
- * (stacks only rows below the threshold used are not stored); -1 each
- * where it cannot be read. */
+ * (stacks only rows below the threshold used are not stored; the kernel
+ * stacks of wake-ups are not --stacks'); -1 each where it cannot be
+ * read. */
 static void stored_stacks(const char *path, int64_t session, long long *stacks,
 			  long long *frames)
 {
@@ -92,8 +93,11 @@ static void stored_stacks(const char *path, int64_t session, long long *stacks,
 	if (db_open_read(path, &db, &e) < 0)
 		return;
 	if (sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM stack WHERE"
-			       " session_id = ?1), (SELECT count(*) FROM frame"
-			       " WHERE session_id = ?1)", -1, &st, NULL) == SQLITE_OK &&
+			       " session_id = ?1 AND method != 'kernel'),"
+			       " (SELECT count(DISTINCT sf.frame_id) FROM stack s"
+			       " JOIN stack_frame sf USING (session_id, stack_id)"
+			       " WHERE s.session_id = ?1 AND s.method != 'kernel')",
+			       -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_bind_int64(st, 1, session) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW) {
 		*stacks = sqlite3_column_int64(st, 0);
@@ -118,9 +122,9 @@ static void print_stacks(FILE *f, const struct record_session *rs,
 	fprintf(f, "  stacks: %llu sampled, %llu cut short, %lld distinct "
 		"stored with %lld frames", (unsigned long long)st->sampled,
 		(unsigned long long)st->truncated, stacks, frames);
-	if (stacks >= 0 && (size_t)stacks < st->tab.nstacks)
+	if (stacks >= 0 && (size_t)stacks < st->tab.nstacks - st->kernel_stacks)
 		fprintf(f, " (of %zu seen: the others' rows were not stored)",
-			st->tab.nstacks);
+			st->tab.nstacks - st->kernel_stacks);
 	if (s->symbolized)
 		fprintf(f, ", %llu named (%llu no file, %llu build id mismatch, "
 			"%llu no symbol)\n", (unsigned long long)s->c.ok,

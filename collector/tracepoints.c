@@ -128,6 +128,11 @@ int tracepoint_open_cpu(struct recorder *r, struct tep_event *ev, int idx,
 
 	snprintf(name, sizeof(name), "%s:%s", ev->system, ev->name);
 	tracepoint_attr(&a, ev, r->cfg.ring_bytes);
+	if (role == ROLE_TP_SCHED_WAKING) {
+		a.sample_type = WAKING_SAMPLE_TYPE;
+		a.exclude_callchain_user = 1;
+		a.sample_max_stack = WAKING_MAX_STACK;
+	}
 	fd = perf_open(&a, -1, r->cpus[idx]);
 	if (fd < 0)
 		return perf_open_explain(-fd, &a, name, -1, r->cpus[idx], e);

@@ -18,6 +18,13 @@ struct recorder;
 /* Every tracepoint sample: who, when, and the raw record. */
 #define TP_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
 			PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
+/* sched_waking's: with the kernel stack of the wake-up, which names what
+ * issued it (a timer, a network receive, a block completion, a device's
+ * interrupt handler; a futex wake or a pipe write in a thread). */
+#define WAKING_SAMPLE_TYPE (TP_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN)
+/* Deep enough to reach the interrupt's entry from try_to_wake_up (a
+ * network receive's is about 20 frames). */
+#define WAKING_MAX_STACK 32
 
 /*
  * Finds tracefs (mounting it at /sys/kernel/tracing when needed and

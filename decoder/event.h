@@ -82,6 +82,9 @@ struct ev {
 			char next_comm[COMM_LEN];
 			uint32_t waker_tid, waker_pid;	/* EV_WAKING */
 			uint8_t waker_ctx;		/* enum wake_ctx */
+			uint32_t waker_stack_id;	/* the wake-up's kernel
+							 * stack (stack_table
+							 * id), 0: none */
 		} sched;
 	} u;
 };

@@ -303,6 +303,7 @@ static int on_sched(struct fault_stream *s, struct thread *t,
 	w.tid = w.ctx == WAKE_THREAD ? e->u.sched.waker_tid : 0;
 	w.cpu = e->cpu;
 	w.comm = w.tid ? thread_name(s, w.tid) : "";
+	w.stack_id = e->u.sched.waker_stack_id;
 	return timeline_waking(&t->tl, t->tid, t->pid, e->mono_ts, &w,
 			       store_state, s);
 }

@@ -211,5 +211,5 @@ struct st_frame *stack_table_frame(const struct stack_table *t, uint32_t id)
 
 const char *stack_method_name(enum stack_method m)
 {
-	return m == STACK_DWARF ? "dwarf" : "fp";
+	return m == STACK_DWARF ? "dwarf" : m == STACK_KERNEL ? "kernel" : "fp";
 }

@@ -19,6 +19,7 @@
 enum stack_method {
 	STACK_FP,		/* PERF_SAMPLE_CALLCHAIN */
 	STACK_DWARF,		/* user stack copy unwound with CFI */
+	STACK_KERNEL,		/* kernel frames only: a wake-up's */
 };
 
 struct stack_frame_in {		/* one frame to intern */

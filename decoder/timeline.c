@@ -69,6 +69,7 @@ static int close_open(struct timeline *tl, uint32_t tid, uint32_t pid,
 	iv.waker_tid = w ? (int64_t)w->tid : -1;
 	iv.waker_cpu = w ? (int32_t)w->cpu : -1;
 	iv.waker_ctx = w ? (int)w->ctx : -1;
+	iv.waker_stack_id = w ? w->stack_id : 0;
 	if (w && w->comm)
 		strncpy(iv.waker_comm, w->comm, TL_COMM_LEN - 1);
 	iv.next_tid = tl->next_tid;

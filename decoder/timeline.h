@@ -70,6 +70,8 @@ struct state_interval {
 	int preempted;		/* the switch out that began it was involuntary */
 	uint32_t stack_id;	/* the stack at the switch out that began it
 				 * (stack_table id), 0: none */
+	uint32_t waker_stack_id;	/* the kernel stack of the wake-up that
+					 * ended it (stack_table id), 0: none */
 	/* A runnable wait: the threads that held ran_cpu (where it ran
 	 * next) meanwhile, the longest first; nran 0 when not known. */
 	const struct cpu_share *ran;	/* borrowed for the store call */
@@ -112,6 +114,7 @@ struct waker {
 	uint32_t cpu;
 	enum wake_ctx ctx;
 	const char *comm;	/* borrowed for the call; "" when not known */
+	uint32_t stack_id;	/* the wake-up's kernel stack, 0: none */
 };
 
 /* The state a sched_switch prev_state value reports. */

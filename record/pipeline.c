@@ -23,6 +23,9 @@ static int store_state(void *ctx, const struct state_interval *iv)
 	if (iv->stack_id)
 		err = record_stacks_store(&p->stacks, p->loader, iv->stack_id,
 					  &p->err);
+	if (err == 0 && iv->waker_stack_id)
+		err = record_stacks_store(&p->stacks, p->loader,
+					  iv->waker_stack_id, &p->err);
 	return err ? err : loader_state(p->loader, iv, &p->err);
 }
 
@@ -125,6 +128,8 @@ void record_pipeline_init(struct record_pipeline *p, struct recorder *r,
 	held_records_init(&p->held);
 	p->tp_fmt = r->fmt;
 	p->tp_fmt.sample_type = TP_SAMPLE_TYPE;
+	p->waking_fmt = p->tp_fmt;
+	p->waking_fmt.sample_type = WAKING_SAMPLE_TYPE;
 	p->rec = r;
 	p->have_sched = r->sched_switch && r->sched_waking &&
 			sched_fields_bind(&p->sched, r->sched_switch,
@@ -226,14 +231,20 @@ static int on_tracepoint(struct record_pipeline *p, int cpu, const void *bytes,
 {
 	struct perf_rec r;
 	struct ev e;
+	int err;
 
-	if (perf_rec_decode(&p->tp_fmt, bytes, len, &r) < 0)
+	if (perf_rec_decode(role == ROLE_TP_SCHED_WAKING ? &p->waking_fmt :
+			    &p->tp_fmt, bytes, len, &r) < 0)
 		return on_malformed(p, cpu);
 	if (role == ROLE_TP_USER)
 		return on_user_tracepoint(p, arg, cpu, &r.u.sample);
 	if (!p->have_sched || !sched_ev(&p->sched, role, &r.u.sample,
 					(uint32_t)cpu, &e))
 		return 0;
+	if (e.kind == EV_WAKING &&
+	    (err = record_stacks_kernel_chain(&p->stacks, &r.u.sample,
+					      &e.u.sched.waker_stack_id, &p->err)) < 0)
+		return err;
 	return queue(p, &e);
 }
 

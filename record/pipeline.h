@@ -63,6 +63,7 @@ typedef void (*pipeline_status_fn)(void *ctx, const struct record_pipeline *p);
 struct record_pipeline {
 	const struct sample_fmt *fmt;	/* borrowed: the recorder's */
 	struct sample_fmt tp_fmt;	/* what tracepoint samples carry */
+	struct sample_fmt waking_fmt;	/* sched_waking's: with its callchain */
 	struct sched_fields sched;	/* sched_switch / sched_waking fields */
 	int have_sched;
 	const struct recorder *rec;	/* borrowed: -e events, in order */

@@ -95,6 +95,24 @@ int record_stacks_sample(struct record_stacks *s, const struct sample *smp,
 	return 0;
 }
 
+int record_stacks_kernel_chain(struct record_stacks *s, const struct sample *smp,
+			       uint32_t *stack_id, struct errmsg *e)
+{
+	struct stack_frame_in fr[STACK_MAX_FRAMES];
+	size_t n = 0, before = s->tab.nstacks;
+
+	*stack_id = 0;
+	callchain_frames(smp->callchain, smp->callchain_nr, 0, fr, &n,
+			 STACK_MAX_FRAMES);
+	if (!n)
+		return 0;
+	if (stack_table_intern(&s->tab, smp->sid.pid, STACK_KERNEL, NULL, fr, n,
+			       stack_id) < 0)
+		return errmsg_set(e, ENOMEM, "out of memory keeping stacks");
+	s->kernel_stacks += s->tab.nstacks - before;
+	return 0;
+}
+
 int record_stacks_switch_kept(const struct record_stacks *s,
 			      const struct state_interval *iv)
 {

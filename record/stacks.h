@@ -29,6 +29,7 @@ struct record_stacks {
 	struct unwinder unwinder;	/* owned: --stacks=dwarf */
 	uint64_t sampled;		/* samples that carried a stack */
 	uint64_t truncated;		/* of those, ended before the outermost frame */
+	size_t kernel_stacks;		/* distinct wake-up stacks among tab's */
 };
 
 void record_stacks_init(struct record_stacks *s, const struct stack_config *cfg,
@@ -44,6 +45,12 @@ int record_stacks_dwarf(const struct record_stacks *s);
  * -ENOMEM with e. */
 int record_stacks_sample(struct record_stacks *s, const struct sample *smp,
 			 uint32_t *stack_id, struct errmsg *e);
+
+/* The kernel frames of smp's callchain (sched_waking's: what issued a
+ * wake-up), whatever --stacks says; *stack_id 0 when it has none.  0 or
+ * -ENOMEM with e. */
+int record_stacks_kernel_chain(struct record_stacks *s, const struct sample *smp,
+			       uint32_t *stack_id, struct errmsg *e);
 
 /* A mapping (MMAP2 or from /proc) the dwarf unwinder must know; an exec
  * that replaces a process's mappings.  0 or -ENOMEM. */

@@ -153,8 +153,8 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 		err = prepare(l, &l->state, "INSERT INTO thread_state (session_id,"
 			      " tid, pid, ts, dur, state, cpu, waker_tid, waker_cpu,"
 			      " preempted, uncertain, stack_id, next_tid, next_comm,"
-			      " waker_comm, waker_context)"
-			      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
+			      " waker_comm, waker_context, waker_stack_id)"
+			      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
 	if (err == 0)
 		err = prepare(l, &l->ran, "INSERT INTO ran_instead (session_id,"
 			      " tid, ts, cpu, ran_tid, ran_comm, dur)"
@@ -342,6 +342,7 @@ int loader_state(struct loader *l, const struct state_interval *iv,
 				  -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 16);
+	bind_opt(st, 17, iv->waker_stack_id ? (int64_t)iv->waker_stack_id : -1);
 	err = row_written(l, st, e);
 	return err ? err : store_ran_instead(l, iv, e);
 }

@@ -175,7 +175,11 @@ CREATE TABLE thread_state (
 	-- 'hardirq', 'softirq', 'nmi': an interrupt on CPU waker_cpu, whatever
 	-- thread it happened to interrupt (waker_tid 0).  NULL when no
 	-- wake-up was seen, and in a session recorded before schema 6.
-	waker_context	TEXT
+	waker_context	TEXT,
+	-- The kernel stack of that wake-up (sched_waking's callchain, kernel
+	-- frames only): what issued it.  NULL when no wake-up was seen, and
+	-- in a session recorded before schema 7.
+	waker_stack_id	INTEGER
 );
 
 -- What ran instead while a target thread waited for a CPU: for each
@@ -261,7 +265,8 @@ CREATE TABLE stack (
 	stack_id	INTEGER NOT NULL,
 	pid		INTEGER NOT NULL,
 	depth		INTEGER NOT NULL,	-- frames, kernel and user
-	-- 'fp' or 'dwarf': how the user part was found.
+	-- 'fp' or 'dwarf': how the user part was found; 'kernel' for the
+	-- kernel-only stack of a wake-up (thread_state.waker_stack_id).
 	method		TEXT NOT NULL,
 	-- Why the user part ends where it does: NULL when it reached the
 	-- outermost frame, else the reason (a truncated stack copy, no CFI).
@@ -506,11 +511,85 @@ SELECT session_id, status,
        faults_total, faults_stored, records_lost, samples_lost
   FROM session;
 
+-- What a kernel function says issued a wake-up, when it says one, read
+-- from the names of the wake-up's kernel frames (symbol, frame.kernel =
+-- 1; thread_state.waker_stack_id).  A source (rank 1) is where the
+-- wake-up came from: 'timer', 'network receive', 'disk completion', or
+-- 'irq NAME' for a device's interrupt handler; a means (rank 2) is how
+-- a thread issued it: 'futex', 'pipe', 'epoll', 'socket', 'signal',
+-- 'eventfd', 'child exit'.  A function may carry a compiler suffix
+-- (".constprop.0"), hence GLOB.
+CREATE VIEW frame_wake_class AS
+SELECT session_id, frame_id, idx, function, class,
+       CASE WHEN class IN ('futex', 'pipe', 'epoll', 'socket', 'signal',
+                           'eventfd', 'child exit') THEN 2 ELSE 1 END AS rank
+  FROM (SELECT y.session_id, y.frame_id, y.idx, y.function,
+               CASE
+                 WHEN y.function GLOB 'hrtimer_wakeup*' OR y.function GLOB 'call_timer_fn*'
+                   OR y.function GLOB 'process_timeout*' OR y.function GLOB 'tick_sched_*'
+                   THEN 'timer'
+                 WHEN y.function GLOB 'net_rx_action*' OR y.function GLOB '__netif_receive_skb*'
+                   OR y.function GLOB 'process_backlog*' OR y.function GLOB 'napi_*poll*'
+                   THEN 'network receive'
+                 WHEN y.function GLOB 'blk_mq_end_request*' OR y.function GLOB 'blk_update_request*'
+                   OR y.function GLOB 'blk_mq_complete_request*' OR y.function GLOB 'bio_endio*'
+                   OR y.function GLOB '*_end_io' OR y.function GLOB '*_end_io_*'
+                   OR y.function GLOB 'blk_done_softirq*' THEN 'disk completion'
+                 WHEN y.function GLOB 'futex_*' THEN 'futex'
+                 WHEN y.function GLOB 'pipe_write*' OR y.function GLOB 'pipe_read*'
+                   THEN 'pipe'
+                 WHEN y.function GLOB 'ep_poll_callback*' THEN 'epoll'
+                 WHEN y.function GLOB 'sock_def_*' OR y.function GLOB 'unix_*'
+                   OR y.function GLOB 'tcp_*' THEN 'socket'
+                 WHEN y.function GLOB 'signal_wake_up*' OR y.function GLOB 'complete_signal*'
+                   THEN 'signal'
+                 WHEN y.function GLOB 'eventfd_*' THEN 'eventfd'
+                 WHEN y.function GLOB '__wake_up_parent*' OR y.function GLOB 'do_notify_parent*'
+                   THEN 'child exit'
+               END AS class
+          FROM symbol y
+          JOIN frame fr ON fr.session_id = y.session_id AND fr.frame_id = y.frame_id
+         WHERE fr.kernel = 1)
+ WHERE class IS NOT NULL;
+
+-- What issued each wake-up that ended an interval, from its kernel stack
+-- (thread_state.waker_stack_id): the innermost source in it ('timer',
+-- 'network receive', 'disk completion'), else, under a device's
+-- interrupt handler (the frame inside __handle_irq_event_percpu), 'irq'
+-- and the handler's name ('irq vring_interrupt'), else the innermost
+-- means ('futex', 'pipe', ...); NULL when the stack names none, or none
+-- was recorded.  state_id is thread_state's rowid.
+CREATE VIEW wake_source AS
+SELECT x.session_id, x.rowid AS state_id,
+       coalesce((SELECT c.class FROM stack_frame sf
+                   JOIN frame_wake_class c ON c.session_id = sf.session_id
+                                          AND c.frame_id = sf.frame_id
+                  WHERE sf.session_id = x.session_id AND sf.stack_id = x.waker_stack_id
+                    AND c.rank = 1
+                  ORDER BY sf.depth, c.idx LIMIT 1),
+                (SELECT 'irq ' || y.function FROM stack_frame h
+                   JOIN symbol hy ON hy.session_id = h.session_id AND hy.frame_id = h.frame_id
+                   JOIN stack_frame sf ON sf.session_id = h.session_id
+                    AND sf.stack_id = h.stack_id AND sf.depth = h.depth - 1
+                   JOIN symbol y ON y.session_id = sf.session_id AND y.frame_id = sf.frame_id
+                  WHERE h.session_id = x.session_id AND h.stack_id = x.waker_stack_id
+                    AND hy.function GLOB '__handle_irq_event_percpu*'
+                  ORDER BY h.depth LIMIT 1),
+                (SELECT c.class FROM stack_frame sf
+                   JOIN frame_wake_class c ON c.session_id = sf.session_id
+                                          AND c.frame_id = sf.frame_id
+                  WHERE sf.session_id = x.session_id AND sf.stack_id = x.waker_stack_id
+                  ORDER BY sf.depth, c.idx LIMIT 1)) AS source
+  FROM thread_state x
+ WHERE x.waker_stack_id IS NOT NULL;
+
 -- What ended each interval off the CPU, in the one wording every reader
 -- shows (report, query, diagnose, plot, export): 'NAME (TID)' for a
 -- thread, by its name as the wake-up recorded it, else as the thread
 -- table has it then; 'hard interrupt on CPU N', 'softirq on CPU N' or
--- 'NMI on CPU N' for an interrupt, whichever thread it interrupted;
+-- 'NMI on CPU N' for an interrupt, whichever thread it interrupted,
+-- with what issued it where its stack says (wake_source: 'softirq on
+-- CPU 0 (network receive)', 'hard interrupt on CPU 1 (timer)');
 -- 'idle task on CPU N' for a CPU's idle task ('interrupt on idle CPU N'
 -- in a session recorded before schema 6, which did not tell interrupts
 -- apart); NULL when no wake-up ended it.  state_id is thread_state's rowid.
@@ -519,7 +598,9 @@ SELECT x.session_id, x.rowid AS state_id, x.tid, x.ts, x.waker_tid, x.waker_cpu,
        x.waker_context,
        CASE WHEN x.waker_tid IS NULL THEN NULL
             WHEN x.waker_context = 'hardirq' THEN 'hard interrupt on CPU ' || x.waker_cpu
+                 || coalesce(' (' || ws.source || ')', '')
             WHEN x.waker_context = 'softirq' THEN 'softirq on CPU ' || x.waker_cpu
+                 || coalesce(' (' || ws.source || ')', '')
             WHEN x.waker_context = 'nmi' THEN 'NMI on CPU ' || x.waker_cpu
             WHEN x.waker_tid = 0 AND x.waker_context IS NULL
               THEN 'interrupt on idle CPU ' || x.waker_cpu
@@ -534,7 +615,8 @@ SELECT x.session_id, x.rowid AS state_id, x.tid, x.ts, x.waker_tid, x.waker_cpu,
                             ORDER BY t.first_ts LIMIT 1), '?')
                  || ' (' || x.waker_tid || ')'
        END AS waker
-  FROM thread_state x;
+  FROM thread_state x
+  LEFT JOIN wake_source ws ON ws.session_id = x.session_id AND ws.state_id = x.rowid;
 
 -- Each thread that ran instead during a runnable wait (ran_instead), in
 -- the one wording every reader shows: holder 'cc1 (22745)', 'idle' for
@@ -584,7 +666,9 @@ SELECT y.session_id, y.frame_id, y.idx, y.function,
 -- 'lock' when a frame of its stack is a lock's slow path (a mutex or
 -- rwlock in user space, a kernel mutex or rwsem); else the innermost
 -- kernel frame's class (frame_wait_class: 'futex', 'poll', 'timer',
--- 'network', 'disk', 'page-fault'); else what woke it: 'interrupt' or
+-- 'network', 'disk', 'page-fault'); else what issued its wake-up, from
+-- the wake-up's stack (wake_source: a disk completion is 'disk', a
+-- network receive 'network', a timer 'timer'); else what woke it: 'interrupt' or
 -- 'softirq' (a timer, a device, a packet: input the thread waited for),
 -- 'thread' (a futex, a pipe, a join), 'waker not seen' (no sched_waking
 -- came for it: still asleep at the end, or woken on a CPU leaving its
@@ -613,6 +697,11 @@ SELECT session_id, state_id, tid, ts, dur, stack_id, waited_on,
                         WHERE sf.session_id = x.session_id
                           AND sf.stack_id = x.stack_id AND w.reason IS NOT NULL
                         ORDER BY sf.depth, w.idx LIMIT 1),
+                      (SELECT CASE ws.source WHEN 'disk completion' THEN 'disk'
+                                WHEN 'network receive' THEN 'network'
+                                WHEN 'timer' THEN 'timer' END
+                         FROM wake_source ws
+                        WHERE ws.session_id = x.session_id AND ws.state_id = x.rowid),
                       CASE WHEN x.waker_context = 'softirq' THEN 'softirq'
                            WHEN x.waker_context IN ('hardirq', 'nmi') THEN 'interrupt'
                            WHEN x.waker_tid = 0 THEN 'interrupt'
