@@ -62,6 +62,7 @@ struct record_args {
 	uint64_t stack_size;
 	int no_symbolize;
 	int no_thread_states;		/* --no-thread-states */
+	int no_ran_instead;		/* --no-ran-instead */
 	/* --pt, --pt-size, --pt-config, --pt-trigger. */
 	int pt_on;
 	struct pt_settings pt;
@@ -254,7 +255,7 @@ static const char record_usage[] =
 	"                        [--spool-size SIZE] [--cpu LIST] [--ready-fd FD]\n"
 	"                        [--stacks fp|dwarf|none] [--stack-size BYTES]\n"
 	"                        [--stacks-on EVENTS] [--no-symbolize]\n"
-	"                        [--no-thread-states]\n"
+	"                        [--no-thread-states] [--no-ran-instead]\n"
 	"                        [--pt[=MODE]] [--pt-size SIZE] [--pt-config TERMS]\n"
 	"                        [--pt-trigger DUR] [--label KEY=VALUE]... [-q]\n"
 	"                        [-- COMMAND [ARGS...]]";
@@ -397,6 +398,9 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		{ 0, "no-thread-states", NULL, "faults only: no switch records, no "
 		  "sched tracepoints, no thread_state rows (less cost per switch)",
 		  OPT_FLAG, &a->no_thread_states, NULL },
+		{ 0, "no-ran-instead", NULL, "no switch records of other threads "
+		  "(runnable waits do not say what ran instead; less cost where "
+		  "the machine switches a lot)", OPT_FLAG, &a->no_ran_instead, NULL },
 		/* Intel PT. */
 		{ 0, "pt", "MODE", "Intel PT: the code path into each major fault "
 		  "(fault, default), into stalls (stall), or all of it (full)",
@@ -563,6 +567,7 @@ static void make_config(struct record_args *a, struct record_config *c,
 	c->stacks = a->stacks;
 	c->symbolize = !a->no_symbolize;
 	c->thread_states = !a->no_thread_states;
+	c->ran_instead = !a->no_ran_instead;
 	c->udp = udp_sampler_wanted(&a->udp) ? &a->udp : NULL;
 	c->sample_interval_ns = a->sample_interval_ns;
 	c->cgroup = cgroup_sampler_wanted(&a->cgroup) ? &a->cgroup : NULL;

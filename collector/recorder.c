@@ -260,7 +260,8 @@ static int open_targets(struct recorder *r, struct fault_attrs *fa,
 					 "recording began", (int)t->tids[i]);
 	}
 	/* What ran on the targets' CPUs while they waited for one. */
-	if (err == 0 && r->cfg.thread_states && !target_system_wide(t))
+	if (err == 0 && r->cfg.thread_states && r->cfg.ran_instead &&
+	    !target_system_wide(t))
 		err = cpu_switches_open(r, fa, e);
 	if (err == 0)
 		err = open_tracepoints(r, e);

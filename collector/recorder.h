@@ -49,6 +49,9 @@ struct recorder_config {
 	/* 0: no switch records and no sched tracepoints (the engine then
 	 * builds no thread states). */
 	int thread_states;
+	/* 0: no CPU-wide switch records for per-thread targets (runnable
+	 * waits then do not say what ran instead: collector/cpu_switches.h). */
+	int ran_instead;
 };
 
 enum stop_reason {

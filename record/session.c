@@ -104,7 +104,7 @@ int record_session_open(struct record_session *rs,
 	struct recorder_config rc = {
 		cfg->targets, cfg->ring_bytes, cfg->duration_ns, cfg->tracepoints,
 		cfg->stacks, cfg->ready_fd, cfg->pt ? &rs->pt.rec : NULL,
-		cfg->thread_states,
+		cfg->thread_states, cfg->ran_instead,
 	};
 	int err;
 

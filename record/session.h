@@ -53,6 +53,9 @@ struct record_config {
 	/* 0 (--no-thread-states): no switch records, no sched tracepoints,
 	 * no thread_state rows: faults (and -e hits) only. */
 	int thread_states;
+	/* 0 (--no-ran-instead): no CPU-wide switch records for per-thread
+	 * targets, no ran_instead rows. */
+	int ran_instead;
 	struct udp_sampler *udp;	/* borrowed, opened; NULL: no sampling */
 	uint64_t sample_interval_ns;	/* with udp */
 	struct cgroup_sampler *cgroup;	/* borrowed, opened; NULL: none */
