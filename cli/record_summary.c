@@ -77,18 +77,22 @@ static void print_udp(FILE *out, const struct record_udp *u)
 			"series says when\n", (unsigned long long)c.missed);
 }
 
-/* How many stacks and frames the session's rows keep in the database
- * (stacks only rows below the threshold used are not stored; the kernel
- * stacks of wake-ups are not --stacks'); -1 each where it cannot be
- * read. */
-static void stored_stacks(const char *path, int64_t session, long long *stacks,
-			  long long *frames)
+/* What the session keeps in the database: --stacks' stacks and their
+ * frames (stacks only rows below the threshold used are not stored), and
+ * the kernel stacks of wake-ups; -1 each where it cannot be read. */
+struct stored_stacks {
+	long long stacks, frames;	/* --stacks' */
+	long long wake_stacks;		/* method 'kernel' */
+};
+
+static void stored_stacks(const char *path, int64_t session,
+			  struct stored_stacks *out)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	struct errmsg e;
 
-	*stacks = *frames = -1;
+	out->stacks = out->frames = out->wake_stacks = -1;
 	errmsg_init(&e);
 	if (db_open_read(path, &db, &e) < 0)
 		return;
@@ -96,43 +100,60 @@ static void stored_stacks(const char *path, int64_t session, long long *stacks,
 			       " session_id = ?1 AND method != 'kernel'),"
 			       " (SELECT count(DISTINCT sf.frame_id) FROM stack s"
 			       " JOIN stack_frame sf USING (session_id, stack_id)"
-			       " WHERE s.session_id = ?1 AND s.method != 'kernel')",
+			       " WHERE s.session_id = ?1 AND s.method != 'kernel'),"
+			       " (SELECT count(*) FROM stack WHERE session_id = ?1"
+			       " AND method = 'kernel')",
 			       -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_bind_int64(st, 1, session) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW) {
-		*stacks = sqlite3_column_int64(st, 0);
-		*frames = sqlite3_column_int64(st, 1);
+		out->stacks = sqlite3_column_int64(st, 0);
+		out->frames = sqlite3_column_int64(st, 1);
+		out->wake_stacks = sqlite3_column_int64(st, 2);
 	}
 	sqlite3_finalize(st);
 	db_close(db);
 }
 
-/* The summary line about stacks: sampled, cut short, what the database
- * keeps, frames named. */
+/* --stacks' line: sampled, cut short, what the database keeps. */
+static void print_stacks_sampled(FILE *f, const struct record_stacks *st,
+				 const struct stored_stacks *kept)
+{
+	size_t seen = st->tab.nstacks - st->kernel_stacks;
+
+	fprintf(f, "  stacks: %llu sampled, %llu cut short, %lld distinct "
+		"stored with %lld frames", (unsigned long long)st->sampled,
+		(unsigned long long)st->truncated, kept->stacks, kept->frames);
+	if (kept->stacks >= 0 && (size_t)kept->stacks < seen)
+		fprintf(f, " (of %zu seen: the others' rows were not stored)", seen);
+	fputc('\n', f);
+}
+
+/* The summary lines about stacks: --stacks' own, the wake-ups' (kept
+ * with the thread states whatever --stacks says), and how their frames
+ * were named. */
 static void print_stacks(FILE *f, const struct record_session *rs,
 			 const char *path)
 {
 	const struct record_stacks *st = &rs->pipe.stacks;
 	const struct record_symbolized *s = &rs->sym;
-	long long stacks, frames;
+	struct stored_stacks kept;
 
-	if (!record_stacks_on(st))
+	if (!st->tab.nstacks)
 		return;
-	stored_stacks(path, rs->session_id, &stacks, &frames);
-	fprintf(f, "  stacks: %llu sampled, %llu cut short, %lld distinct "
-		"stored with %lld frames", (unsigned long long)st->sampled,
-		(unsigned long long)st->truncated, stacks, frames);
-	if (stacks >= 0 && (size_t)stacks < st->tab.nstacks - st->kernel_stacks)
-		fprintf(f, " (of %zu seen: the others' rows were not stored)",
-			st->tab.nstacks - st->kernel_stacks);
+	stored_stacks(path, rs->session_id, &kept);
+	if (record_stacks_on(st))
+		print_stacks_sampled(f, st, &kept);
+	if (kept.wake_stacks > 0)
+		fprintf(f, "  wake-up stacks: %lld distinct stored (kernel frames, "
+			"what issued each wake-up)\n", kept.wake_stacks);
 	if (s->symbolized)
-		fprintf(f, ", %llu named (%llu no file, %llu build id mismatch, "
-			"%llu no symbol)\n", (unsigned long long)s->c.ok,
+		fprintf(f, "  frames: %llu named (%llu no file, %llu build id "
+			"mismatch, %llu no symbol)\n", (unsigned long long)s->c.ok,
 			(unsigned long long)s->c.no_file,
 			(unsigned long long)s->c.build_id_mismatch,
 			(unsigned long long)s->c.no_symbol);
 	else
-		fputs(", not symbolized\n", f);
+		fputs("  frames: not symbolized\n", f);
 	if (s->symbolized && s->c.skipped)
 		fprintf(f, "  stacks: %llu files skipped as not trusted (not a "
 			"regular file of root or the process's owner, or too "
@@ -230,8 +251,10 @@ void record_summary_print(FILE *out, const struct record_session *rs,
 		fprintf(out, "  no thread states (--no-thread-states), %llu "
 			"tracepoint rows\n", (unsigned long long)p->n.tracepoints);
 	else if (st->intervals || p->n.tracepoints)
-		fprintf(out, "  %llu thread-state intervals, %llu tracepoint rows\n",
+		fprintf(out, "  %llu thread-state intervals (%llu runnable waits "
+			"with what ran instead), %llu tracepoint rows\n",
 			(unsigned long long)st->intervals,
+			(unsigned long long)st->ran_waits,
 			(unsigned long long)p->n.tracepoints);
 	if (p->udp)
 		print_udp(out, p->udp);

@@ -74,6 +74,7 @@ static int store_state(void *ctx, const struct state_interval *iv)
 		with_ran.nran = s->nran;
 		with_ran.ran_cpu = (int32_t)s->ran_cpu;
 		iv = &with_ran;
+		s->st.ran_waits++;
 	}
 	return s->ops.store_state(s->ops.ctx, iv);
 }

@@ -56,6 +56,8 @@ struct fault_stats {
 	uint64_t below_threshold;	/* paired, counted, not stored */
 	uint64_t other_threads;		/* fault events of non-target threads */
 	uint64_t intervals;		/* thread-state intervals stored */
+	uint64_t ran_waits;		/* of those, runnable waits stored with
+					 * what ran instead */
 	uint64_t tracepoints;		/* -e hits of target threads stored */
 };
 

@@ -38,6 +38,8 @@ static void a_busy_loop_on_the_same_cpu_is_named_for_the_runnable_waits(void **s
 	const char *db = scratch_path("ran.db");
 	int cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
 	char cpus[16], loop_s[32];
+	const char *line;
+	long long waits;
 	pid_t loop;
 	struct run r;
 
@@ -45,11 +47,19 @@ static void a_busy_loop_on_the_same_cpu_is_named_for_the_runnable_waits(void **s
 	snprintf(cpus, sizeof(cpus), "%d", cpu);
 	loop = start_busy_loop(cpu);
 	/* A shell loop, CPU-bound for 0.5 s on the loop's CPU. */
-	if (run_faultline(&r, "record", "-q", "-o", db, "--", "taskset", "-c", cpus,
+	if (run_faultline(&r, "record", "-o", db, "--", "taskset", "-c", cpus,
 			  "timeout", "0.5", "sh", "-c", "while :; do :; done",
 			  NULL) != 0 && !strstr(r.err, "exited with status 124"))
 		fail_msg("record failed: %s", r.err);
 	kill_leftovers(NULL);
+	/* The summary counts the waits the database says what ran in. */
+	line = strstr(r.err, " runnable waits with what ran instead)");
+	assert_non_null(line);
+	while (line > r.err && line[-1] != '(')
+		line--;
+	assert_int_equal(sscanf(line, "%lld", &waits), 1);
+	assert_int_equal(waits, db_int(db, "SELECT count(*) FROM (SELECT DISTINCT"
+				       " tid, ts FROM ran_instead)"));
 	/* Two threads share one CPU: the shell waits while the loop runs. */
 	assert_true(db_int(db, "SELECT count(*) FROM ran_instead r JOIN thread t"
 			   " ON t.session_id = r.session_id AND t.tid = r.tid"
