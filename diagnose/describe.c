@@ -41,14 +41,8 @@ static int stack_text(sqlite3 *db, int64_t session, int64_t stack_id,
 		      char **out, struct errmsg *e)
 {
 	static const char sql[] =
-		"SELECT coalesce(y.function, CASE WHEN fr.dso_offset IS NOT NULL"
-		" THEN fr.dso || printf('+0x%x', fr.dso_offset) END,"
-		" printf('0x%x', fr.addr))"
-		" FROM stack_frame sf JOIN frame fr ON fr.session_id = sf.session_id"
-		" AND fr.frame_id = sf.frame_id LEFT JOIN symbol y ON"
-		" y.session_id = fr.session_id AND y.frame_id = fr.frame_id"
-		" WHERE sf.session_id = ?1 AND sf.stack_id = ?2"
-		" ORDER BY sf.depth, y.idx";
+		"SELECT name FROM stack_frame_name"
+		" WHERE session_id = ?1 AND stack_id = ?2 ORDER BY depth, idx";
 	sqlite3_stmt *st = NULL;
 	struct strbuf sb;
 	int rc, n = 0;
