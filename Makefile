@@ -29,8 +29,9 @@ WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wno-missing-field-initializers
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE \
 	     $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# libipt (Intel PT decoding) has no .pc file on Debian either: -lipt.
-LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpfm -lipt -lm
+# libipt (Intel PT decoding) has no .pc file on Debian either: -lipt;
+# nor libiberty (demangling), a static library: -liberty.
+LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpfm -lipt -liberty -lm
 LDFLAGS += $(SANFLAGS)
 
 COMMON_SRC = common/errmsg.c common/clock.c common/cpulist.c common/array.c common/strbuf.c \
@@ -41,6 +42,8 @@ COMMON_SRC += common/outside_file.c
 COMMON_SRC += common/term_text.c
 # one CSV field writer, formulas neutralised (query -f csv, export csv)
 COMMON_SRC += common/csv.c
+# C++ and Rust names demangled when printed (libiberty, static)
+COMMON_SRC += common/demangle.c
 DECODER_SRC = decoder/clock_map.c decoder/comm_cache.c decoder/perf_record.c decoder/event.c \
 	      decoder/idmap.c decoder/timeline.c \
 	      decoder/order.c decoder/hist.c decoder/fault_pair.c \

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/demangle.h"
 #include "../common/strbuf.h"
 #include "engine.h"
 
@@ -36,7 +37,7 @@ static int thread_comm(sqlite3 *db, int64_t session, int64_t tid, int64_t ts,
 }
 
 /* The stack's frames by name, innermost first ("c <- b <- main"), as
- * stalls-near writes them; NULL in *out when it has none. */
+ * stalls-near writes them (demangled); NULL in *out when it has none. */
 static int stack_text(sqlite3 *db, int64_t session, int64_t stack_id,
 		      char **out, struct errmsg *e)
 {
@@ -56,9 +57,13 @@ static int stack_text(sqlite3 *db, int64_t session, int64_t stack_id,
 	sqlite3_bind_int64(st, 1, session);
 	sqlite3_bind_int64(st, 2, stack_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		char *owned = NULL;
+
 		if (n++)
 			strbuf_adds(&sb, " <- ");
-		strbuf_adds(&sb, (const char *)sqlite3_column_text(st, 0));
+		strbuf_adds(&sb, demangle_shown(name ? name : "?", &owned));
+		free(owned);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

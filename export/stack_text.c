@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "../common/array.h"
+#include "../common/demangle.h"
 #include "../common/strbuf.h"
 #include "../schema/db.h"
 #include "../schema/views.h"
@@ -87,9 +88,12 @@ static int lookup(struct stack_text *t, int64_t stack_id, struct strbuf *sb,
 			strbuf_adds(sb, " <- ...");
 			break;
 		}
+		char *owned = NULL;
+
 		if (names++)
 			strbuf_adds(sb, " <- ");
-		strbuf_adds(sb, name ? name : "?");
+		strbuf_adds(sb, name ? demangle_shown(name, &owned) : "?");
+		free(owned);
 	}
 	sqlite3_reset(t->st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)

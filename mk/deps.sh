@@ -21,7 +21,7 @@
 #                         need python3-pyside2.qtsql and the Qt SQL drivers)
 set -eu
 
-build="gcc make pkg-config libpfm4-dev libelf-dev libdw-dev libsqlite3-dev libtraceevent-dev libtracefs-dev libipt-dev libpq-dev"
+build="gcc make pkg-config libpfm4-dev libelf-dev libdw-dev libsqlite3-dev libtraceevent-dev libtracefs-dev libipt-dev libpq-dev libiberty-dev"
 case "${1:-build}" in
 build) want="$build" ;;
 check) want="$build libcmocka-dev clang sqlite3 binutils libc6-dbg groff-base chromium python3 linux-perf postgresql" ;;
