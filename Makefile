@@ -65,7 +65,7 @@ SCHEMA_SRC = schema/db.c schema/upgrade.c schema/loader.c schema/symbol_store.c 
 CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
 	  cli/record.c cli/record_summary.c \
 	  cli/query.c cli/query_run.c cli/table_out.c cli/report.c \
-	  cli/session_pick.c cli/symbolize.c cli/stacks.c cli/fmt_dur.c \
+	  cli/session_pick.c cli/symbolize.c cli/stacks.c cli/stacks_out.c cli/fmt_dur.c \
 	  cli/import.c cli/import_check.c
 # Readers of a finished database: exports (export/) and the timeline plot
 # (plot/).  They read through SQL only.
