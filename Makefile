@@ -243,6 +243,8 @@ TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
 	   $(FUZZ_REPLAY_BIN) tests/man_vs_help.sh
 # export --to and query on PostgreSQL
 TEST_BIN += $(BUILD)/tests/test_pg
+# stacks --folded, -f json and csv, parsed back; a C++ program's names
+TEST_BIN += $(BUILD)/tests/test_stacks_out
 
 # A cmocka test: its source (the first prerequisite) and the library.
 define link_test
@@ -324,6 +326,16 @@ $(BUILD)/tests/test_pt: tests/cli/test_pt.c tests/integration/run.h tests/unit/p
 $(BUILD)/tests/test_export $(BUILD)/tests/test_plot: $(BUILD)/tests/test_%: \
 		tests/cli/test_%.c tests/cli/plot_fixture.h tests/integration/run.h $(LIB_OBJ)
 	$(link_test)
+
+# stacks' outputs, on a C++ program with frame pointers (fixed flags,
+# the same in both builds; -mno-red-zone: its walk through data pushes)
+$(BUILD)/tests/test_stacks_out: tests/cli/test_stacks_out.c tests/cli/plot_fixture.h \
+		tests/integration/run.h $(BUILD)/tests/cxx_walker $(LIB_OBJ)
+	$(link_test)
+$(BUILD)/tests/cxx_walker: tests/fixtures/cxx/walker.cc
+	@mkdir -p $(dir $@)
+	g++ -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -mno-red-zone \
+		-o $@ $<
 
 PLTFIX = $(BUILD)/tests/pltfix/libpltfix.so $(BUILD)/tests/pltfix/libpltfix_ibt.so
 $(BUILD)/tests/test_plt_bind: $(PLTFIX)

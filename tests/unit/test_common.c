@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "../../common/array.h"
+#include "../../common/demangle.h"
 #include "../../common/json.h"
 #include "../../common/strbuf.h"
 #include "../../common/term_text.h"
@@ -207,6 +208,40 @@ static void terminal_text_shows_controls_and_bad_bytes_and_keeps_printable_utf8(
 	strbuf_release(&sb);
 }
 
+static void assert_demangles(const char *sym, const char *want)
+{
+	char *got = demangle(sym);
+
+	if (!want) {
+		assert_null(got);
+		return;
+	}
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* Itanium C++, Rust legacy (its hash dropped) and Rust v0 names; a plain
+ * C name, and one that only looks mangled, stay as they are. */
+static void cxx_and_both_rust_manglings_demangle_and_c_names_stay(void **state)
+{
+	char *owned;
+
+	(void)state;
+	assert_demangles("_ZN3flt6Walker5touchEPcm", "flt::Walker::touch");
+	assert_demangles("_ZNSt6vectorIiSaIiEE9push_backERKi",
+			 "std::vector<int, std::allocator<int> >::push_back");
+	assert_demangles("_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write");
+	assert_demangles("_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$"
+			 "17h1ff8f5b5e0b1e1c4E", "std::rt::lang_start::{{closure}}");
+	assert_demangles("_RNvCs15kBYyAo9fc_7mycrate7example", "mycrate::example");
+	assert_demangles("main", NULL);
+	assert_demangles("_dl_runtime_resolve_xsavec", NULL);
+	assert_demangles("_Zjunk", NULL);
+	assert_string_equal(demangle_shown("main", &owned), "main");
+	assert_null(owned);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +255,7 @@ int main(void)
 		cmocka_unit_test(terminal_text_shows_controls_and_bad_bytes_and_keeps_printable_utf8),
 		cmocka_unit_test(tracepoint_specs_parse_with_and_without_a_filter),
 		cmocka_unit_test(a_malformed_tracepoint_spec_names_the_option_and_the_form),
+		cmocka_unit_test(cxx_and_both_rust_manglings_demangle_and_c_names_stay),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
