@@ -44,6 +44,8 @@ COMMON_SRC += common/term_text.c
 COMMON_SRC += common/csv.c
 # C++ and Rust names demangled when printed (libiberty, static)
 COMMON_SRC += common/demangle.c
+# "did you mean": commands, options, tracepoints, queries
+COMMON_SRC += common/edit_distance.c
 DECODER_SRC = decoder/clock_map.c decoder/comm_cache.c decoder/perf_record.c decoder/event.c \
 	      decoder/idmap.c decoder/timeline.c \
 	      decoder/order.c decoder/hist.c decoder/fault_pair.c \

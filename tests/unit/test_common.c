@@ -8,6 +8,7 @@
 
 #include "../../common/array.h"
 #include "../../common/demangle.h"
+#include "../../common/edit_distance.h"
 #include "../../common/json.h"
 #include "../../common/strbuf.h"
 #include "../../common/term_text.h"
@@ -242,6 +243,32 @@ static void cxx_and_both_rust_manglings_demangle_and_c_names_stay(void **state)
 	assert_null(owned);
 }
 
+/* Each edit counts 1, a swap of neighbours too; the closest name is
+ * offered only when it is close and alone. */
+static void edit_distance_counts_swaps_and_closest_needs_a_clear_winner(void **state)
+{
+	static const char *const cmds[] = {
+		"record", "query", "report", "diagnose", "stacks", "pt", "plot",
+		"export", "merge", "label", "import", "upgrade", "version",
+	};
+
+	(void)state;
+	assert_int_equal(edit_distance("", ""), 0);
+	assert_int_equal(edit_distance("abc", ""), 3);
+	assert_int_equal(edit_distance("recrod", "record"), 1);
+	assert_int_equal(edit_distance("kitten", "sitting"), 3);
+	assert_int_equal(edit_distance("ca", "abc"), 3);	/* OSA, not full DL */
+	assert_string_equal(edit_closest("recrod", cmds, 13), "record");
+	assert_string_equal(edit_closest("stakcs", cmds, 13), "stacks");
+	assert_string_equal(edit_closest("diag", cmds, 13), "diagnose");
+	assert_null(edit_closest("xyzzy", cmds, 13));
+	/* "pl" is one edit from "pt" and a prefix of "plot": neither wins
+	 * by distance (2 * 1 >= 2), the prefix is alone. */
+	assert_string_equal(edit_closest("pl", cmds, 13), "plot");
+	/* "re": a prefix of three, and no name close enough. */
+	assert_null(edit_closest("re", cmds, 13));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +283,7 @@ int main(void)
 		cmocka_unit_test(tracepoint_specs_parse_with_and_without_a_filter),
 		cmocka_unit_test(a_malformed_tracepoint_spec_names_the_option_and_the_form),
 		cmocka_unit_test(cxx_and_both_rust_manglings_demangle_and_c_names_stay),
+		cmocka_unit_test(edit_distance_counts_swaps_and_closest_needs_a_clear_winner),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
