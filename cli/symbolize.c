@@ -214,7 +214,7 @@ int cmd_symbolize(int argc, char **argv)
 {
 	struct symbolize_args a = { 0 };
 	const struct opt opts[] = {
-		{ 0, "session", "N", "the session to symbolize (default: the "
+		{ 's', "session", "N", "the session to symbolize (default: the "
 		  "latest)", OPT_CALLBACK, &a.session, session_pick_parse },
 		{ 0, "debug-dir", "DIR", "look here first for debug files, by "
 		  "build id and .gnu_debuglink (repeatable)", OPT_CALLBACK, &a,
