@@ -4,7 +4,7 @@
  * python3's json and csv) and held to the database, on a recording of a
  * C++ program built here (tests/fixtures/cxx/walker.cc): its mangled
  * names shown demangled, and the frames a walk through data makes up
- * cut, at recording and when read.
+ * cut, at recording and when read; and report's JSON.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -138,6 +138,31 @@ static void a_return_address_in_no_mapping_cuts_the_stack_when_read(void **state
 	check_output(&r, "folded", out_, db, "1", "count", NULL);
 }
 
+/* report -f json is one document: the findings and every section. */
+static void the_report_as_json_parses_with_its_findings_and_sections(void **state)
+{
+	const char *db = walker_db();
+	char out[256];
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "report", db, "-f", "json", NULL), 0);
+	snprintf(out, sizeof(out), "%s", r.outpath);
+	{
+		char *argv[] = { "/usr/bin/python3", "-c",
+			"import json, sys\n"
+			"d = json.load(open(sys.argv[1]))\n"
+			"assert d['session'] == 1 and d['findings']['session'] == 1\n"
+			"q = [s['query'] for s in d['sections']]\n"
+			"assert q[:3] == ['sessions', 'fault-latency', 'longest-stalls'], q\n"
+			"assert len(d['sections'][2]['rows']) == 10\n"
+			"print('ok')\n", out, NULL };
+
+		assert_int_equal(run_argv(&r, argv), 0);
+	}
+	assert_non_null(strstr(r.out, "ok"));
+}
+
 static void bad_formats_are_usage_errors_that_say_what_is_allowed(void **state)
 {
 	(void)state;
@@ -152,6 +177,7 @@ int main(void)
 		cmocka_unit_test_teardown(json_and_csv_hold_the_stacks_with_names_demangled, kill_leftovers),
 		cmocka_unit_test_teardown(a_return_address_no_process_maps_is_cut_when_recording, kill_leftovers),
 		cmocka_unit_test_teardown(a_return_address_in_no_mapping_cuts_the_stack_when_read, kill_leftovers),
+		cmocka_unit_test_teardown(the_report_as_json_parses_with_its_findings_and_sections, kill_leftovers),
 		cmocka_unit_test_teardown(bad_formats_are_usage_errors_that_say_what_is_allowed, kill_leftovers),
 	};
 
