@@ -29,8 +29,9 @@ WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wno-missing-field-initializers
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE \
 	     $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# libipt (Intel PT decoding) has no .pc file on Debian either: -lipt.
-LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpfm -lipt -lm
+# libipt (Intel PT decoding) has no .pc file on Debian either: -lipt;
+# nor libiberty (demangling), a static library: -liberty.
+LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpfm -lipt -liberty -lm
 LDFLAGS += $(SANFLAGS)
 
 COMMON_SRC = common/errmsg.c common/clock.c common/cpulist.c common/array.c common/strbuf.c \
@@ -41,6 +42,10 @@ COMMON_SRC += common/outside_file.c
 COMMON_SRC += common/term_text.c
 # one CSV field writer, formulas neutralised (query -f csv, export csv)
 COMMON_SRC += common/csv.c
+# C++ and Rust names demangled when printed (libiberty, static)
+COMMON_SRC += common/demangle.c
+# "did you mean": commands, options, tracepoints, queries
+COMMON_SRC += common/edit_distance.c
 DECODER_SRC = decoder/clock_map.c decoder/comm_cache.c decoder/perf_record.c decoder/event.c \
 	      decoder/idmap.c decoder/timeline.c \
 	      decoder/order.c decoder/hist.c decoder/fault_pair.c \
@@ -62,7 +67,7 @@ SCHEMA_SRC = schema/db.c schema/upgrade.c schema/loader.c schema/symbol_store.c 
 CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
 	  cli/record.c cli/record_summary.c \
 	  cli/query.c cli/query_run.c cli/table_out.c cli/report.c \
-	  cli/session_pick.c cli/symbolize.c cli/stacks.c cli/fmt_dur.c \
+	  cli/session_pick.c cli/symbolize.c cli/stacks.c cli/stacks_out.c cli/fmt_dur.c \
 	  cli/import.c cli/import_check.c
 # Readers of a finished database: exports (export/) and the timeline plot
 # (plot/).  They read through SQL only.
@@ -247,6 +252,8 @@ TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
 	   $(FUZZ_REPLAY_BIN) tests/man_vs_help.sh
 # export --to and query on PostgreSQL
 TEST_BIN += $(BUILD)/tests/test_pg
+# stacks --folded, -f json and csv, parsed back; a C++ program's names
+TEST_BIN += $(BUILD)/tests/test_stacks_out
 
 # A cmocka test: its source (the first prerequisite) and the library.
 define link_test
@@ -328,6 +335,16 @@ $(BUILD)/tests/test_pt: tests/cli/test_pt.c tests/integration/run.h tests/unit/p
 $(BUILD)/tests/test_export $(BUILD)/tests/test_plot: $(BUILD)/tests/test_%: \
 		tests/cli/test_%.c tests/cli/plot_fixture.h tests/integration/run.h $(LIB_OBJ)
 	$(link_test)
+
+# stacks' outputs, on a C++ program with frame pointers (fixed flags,
+# the same in both builds; -mno-red-zone: its walk through data pushes)
+$(BUILD)/tests/test_stacks_out: tests/cli/test_stacks_out.c tests/cli/plot_fixture.h \
+		tests/integration/run.h $(BUILD)/tests/cxx_walker $(LIB_OBJ)
+	$(link_test)
+$(BUILD)/tests/cxx_walker: tests/fixtures/cxx/walker.cc
+	@mkdir -p $(dir $@)
+	g++ -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -mno-red-zone \
+		-o $@ $<
 
 PLTFIX = $(BUILD)/tests/pltfix/libpltfix.so $(BUILD)/tests/pltfix/libpltfix_ibt.so
 $(BUILD)/tests/test_plt_bind: $(PLTFIX)

@@ -330,7 +330,7 @@ int cmd_export(int argc, char **argv)
 		  NULL },
 		{ 0, "schema", "NAME", "--to: the PostgreSQL schema (default "
 		  "faultline), created if missing", OPT_STRING, &a.schema, NULL },
-		{ 0, "session", "N", "the session to export (default: the latest; "
+		{ 's', "session", "N", "the session to export (default: the latest; "
 		  "--to: all); --to takes it more than once", OPT_CALLBACK, &a,
 		  add_session },
 		{ 0, "label", "KEY=VALUE", "--to: the sessions labelled so (more "

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../common/array.h"
+#include "../common/edit_distance.h"
 #include "commands.h"
 #include "usage.h"
 
@@ -60,6 +61,39 @@ static int close_stdout(int status)
 	return status;
 }
 
+/* perf's commands that a perf user may reach for, and faultline's own
+ * for what they do. */
+static const struct { const char *perf, *says; } perf_commands[] = {
+	{ "script", "'faultline query DB NAME' or 'faultline export DB --format csv'" },
+	{ "top", "'faultline record' then 'faultline report'" },
+	{ "stat", "'faultline record' then 'faultline query DB fault-latency'" },
+	{ "trace", "'faultline record -e SYSTEM:EVENT'" },
+	{ "sched", "'faultline query DB off-cpu' or 'faultline diagnose DB'" },
+};
+
+/* A name that is no command: the closest command, or what faultline
+ * does instead of perf's command of that name. */
+static int unknown_command(const char *name)
+{
+	const char *names[ARRAY_SIZE(commands)], *near;
+
+	for (size_t i = 0; i < ARRAY_SIZE(perf_commands); i++)
+		if (!strcmp(name, perf_commands[i].perf))
+			return error(NULL, "'%s' is not a faultline command; for what "
+				     "perf %s does, see %s", name, name,
+				     perf_commands[i].says), EXIT_USAGE;
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		names[i] = commands[i].name;
+	near = edit_closest(name, names, ARRAY_SIZE(names));
+	if (near)
+		error(NULL, "'%s' is not a faultline command; did you mean '%s'? "
+		      "see 'faultline -h'", name, near);
+	else
+		error(NULL, "'%s' is not a faultline command; see 'faultline -h'",
+		      name);
+	return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : NULL;
@@ -77,6 +111,5 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(name, commands[i].name))
 			return close_stdout(commands[i].fn(argc - 1, argv + 1));
-	error(NULL, "'%s' is not a faultline command; see 'faultline -h'", name);
-	return EXIT_USAGE;
+	return unknown_command(name);
 }

@@ -131,7 +131,7 @@ int cmd_label(int argc, char **argv)
 {
 	int64_t session = 0;
 	const struct opt opts[] = {
-		{ 0, "session", "N", "the session to label (default: the latest)",
+		{ 's', "session", "N", "the session to label (default: the latest)",
 		  OPT_CALLBACK, &session, session_pick_parse },
 		{ 0 },
 	};

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../common/array.h"
+#include "../common/edit_distance.h"
 #include "opt.h"
 #include "usage.h"
 
@@ -355,6 +356,63 @@ static int opt_store(const struct opt *o, const char *arg, struct errmsg *e)
 	return 0;
 }
 
+/* perf's spellings a perf user types out of habit, and what faultline
+ * does instead; cmd NULL: any command. */
+static const struct { const char *cmd, *spelling, *says; } perf_options[] = {
+	{ "record", "-g", "faultline's --stacks=fp (frame pointers); --stacks=dwarf "
+	  "unwinds code built without them" },
+	{ "record", "--call-graph", "--stacks=fp or --stacks=dwarf here (perf's "
+	  "--call-graph fp or dwarf; dwarf's size is --stack-size; there is no lbr)" },
+	{ "record", "-F", "not needed: faultline records every fault and switch of "
+	  "its threads, not samples at a frequency; --min-fault-duration keeps only "
+	  "the long faults" },
+	{ "record", "--freq", "not needed: faultline records every fault and switch "
+	  "of its threads, not samples at a frequency; --min-fault-duration keeps "
+	  "only the long faults" },
+	{ "record", "-c", "not needed: faultline records every fault and switch of "
+	  "its threads, not one in N; --min-fault-duration keeps only the long faults" },
+	{ NULL, "-i", "not needed: faultline reads the database named as its first "
+	  "argument ('faultline COMMAND DB')" },
+	{ NULL, "--input", "not needed: faultline reads the database named as its "
+	  "first argument ('faultline COMMAND DB')" },
+};
+
+/* The message for an unknown option: what perf's spelling of that name
+ * is here, or the closest of the command's own, or neither. */
+static void unknown_option(const struct cmd_usage *u, const char *arg, int c)
+{
+	char spelling[64];
+	const char *names[64], *near = NULL;
+	size_t n = 0, len;
+
+	if (c && c != '?')
+		snprintf(spelling, sizeof(spelling), "-%c", c);
+	else
+		snprintf(spelling, sizeof(spelling), "%s", arg);
+	len = strcspn(spelling, "=");
+	spelling[len] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(perf_options); i++)
+		if ((!perf_options[i].cmd || !strcmp(perf_options[i].cmd, u->name)) &&
+		    !strcmp(perf_options[i].spelling, spelling)) {
+			error(u->name, "unknown option '%s': perf's %s is %s; see "
+			      "'faultline %s -h'", spelling, spelling,
+			      perf_options[i].says, u->name);
+			return;
+		}
+	if (!strncmp(spelling, "--", 2)) {
+		for (const struct opt *o = u->opts; o->long_name && n < 63; o++)
+			names[n++] = o->long_name;
+		names[n++] = "help";
+		near = edit_closest(spelling + 2, names, n);
+	}
+	if (near)
+		error(u->name, "unknown option '%s'; did you mean '--%s'? see "
+		      "'faultline %s -h'", arg, near, u->name);
+	else
+		error(u->name, "unknown option '%s'; see 'faultline %s -h'", arg,
+		      u->name);
+}
+
 /* getopt_long's tables from ours: "+" stops at the first non-option. */
 static int build_getopt(const struct opt *opts, size_t n, struct option *lo,
 			char *so)
@@ -414,10 +472,12 @@ int opt_parse(const struct cmd_usage *u, int argc, char **argv)
 		if (c == 'h') {
 			opt_print_help(u, stdout);
 			res = OPT_HELP;
-		} else if (c == '?' || c == ':') {
-			error(u->name, "%s '%s'; see 'faultline %s -h'",
-			      c == ':' ? "missing argument for" : "unknown option",
-			      argv[optind - 1], u->name);
+		} else if (c == '?') {
+			unknown_option(u, argv[optind - 1], optopt);
+			res = OPT_USAGE;
+		} else if (c == ':') {
+			error(u->name, "missing argument for '%s'; see 'faultline "
+			      "%s -h'", argv[optind - 1], u->name);
 			res = OPT_USAGE;
 		} else if (o && opt_store(o, optarg, &e) < 0) {
 			error(u->name, "%s", e.text);

@@ -291,7 +291,7 @@ int cmd_plot(int argc, char **argv)
 	const struct opt opts[] = {
 		{ 'o', "output", "FILE", "the page (.html) or picture (.svg) to "
 		  "write", OPT_STRING, &a.output, NULL },
-		{ 0, "session", "N", "the session to plot (default: the latest)",
+		{ 's', "session", "N", "the session to plot (default: the latest)",
 		  OPT_CALLBACK, &a.session, session_pick_parse },
 		{ 0, "from", "TS", "start the window here (default: the session's "
 		  "start)", OPT_STRING, &a.from, NULL },

@@ -501,7 +501,7 @@ int cmd_pt(int argc, char **argv)
 {
 	struct pt_args a = { 0, 0, 0, -1, 0, DEFAULT_LIMIT };
 	const struct opt opts[] = {
-		{ 0, "session", "N", "the session to read (default: the latest)",
+		{ 's', "session", "N", "the session to read (default: the latest)",
 		  OPT_CALLBACK, &a.session, session_pick_parse },
 		{ 0, "fault", "ID", "the trace a major fault carried (ID: the fault's "
 		  "rowid, as the list shows)", OPT_CALLBACK, &a.fault, parse_id },

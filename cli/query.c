@@ -14,6 +14,7 @@
 #include "../export/pg_conn.h"
 #include "../schema/db.h"
 #include "../schema/query_def.h"
+#include "../schema/views.h"
 #include "commands.h"
 #include "opt.h"
 #include "query_pg.h"
@@ -112,6 +113,10 @@ static int run_query(const char *path, struct query_def *q, char **args,
 
 	errmsg_init(&e);
 	err = db_open_read(path, &db, &e);
+	/* A file of an older faultline may lack the views the canned
+	 * queries name stacks by (schema/views.h). */
+	if (err == 0)
+		err = schema_stack_views_current(db, &e);
 	if (err == 0)
 		err = query_check_session(db, path, q, args, nargs, &e);
 	if (err == 0)

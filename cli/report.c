@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../common/array.h"
+#include "../common/json.h"
 #include "../common/strbuf.h"
 #include "../common/term_text.h"
 #include "../diagnose/diagnose.h"
@@ -192,11 +193,158 @@ static int symbolize_hint(sqlite3 *db, const char *path, int64_t id)
 	return 0;
 }
 
-static const char report_usage[] = "faultline report DB [--session N] [--wide]";
+/* --format json: one object, {"session": N, "db": PATH, "findings":
+ * diagnose's JSON, "sections": [{"title", "query", "args", "rows"}]},
+ * every row of every section (JSON is for programs: nothing is cut). */
+static int json_section(sqlite3 *db, const char *title, const char *query,
+			char **args, int nargs, int first)
+{
+	const struct table_style style = { OUT_JSON, 0, NULL, 0 };
+	struct query_def q;
+	sqlite3_stmt *st = NULL;
+	struct strbuf sb;
+	struct errmsg e;
+	size_t nrows = 0;
+	int err;
+
+	query_def_init(&q);
+	errmsg_init(&e);
+	strbuf_init(&sb);
+	strbuf_adds(&sb, first ? "\n{" : ",\n{");
+	json_key(&sb, "title", 1);
+	json_cstring(&sb, title);
+	json_key(&sb, "query", 0);
+	json_cstring(&sb, query);
+	json_key(&sb, "args", 0);
+	strbuf_addc(&sb, '[');
+	for (int i = 0; i < nargs; i++) {
+		strbuf_adds(&sb, i ? "," : "");
+		json_cstring(&sb, args[i]);
+	}
+	strbuf_adds(&sb, "]");
+	json_key(&sb, "rows", 0);
+	err = strbuf_error(&sb) < 0 ? -ENOMEM : 0;
+	if (err == 0)
+		fputs(strbuf_str(&sb), stdout);
+	if (err == 0)
+		err = query_def_find(query, &q, &e);
+	if (err == 0)
+		err = query_prepare(db, &q, args, nargs, &st, &e);
+	if (err == 0)
+		err = table_out(st, &style, stdout, &nrows, query, &e);
+	if (err == 0)
+		fputs("}", stdout);
+	sqlite3_finalize(st);
+	query_def_release(&q);
+	strbuf_release(&sb);
+	if (err == -ENOMEM)
+		return error("report", "out of memory");
+	return err < 0 ? error("report", "%s", e.text) : 0;
+}
+
+static int json_findings(sqlite3 *db, int64_t id)
+{
+	struct diag_request req;
+	struct diag_result res;
+	const char *event = NULL;
+	struct strbuf sb;
+	struct errmsg e;
+	int err;
+
+	errmsg_init(&e);
+	diag_request_init(&req);
+	diag_result_init(&res);
+	strbuf_init(&sb);
+	req.session_id = id;
+	err = diag_default_event(db, NULL, &event, &e);
+	req.event = event;
+	if (err == 0)
+		err = diag_run(db, &req, &res, &e);
+	if (err == 0) {
+		diag_render_json(&req, &res, &sb);
+		err = strbuf_error(&sb);
+	}
+	if (err == 0) {
+		/* diag_render_json ends its object with a newline. */
+		while (sb.len && sb.buf[sb.len - 1] == '\n')
+			sb.buf[--sb.len] = '\0';
+		fputs(strbuf_str(&sb), stdout);
+	}
+	strbuf_release(&sb);
+	diag_result_release(&res);
+	free((char *)event);
+	if (err == -ENOMEM)
+		return error("report", "out of memory");
+	return err < 0 ? error("report", "%s", e.text) : 0;
+}
+
+static int report_json(sqlite3 *db, const char *path, int64_t id)
+{
+	static const char names_sql[] = "SELECT DISTINCT name FROM metric_series"
+		" WHERE session_id IS NULL ORDER BY name";
+	char session_arg[48], metric[160];
+	char *args[2] = { session_arg, NULL };
+	sqlite3_stmt *st = NULL;
+	struct strbuf sb;
+	int err = 0, rc;
+
+	snprintf(session_arg, sizeof(session_arg), "session=%" PRId64, id);
+	strbuf_init(&sb);
+	strbuf_adds(&sb, "{");
+	json_key(&sb, "session", 1);
+	json_int(&sb, id);
+	json_key(&sb, "db", 0);
+	json_cstring(&sb, path);
+	json_key(&sb, "findings", 0);
+	if (strbuf_error(&sb) < 0)
+		err = error("report", "out of memory");
+	else
+		fputs(strbuf_str(&sb), stdout);
+	strbuf_release(&sb);
+	if (err == 0)
+		err = json_findings(db, id);
+	if (err == 0)
+		fputs(",\n\"sections\":[", stdout);
+	for (size_t i = 0; i < ARRAY_SIZE(sections) && !err; i++) {
+		args[1] = (char *)sections[i].arg;
+		err = json_section(db, sections[i].title, sections[i].query, args,
+				   sections[i].arg ? 2 : 1, i == 0);
+	}
+	rc = err ? SQLITE_OK : sqlite3_prepare_v2(db, names_sql, -1, &st, NULL);
+	while (err == 0 && rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		args[1] = metric;
+		snprintf(metric, sizeof(metric), "metric=%s", sqlite3_column_text(st, 0));
+		err = json_section(db, "Stalls before each event of a metric",
+				   "stalls-near", args, 2, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	if (err == 0 && rc != SQLITE_DONE && rc != SQLITE_OK)
+		err = error("report", "cannot read '%s': %s", path, sqlite3_errmsg(db));
+	if (err == 0)
+		fputs("]}\n", stdout);
+	return err;
+}
+
+static int set_format(void *value, const char *arg, const char *opt,
+		      struct errmsg *e)
+{
+	if (!strcmp(arg, "text") || !strcmp(arg, "json")) {
+		*(int *)value = !strcmp(arg, "json");
+		return 0;
+	}
+	return errmsg_set(e, EINVAL, "invalid %s '%s': expected text or json (a "
+			  "report is several tables; 'faultline query DB NAME -f "
+			  "csv' gives one of them as CSV)", opt, arg);
+}
+
+static const char report_usage[] = "faultline report DB [-s N] [--wide] "
+	"[-f text|json]";
 
 static const char report_examples[] =
 	"  faultline report run.db\n"
-	"  faultline report run.db --session 2 | less\n";
+	"  faultline report run.db --session 2 | less\n"
+	"  faultline report run.db -f json | python3 -m json.tool\n";
 
 /* The first line: which session, and why that one when none was asked
  * for and there is a choice. */
@@ -351,13 +499,16 @@ static int report(sqlite3 *db, const char *path, int64_t id, size_t max_cell)
 int cmd_report(int argc, char **argv)
 {
 	int64_t id = 0;		/* 0: the latest that recorded something */
-	int wide = 0;
+	int wide = 0, json = 0;
 	const struct opt opts[] = {
 		{ 's', "session", "N", "the session to summarise (default: the latest "
 		  "that recorded something)", OPT_CALLBACK, &id, session_pick_parse },
 		{ 'w', "wide", NULL, "long cells whole (by default cut at "
 		  FL_STR(TABLE_MAX_CELL) " characters, ending in ...)", OPT_FLAG,
 		  &wide, NULL },
+		{ 'f', "format", "FORMAT", "text (default) or json (one object: "
+		  "the findings and every section's rows)", OPT_CALLBACK, &json,
+		  set_format },
 		{ 0 },
 	};
 	const struct cmd_usage u = {
@@ -382,6 +533,11 @@ int cmd_report(int argc, char **argv)
 	if (err < 0) {
 		db_close(db);
 		return error("report", "%s", e.text), 1;
+	}
+	if (json) {
+		err = report_json(db, path, c.id);
+		db_close(db);
+		return err < 0 ? 1 : 0;
 	}
 	print_heading(path, &c, id != 0);
 	if (!id && c.later)

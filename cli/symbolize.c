@@ -140,9 +140,10 @@ static const struct {
 	{ "no-symbol", "no symbol covers these addresses (a stripped file): "
 	  "install its debug package\n      (-dbgsym, -dbg, -debuginfo) or pass "
 	  "--debug-dir DIR holding .build-id/xx/yyyy.debug" },
-	{ "no-mapping", "no recorded mapping holds these addresses: code "
-	  "mapped before recording started\n      in a process not read from "
-	  "/proc, or a JIT that writes no /tmp/perf-PID.map" },
+	{ "no-mapping", "no recorded mapping of code holds these addresses: "
+	  "code mapped before recording\n      started in a process not read "
+	  "from /proc, a JIT that writes no /tmp/perf-PID.map,\n      or a "
+	  "frame-pointer walk that left the stack (its stack is shown cut there)" },
 };
 
 static void print_counts(sqlite3 *db, const char *path, int64_t session,
@@ -213,7 +214,7 @@ int cmd_symbolize(int argc, char **argv)
 {
 	struct symbolize_args a = { 0 };
 	const struct opt opts[] = {
-		{ 0, "session", "N", "the session to symbolize (default: the "
+		{ 's', "session", "N", "the session to symbolize (default: the "
 		  "latest)", OPT_CALLBACK, &a.session, session_pick_parse },
 		{ 0, "debug-dir", "DIR", "look here first for debug files, by "
 		  "build id and .gnu_debuglink (repeatable)", OPT_CALLBACK, &a,

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 
+#include "../common/edit_distance.h"
 #include "perf_open.h"
 #include "recorder.h"
 #include "tracepoints.h"
@@ -30,6 +31,50 @@ int tracepoints_init(struct tep_handle **tep, struct errmsg *e)
 	return 0;
 }
 
+/* The tracepoint closest to system:name that tracefs lists, as
+ * "SYS:NAME" into buf; "" when none is close.  A known system is
+ * searched for the name, else the systems for the system. */
+static void closest_tracepoint(const char *system, const char *name,
+			       char *buf, size_t n)
+{
+	const char *dir = tracefs_tracing_dir();
+	char **systems = tracefs_event_systems(dir), **events = NULL;
+	const char *near = NULL, *sys = system;
+	size_t k = 0;
+
+	buf[0] = '\0';
+	if (!systems)
+		return;
+	while (systems[k])
+		k++;
+	for (size_t i = 0; i < k && !events; i++)
+		if (!strcmp(systems[i], system))
+			events = tracefs_system_events(dir, system);
+	if (events) {
+		size_t m = 0;
+
+		while (events[m])
+			m++;
+		near = edit_closest(name, (const char *const *)events, m);
+	} else if ((sys = edit_closest(system, (const char *const *)systems, k))) {
+		events = tracefs_system_events(dir, sys);
+		for (size_t i = 0; events && events[i] && !near; i++)
+			if (!strcmp(events[i], name))
+				near = events[i];
+		if (!near && events) {
+			size_t m = 0;
+
+			while (events[m])
+				m++;
+			near = edit_closest(name, (const char *const *)events, m);
+		}
+	}
+	if (near)
+		snprintf(buf, n, "%s:%s", sys, near);
+	tracefs_list_free(events);
+	tracefs_list_free(systems);
+}
+
 struct tep_event *tracepoint_load(struct tep_handle *tep, const char *system,
 				  const char *name, struct errmsg *e)
 {
@@ -41,10 +86,17 @@ struct tep_event *tracepoint_load(struct tep_handle *tep, const char *system,
 		return ev;
 	fmt = tracefs_event_file_read(NULL, system, name, "format", &size);
 	if (!fmt) {
-		errmsg_set(e, ENOENT, "unknown tracepoint '%s:%s' (or its format "
-			   "is not readable: run as root); the kernel's are "
-			   "listed under %s/events", system, name,
-			   tracefs_tracing_dir());
+		char near[256];
+
+		closest_tracepoint(system, name, near, sizeof(near));
+		if (near[0])
+			errmsg_set(e, ENOENT, "unknown tracepoint '%s:%s'; did you "
+				   "mean '%s'?", system, name, near);
+		else
+			errmsg_set(e, ENOENT, "unknown tracepoint '%s:%s' (or its "
+				   "format is not readable: run as root); the "
+				   "kernel's are listed under %s/events", system,
+				   name, tracefs_tracing_dir());
 		return NULL;
 	}
 	if (tep_parse_format(tep, &ev, fmt, (unsigned long)size, system) != 0) {

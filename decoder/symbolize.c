@@ -34,6 +34,7 @@ const char *sym_status_name(enum sym_status st)
 	case SYM_NO_FILE: return "no-file";
 	case SYM_BUILD_ID_MISMATCH: return "build-id-mismatch";
 	case SYM_NO_SYMBOL: return "no-symbol";
+	case SYM_NOT_CODE: return "not-code";
 	}
 	return "no-symbol";
 }
@@ -366,10 +367,14 @@ int symbolize_user(struct symbolizer *s, const struct sym_mapping *m,
 {
 	int found;
 
+	/* Code cannot run from a mapping without PROT_EXEC: a "return
+	 * address" there is a frame-pointer walk gone off the stack. */
+	if (m && !m->exec) {
+		result_init(r, SYM_NOT_CODE, m->path[0] ? m->path : "//anon");
+		return 0;
+	}
 	if (!m || (strcmp(m->path, DSO_VDSO) && is_anon(m->path))) {
-		/* Code cannot run from a mapping without PROT_EXEC. */
-		found = !m || m->exec ? from_jit(jit, jit_dso, addr, return_addr, s, r)
-				      : 0;
+		found = from_jit(jit, jit_dso, addr, return_addr, s, r);
 		if (found)
 			return found < 0 ? found : 0;
 		if (!m) {

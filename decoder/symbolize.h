@@ -26,10 +26,11 @@ enum sym_status {
 	SYM_NO_FILE,		/* the mapped file cannot be read here */
 	SYM_BUILD_ID_MISMATCH,	/* the file is not the one that was mapped */
 	SYM_NO_SYMBOL,		/* the file names nothing there */
+	SYM_NOT_CODE,		/* the mapping that holds it is not executable */
 };
 
-/* "ok", "no-mapping", "no-file", "build-id-mismatch", "no-symbol": the
- * frame.status values. */
+/* "ok", "no-mapping", "no-file", "build-id-mismatch", "no-symbol",
+ * "not-code": the frame.status values. */
 const char *sym_status_name(enum sym_status st);
 
 struct symbolizer_config {

@@ -257,6 +257,8 @@ static void count(struct symbolize_counts *c, enum sym_status st)
 	switch (st) {
 	case SYM_OK: c->ok++; break;
 	case SYM_NO_MAPPING: c->no_mapping++; break;
+	/* In no code either: counted with the addresses in no mapping. */
+	case SYM_NOT_CODE: c->no_mapping++; break;
 	case SYM_NO_FILE: c->no_file++; break;
 	case SYM_BUILD_ID_MISMATCH: c->build_id_mismatch++; break;
 	case SYM_NO_SYMBOL: c->no_symbol++; break;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/demangle.h"
 #include "../common/strbuf.h"
 #include "engine.h"
 
@@ -36,19 +37,13 @@ static int thread_comm(sqlite3 *db, int64_t session, int64_t tid, int64_t ts,
 }
 
 /* The stack's frames by name, innermost first ("c <- b <- main"), as
- * stalls-near writes them; NULL in *out when it has none. */
+ * stalls-near writes them (demangled); NULL in *out when it has none. */
 static int stack_text(sqlite3 *db, int64_t session, int64_t stack_id,
 		      char **out, struct errmsg *e)
 {
 	static const char sql[] =
-		"SELECT coalesce(y.function, CASE WHEN fr.dso_offset IS NOT NULL"
-		" THEN fr.dso || printf('+0x%x', fr.dso_offset) END,"
-		" printf('0x%x', fr.addr))"
-		" FROM stack_frame sf JOIN frame fr ON fr.session_id = sf.session_id"
-		" AND fr.frame_id = sf.frame_id LEFT JOIN symbol y ON"
-		" y.session_id = fr.session_id AND y.frame_id = fr.frame_id"
-		" WHERE sf.session_id = ?1 AND sf.stack_id = ?2"
-		" ORDER BY sf.depth, y.idx";
+		"SELECT name FROM stack_frame_name"
+		" WHERE session_id = ?1 AND stack_id = ?2 ORDER BY depth, idx";
 	sqlite3_stmt *st = NULL;
 	struct strbuf sb;
 	int rc, n = 0;
@@ -62,9 +57,13 @@ static int stack_text(sqlite3 *db, int64_t session, int64_t stack_id,
 	sqlite3_bind_int64(st, 1, session);
 	sqlite3_bind_int64(st, 2, stack_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		char *owned = NULL;
+
 		if (n++)
 			strbuf_adds(&sb, " <- ");
-		strbuf_adds(&sb, (const char *)sqlite3_column_text(st, 0));
+		strbuf_adds(&sb, demangle_shown(name ? name : "?", &owned));
+		free(owned);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

@@ -217,6 +217,8 @@ int diag_run(sqlite3 *db, const struct diag_request *req,
 	if (err == 0)
 		err = schema_view_current(db, "thread_state_reason", e);
 	if (err == 0)
+		err = schema_stack_views_current(db, e);
+	if (err == 0)
 		err = load_events(db, req, res, e);
 	for (size_t k = 0; err == 0 && k < diag_npatterns; k++)
 		err = run_pattern(db, req, k, res, e);

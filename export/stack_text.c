@@ -3,22 +3,18 @@
 #include <string.h>
 
 #include "../common/array.h"
+#include "../common/demangle.h"
 #include "../common/strbuf.h"
 #include "../schema/db.h"
+#include "../schema/views.h"
 #include "stack_text.h"
 
 /* One row per name, innermost frame first, inlined functions before the
- * function that holds them (symbol.idx), as queries/longest-stalls.sql. */
+ * function that holds them: schema.sql's stack_frame_name, the naming
+ * every reader shares. */
 static const char frames_sql[] =
-	"SELECT coalesce(y.function,"
-	"  CASE WHEN fr.dso_offset IS NOT NULL"
-	"       THEN fr.dso || printf('+0x%x', fr.dso_offset) END,"
-	"  printf('0x%x', fr.addr))"
-	"  FROM stack_frame sf"
-	"  JOIN frame fr ON fr.session_id = sf.session_id AND fr.frame_id = sf.frame_id"
-	"  LEFT JOIN symbol y ON y.session_id = fr.session_id AND y.frame_id = fr.frame_id"
-	" WHERE sf.session_id = ?1 AND sf.stack_id = ?2"
-	" ORDER BY sf.depth, y.idx";
+	"SELECT name FROM stack_frame_name"
+	" WHERE session_id = ?1 AND stack_id = ?2 ORDER BY depth, idx";
 
 void stack_text_init(struct stack_text *t, sqlite3 *db, const char *path,
 		     int64_t session, size_t max_names)
@@ -75,6 +71,9 @@ static int lookup(struct stack_text *t, int64_t stack_id, struct strbuf *sb,
 	size_t names = 0;
 	int rc = SQLITE_OK;
 
+	/* A file of an older faultline may lack the view (schema/views.h). */
+	if (!t->st && schema_stack_views_current(t->db, e) < 0)
+		return -EIO;
 	if (!t->st)
 		rc = sqlite3_prepare_v2(t->db, frames_sql, -1, &t->st, NULL);
 	if (rc != SQLITE_OK)
@@ -89,9 +88,12 @@ static int lookup(struct stack_text *t, int64_t stack_id, struct strbuf *sb,
 			strbuf_adds(sb, " <- ...");
 			break;
 		}
+		char *owned = NULL;
+
 		if (names++)
 			strbuf_adds(sb, " <- ");
-		strbuf_adds(sb, name ? name : "?");
+		strbuf_adds(sb, name ? demangle_shown(name, &owned) : "?");
+		free(owned);
 	}
 	sqlite3_reset(t->st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)

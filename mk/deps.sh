@@ -5,6 +5,7 @@
 #
 #   mk/deps.sh build      compile faultline
 #   mk/deps.sh check      build + run the tests (cmocka, clang for fuzzing;
+#                         g++: a C++ program whose names stacks demangles;
 #                         libc6-dbg: the dynamic linker's local names, which
 #                         the stack tests expect in its resolver's frames;
 #                         groff-base: the man pages are formatted with
@@ -21,10 +22,10 @@
 #                         need python3-pyside2.qtsql and the Qt SQL drivers)
 set -eu
 
-build="gcc make pkg-config libpfm4-dev libelf-dev libdw-dev libsqlite3-dev libtraceevent-dev libtracefs-dev libipt-dev libpq-dev"
+build="gcc make pkg-config libpfm4-dev libelf-dev libdw-dev libsqlite3-dev libtraceevent-dev libtracefs-dev libipt-dev libpq-dev libiberty-dev"
 case "${1:-build}" in
 build) want="$build" ;;
-check) want="$build libcmocka-dev clang sqlite3 binutils libc6-dbg groff-base chromium python3 linux-perf postgresql" ;;
+check) want="$build libcmocka-dev clang g++ sqlite3 binutils libc6-dbg groff-base chromium python3 linux-perf postgresql" ;;
 demo)  want="$build sqlite3" ;;
 bench) want="$build sqlite3 linux-perf time python3-pyside2.qtsql libqt5sql5-sqlite libqt5sql5-psql postgresql chromium" ;;
 *) echo "mk/deps.sh: unknown set '$1'" >&2; exit 2 ;;

@@ -82,14 +82,8 @@ SELECT strftime('%Y-%m-%dT%H:%M:%S', s.ts / 1000000000, 'unixepoch')
                              WHERE w.session_id = sess.id AND w.state_id = s.state_id)
        END AS states,
        (SELECT group_concat(name, ' <- ') FROM (
-          SELECT coalesce(y.function,
-                          CASE WHEN fr.dso_offset IS NOT NULL
-                               THEN fr.dso || printf('+0x%x', fr.dso_offset) END,
-                          printf('0x%x', fr.addr)) AS name
-            FROM stack_frame sf
-            JOIN frame fr ON fr.session_id = sf.session_id AND fr.frame_id = sf.frame_id
-            LEFT JOIN symbol y ON y.session_id = fr.session_id AND y.frame_id = fr.frame_id
-           WHERE sf.session_id = sess.id AND sf.stack_id = s.stack_id
-           ORDER BY sf.depth, y.idx)) AS stack
+          SELECT name FROM stack_frame_name n
+           WHERE n.session_id = sess.id AND n.stack_id = s.stack_id
+           ORDER BY n.depth, n.idx)) AS stack
   FROM sess, top s
  ORDER BY s.dur DESC, s.ts, s.tid;

@@ -86,14 +86,8 @@ SELECT h.tid,
          || printf('.%09dZ', h.first_event_ts % 1000000000) AS first_event_utc,
        round((h.first_event_ts - h.ts) / 1e6, 3) AS before_ms, h.event_values,
        (SELECT group_concat(name, ' <- ') FROM (
-          SELECT coalesce(y.function,
-                          CASE WHEN fr.dso_offset IS NOT NULL
-                               THEN fr.dso || printf('+0x%x', fr.dso_offset) END,
-                          printf('0x%x', fr.addr)) AS name
-            FROM stack_frame sf
-            JOIN frame fr ON fr.session_id = sf.session_id AND fr.frame_id = sf.frame_id
-            LEFT JOIN symbol y ON y.session_id = fr.session_id AND y.frame_id = fr.frame_id
-           WHERE sf.session_id = sess.id AND sf.stack_id = h.stack_id
-           ORDER BY sf.depth, y.idx)) AS stack
+          SELECT name FROM stack_frame_name n
+           WHERE n.session_id = sess.id AND n.stack_id = h.stack_id
+           ORDER BY n.depth, n.idx)) AS stack
   FROM sess, per_stall h
  ORDER BY h.first_event_ts, h.dur DESC, h.tid, h.stall;

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../collector/procfs.h"
@@ -76,11 +77,16 @@ int record_stacks_sample(struct record_stacks *s, const struct sample *smp,
 {
 	struct stack_frame_in fr[STACK_MAX_FRAMES];
 	char why[128] = "";
+	uint64_t cut_at;
 	size_t n = 0;
 	int dwarf = record_stacks_dwarf(s), err = 0;
 
 	callchain_frames(smp->callchain, smp->callchain_nr, !dwarf, fr, &n,
-			 STACK_MAX_FRAMES);
+			 STACK_MAX_FRAMES, &cut_at);
+	if (!dwarf && cut_at)
+		snprintf(why, sizeof(why), "return address 0x%llx is in no "
+			 "process's reach: the frame-pointer walk left the stack",
+			 (unsigned long long)cut_at);
 	if (dwarf)
 		err = unwind_user(s, smp, fr, &n, why, sizeof(why));
 	if (err < 0)

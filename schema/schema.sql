@@ -297,7 +297,8 @@ CREATE TABLE frame (
 	dso		TEXT,		-- file path, [vdso], [kernel.kallsyms], [jit]
 	dso_offset	INTEGER,	-- file offset (ELF) of addr
 	build_id	TEXT,		-- hex, of the file that was used
-	-- 'ok', or why there is no name: 'no-mapping', 'no-file',
+	-- 'ok', or why there is no name: 'no-mapping', 'not-code' (a
+	-- mapping without PROT_EXEC), 'no-file',
 	-- 'build-id-mismatch', 'no-symbol'.  NULL: not yet symbolized.
 	status		TEXT,
 	PRIMARY KEY (session_id, frame_id)
@@ -660,6 +661,67 @@ SELECT y.session_id, y.frame_id, y.idx, y.function,
   FROM symbol y
   JOIN frame fr ON fr.session_id = y.session_id AND fr.frame_id = y.frame_id
  WHERE fr.kernel = 1;
+
+-- Where a stack's user part went off the stack: the first user return
+-- address (depth) that lies in no executable mapping of the process
+-- (frame.status 'no-mapping' or 'not-code') after a user frame that did.
+-- A frame-pointer walk that reads a word which is not a saved frame
+-- pointer goes on through whatever that word points at ("/jvm/jav" read
+-- as 0x76616a2f6d766a2f): no code calls from outside code, so that frame
+-- and every one after it are not the thread's.  A stack whose process's
+-- mappings were never known (no frame in one) is left whole: it shows
+-- as unnamed, not as cut.  Symbolization decides, so an unsymbolized
+-- stack is not cut.  addr: the impossible return address.
+CREATE VIEW stack_cut AS
+SELECT sf.session_id, sf.stack_id, min(sf.depth) AS depth,
+       fr.addr	-- of the row min() picked (SQLite's bare column)
+  FROM stack_frame sf
+  JOIN frame fr ON fr.session_id = sf.session_id AND fr.frame_id = sf.frame_id
+ WHERE fr.kernel = 0 AND fr.return_addr = 1
+   AND fr.status IN ('no-mapping', 'not-code')
+   AND EXISTS (SELECT 1 FROM stack_frame p
+                 JOIN frame pf ON pf.session_id = p.session_id AND pf.frame_id = p.frame_id
+                WHERE p.session_id = sf.session_id AND p.stack_id = sf.stack_id
+                  AND p.depth < sf.depth AND pf.kernel = 0
+                  AND pf.status IS NOT NULL
+                  AND pf.status NOT IN ('no-mapping', 'not-code'))
+ GROUP BY sf.session_id, sf.stack_id;
+
+-- Each stack as readers show it: its frames up to the cut (stack_cut),
+-- and why its user part ends early (NULL: it reached the outermost
+-- frame).  truncated: the recorder's reason, else the cut's.
+CREATE VIEW stack_shown AS
+SELECT s.session_id, s.stack_id, s.pid, s.method,
+       coalesce(c.depth, s.depth) AS depth,
+       coalesce(s.truncated,
+                CASE WHEN c.depth IS NOT NULL THEN
+                  printf('return address 0x%x is in no code of the process: the '
+                         || 'frame-pointer walk left the stack', c.addr) END)
+         AS truncated
+  FROM stack s
+  LEFT JOIN stack_cut c ON c.session_id = s.session_id AND c.stack_id = s.stack_id;
+
+-- Each frame of a stack by name, the one naming every reader uses
+-- (stacks, query, diagnose, plot, export): one row per function at the
+-- frame, innermost frame first (depth), inlined functions before the
+-- function that holds them (idx).  name: the function as stored (mangled
+-- C++ and Rust names stay so here, for SQL on them; faultline demangles
+-- when it prints), else FILE+0xOFFSET, else the address in hex.  Frames
+-- past a stack's cut (stack_cut) are left out.
+CREATE VIEW stack_frame_name AS
+SELECT sf.session_id, sf.stack_id, sf.depth, coalesce(y.idx, 0) AS idx,
+       fr.frame_id, fr.addr, fr.kernel, fr.dso, fr.dso_offset, fr.status,
+       y.function, y.offset, y.size, y.file, y.line, y.inlined,
+       coalesce(y.function,
+                CASE WHEN fr.dso_offset IS NOT NULL
+                     THEN fr.dso || printf('+0x%x', fr.dso_offset) END,
+                printf('0x%x', fr.addr)) AS name
+  FROM stack_frame sf
+  JOIN frame fr ON fr.session_id = sf.session_id AND fr.frame_id = sf.frame_id
+  LEFT JOIN symbol y ON y.session_id = fr.session_id AND y.frame_id = fr.frame_id
+ WHERE sf.depth < coalesce((SELECT c.depth FROM stack_cut c
+                             WHERE c.session_id = sf.session_id
+                               AND c.stack_id = sf.stack_id), 1 << 62);
 
 -- What each sleeping interval (S) waited on, and whether that was idle
 -- waiting: the one place a sleep is told from a stall.  waited_on:

@@ -30,21 +30,16 @@ static int view_sql(sqlite3 *db, const char *name, char **out)
 	return 0;
 }
 
-int schema_view_current(sqlite3 *db, const char *name, struct errmsg *e)
+/* Makes view name current on db, want_db holding schema.sql's. */
+static int view_current(sqlite3 *db, sqlite3 *mem, const char *name,
+			struct errmsg *e)
 {
 	static const char create[] = "CREATE VIEW ";
 	char *want = NULL, *have = NULL;
-	sqlite3 *mem = NULL;
 	struct strbuf sb;
 	int err = 0;
 
 	strbuf_init(&sb);
-	if (sqlite3_open(":memory:", &mem) != SQLITE_OK ||
-	    sqlite3_exec(mem, schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
-		err = errmsg_set(e, EIO, "cannot make the schema's view '%s': %s",
-				 name, sqlite3_errmsg(mem));
-		goto out;
-	}
 	if ((err = view_sql(mem, name, &want)) < 0 ||
 	    (err = view_sql(db, name, &have)) < 0)
 		goto out;
@@ -67,6 +62,35 @@ out:
 	strbuf_release(&sb);
 	free(want);
 	free(have);
+	return err;
+}
+
+int schema_views_current(sqlite3 *db, const char *const *names, size_t n,
+			 struct errmsg *e)
+{
+	sqlite3 *mem = NULL;
+	int err = 0;
+
+	if (sqlite3_open(":memory:", &mem) != SQLITE_OK ||
+	    sqlite3_exec(mem, schema_sql, NULL, NULL, NULL) != SQLITE_OK)
+		err = errmsg_set(e, EIO, "cannot make the schema's view '%s': %s",
+				 n ? names[0] : "", sqlite3_errmsg(mem));
+	for (size_t i = 0; i < n && err == 0; i++)
+		err = view_current(db, mem, names[i], e);
 	sqlite3_close(mem);
 	return err;
+}
+
+int schema_view_current(sqlite3 *db, const char *name, struct errmsg *e)
+{
+	return schema_views_current(db, &name, 1, e);
+}
+
+int schema_stack_views_current(sqlite3 *db, struct errmsg *e)
+{
+	static const char *const names[] = {
+		"stack_cut", "stack_shown", "stack_frame_name",
+	};
+
+	return schema_views_current(db, names, sizeof(names) / sizeof(names[0]), e);
 }

@@ -9,6 +9,7 @@
 #ifndef FL_SCHEMA_VIEWS_H
 #define FL_SCHEMA_VIEWS_H
 
+#include <stddef.h>
 #include <sqlite3.h>
 
 #include "../common/errmsg.h"
@@ -19,5 +20,14 @@
  * -ENOMEM; -EIO with e set when SQLite fails.
  */
 int schema_view_current(sqlite3 *db, const char *name, struct errmsg *e);
+
+/* The same for names[0..n), in that order (a view before the views that
+ * read it). */
+int schema_views_current(sqlite3 *db, const char *const *names, size_t n,
+			 struct errmsg *e);
+
+/* The stack views every reader of stacks uses: stack_cut, stack_shown and
+ * stack_frame_name (schema.sql says what each holds). */
+int schema_stack_views_current(sqlite3 *db, struct errmsg *e);
 
 #endif

@@ -366,7 +366,55 @@ static void an_unknown_command_is_a_usage_error(void **state)
 
 	(void)state;
 	assert_int_equal(run_faultline(&r, "recrod", NULL), 2);
-	assert_non_null(strstr(r.err, "'recrod' is not a faultline command"));
+	assert_non_null(strstr(r.err, "'recrod' is not a faultline command; did "
+			       "you mean 'record'?"));
+	assert_int_equal(run_faultline(&r, "script", NULL), 2);
+	assert_non_null(strstr(r.err, "for what perf script does, see 'faultline query"));
+	assert_int_equal(run_faultline(&r, "xyzzy", NULL), 2);
+	assert_null(strstr(r.err, "did you mean"));
+}
+
+/* A misspelt option gets the command's own closest one; perf's
+ * spellings get faultline's, or what faultline does instead. */
+static void a_misspelt_or_perf_option_says_what_was_meant(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "report", "--sesion", "1", "x.db", NULL), 2);
+	assert_non_null(strstr(r.err, "faultline report: unknown option '--sesion'; "
+			       "did you mean '--session'?"));
+	assert_int_equal(run_faultline(&r, "stacks", "x.db", "--sotr=count", NULL), 2);
+	assert_non_null(strstr(r.err, "faultline stacks: unknown option '--sotr=count';"
+			       " did you mean '--sort'?"));
+	assert_int_equal(run_faultline(&r, "record", "-g", "--", "/bin/true", NULL), 2);
+	assert_one_message(&r, "unknown option '-g': perf's -g is faultline's "
+			   "--stacks=fp");
+	assert_int_equal(run_faultline(&r, "record", "--call-graph", "dwarf", "--",
+				       "/bin/true", NULL), 2);
+	assert_one_message(&r, "perf's --call-graph is --stacks=fp or --stacks=dwarf");
+	assert_int_equal(run_faultline(&r, "record", "-F", "99", "--", "/bin/true",
+				       NULL), 2);
+	assert_one_message(&r, "records every fault and switch of its threads, not "
+			   "samples at a frequency");
+}
+
+/* Said only where tracefs lists the one meant (mounted by faultline
+ * record when it may, as the test before). */
+static void a_misspelt_tracepoint_names_the_one_meant(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("tp5.db"),
+				       "-e", "sched:sched_swtich", "--", "/bin/true",
+				       NULL), 1);
+	assert_one_message(&r, "unknown tracepoint 'sched:sched_swtich'; did you "
+			   "mean 'sched:sched_switch'?");
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("tp6.db"),
+				       "-e", "shed:sched_switch", "--", "/bin/true",
+				       NULL), 1);
+	assert_one_message(&r, "did you mean 'sched:sched_switch'?");
 }
 
 int main(void)
@@ -392,6 +440,8 @@ int main(void)
 		cmocka_unit_test_teardown(a_locked_database_is_reported_and_keeps_its_sessions, kill_leftovers),
 		cmocka_unit_test_teardown(a_full_disk_stops_recording_and_keeps_what_was_committed, kill_leftovers),
 		cmocka_unit_test_teardown(an_unknown_command_is_a_usage_error, kill_leftovers),
+		cmocka_unit_test_teardown(a_misspelt_or_perf_option_says_what_was_meant, kill_leftovers),
+		cmocka_unit_test_teardown(a_misspelt_tracepoint_names_the_one_meant, kill_leftovers),
 		cmocka_unit_test_teardown(an_unknown_tracepoint_is_named, kill_leftovers),
 		cmocka_unit_test_teardown(a_malformed_filter_quotes_the_kernels_reason, kill_leftovers),
 		cmocka_unit_test_teardown(a_malformed_event_spec_is_a_usage_error, kill_leftovers),

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 
 #include "../../common/array.h"
+#include "../../common/demangle.h"
+#include "../../common/edit_distance.h"
 #include "../../common/json.h"
 #include "../../common/strbuf.h"
 #include "../../common/term_text.h"
@@ -207,6 +209,66 @@ static void terminal_text_shows_controls_and_bad_bytes_and_keeps_printable_utf8(
 	strbuf_release(&sb);
 }
 
+static void assert_demangles(const char *sym, const char *want)
+{
+	char *got = demangle(sym);
+
+	if (!want) {
+		assert_null(got);
+		return;
+	}
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* Itanium C++, Rust legacy (its hash dropped) and Rust v0 names; a plain
+ * C name, and one that only looks mangled, stay as they are. */
+static void cxx_and_both_rust_manglings_demangle_and_c_names_stay(void **state)
+{
+	char *owned;
+
+	(void)state;
+	assert_demangles("_ZN3flt6Walker5touchEPcm", "flt::Walker::touch");
+	assert_demangles("_ZNSt6vectorIiSaIiEE9push_backERKi",
+			 "std::vector<int, std::allocator<int> >::push_back");
+	assert_demangles("_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write");
+	assert_demangles("_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$"
+			 "17h1ff8f5b5e0b1e1c4E", "std::rt::lang_start::{{closure}}");
+	assert_demangles("_RNvCs15kBYyAo9fc_7mycrate7example", "mycrate::example");
+	assert_demangles("main", NULL);
+	assert_demangles("_dl_runtime_resolve_xsavec", NULL);
+	assert_demangles("_Zjunk", NULL);
+	assert_string_equal(demangle_shown("main", &owned), "main");
+	assert_null(owned);
+}
+
+/* Each edit counts 1, a swap of neighbours too; the closest name is
+ * offered only when it is close and alone. */
+static void edit_distance_counts_swaps_and_closest_needs_a_clear_winner(void **state)
+{
+	static const char *const cmds[] = {
+		"record", "query", "report", "diagnose", "stacks", "pt", "plot",
+		"export", "merge", "label", "import", "upgrade", "version",
+	};
+
+	(void)state;
+	assert_int_equal(edit_distance("", ""), 0);
+	assert_int_equal(edit_distance("abc", ""), 3);
+	assert_int_equal(edit_distance("recrod", "record"), 1);
+	assert_int_equal(edit_distance("kitten", "sitting"), 3);
+	assert_int_equal(edit_distance("ca", "abc"), 3);	/* OSA, not full DL */
+	assert_string_equal(edit_closest("recrod", cmds, 13), "record");
+	assert_string_equal(edit_closest("stakcs", cmds, 13), "stacks");
+	assert_string_equal(edit_closest("diag", cmds, 13), "diagnose");
+	assert_null(edit_closest("xyzzy", cmds, 13));
+	/* "pl" is one edit from "pt" and a prefix of "plot": neither wins
+	 * by distance (2 * 1 >= 2), the prefix is alone. */
+	assert_string_equal(edit_closest("pl", cmds, 13), "plot");
+	/* "re": a prefix of three, and no name close enough. */
+	assert_null(edit_closest("re", cmds, 13));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +282,8 @@ int main(void)
 		cmocka_unit_test(terminal_text_shows_controls_and_bad_bytes_and_keeps_printable_utf8),
 		cmocka_unit_test(tracepoint_specs_parse_with_and_without_a_filter),
 		cmocka_unit_test(a_malformed_tracepoint_spec_names_the_option_and_the_form),
+		cmocka_unit_test(cxx_and_both_rust_manglings_demangle_and_c_names_stay),
+		cmocka_unit_test(edit_distance_counts_swaps_and_closest_needs_a_clear_winner),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -462,7 +462,8 @@ static void a_perf_map_names_a_jit_region(void **state)
 	unlink(map);
 	unlink(map2);
 	assert_text(symbol_col(db, 5, 0, "function"), "orphan_stub");
-	assert_text(frame_col(db, 6, "status"), "no-symbol");
+	assert_text(frame_col(db, 6, "status"), "not-code");
+	assert_text(frame_col(db, 6, "dso"), "//anon");
 	assert_text(frame_col(db, 1, "status"), "ok");
 	assert_text(frame_col(db, 1, "dso"), text_of(db, "SELECT '[jit] ' || %Q", map));
 	assert_text(symbol_col(db, 1, 0, "function"), "LJava/Lang/Thread;::run");

@@ -259,10 +259,12 @@ static void callchain_markers_are_dropped_and_each_part_starts_exact(void **stat
 		(uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402000, 0x403000,
 	};
 	struct stack_frame_in fr[8];
+	uint64_t cut;
 	size_t n = 0;
 
 	(void)state;
-	assert_int_equal(callchain_frames(ips, 7, 1, fr, &n, 8), 5);
+	assert_int_equal(callchain_frames(ips, 7, 1, fr, &n, 8, &cut), 5);
+	assert_int_equal(cut, 0);
 	assert_int_equal(fr[0].addr, 0xffffffff81000010);
 	assert_true(fr[0].kernel && !fr[0].return_addr);
 	assert_true(fr[1].kernel && fr[1].return_addr);
@@ -271,18 +273,51 @@ static void callchain_markers_are_dropped_and_each_part_starts_exact(void **stat
 	assert_true(!fr[4].kernel && fr[4].return_addr);
 	/* Without the user part (dwarf unwinds it), and bounded by max. */
 	n = 0;
-	assert_int_equal(callchain_frames(ips, 7, 0, fr, &n, 8), 2);
+	assert_int_equal(callchain_frames(ips, 7, 0, fr, &n, 8, &cut), 2);
 	n = 0;
-	assert_int_equal(callchain_frames(ips, 7, 1, fr, &n, 3), 3);
+	assert_int_equal(callchain_frames(ips, 7, 1, fr, &n, 3, &cut), 3);
 	/* Unaligned input is read bytewise. */
 	{
 		uint8_t buf[8 * 7 + 1];
 
 		memcpy(buf + 1, ips, sizeof(ips));
 		n = 0;
-		assert_int_equal(callchain_frames(buf + 1, 7, 1, fr, &n, 8), 5);
+		assert_int_equal(callchain_frames(buf + 1, 7, 1, fr, &n, 8, &cut), 5);
 		assert_int_equal(fr[4].addr, 0x403000);
 	}
+}
+
+/* A frame-pointer walk through data: "/jvm/jav" read as a return
+ * address, then whatever followed it.  The user part ends before it, and
+ * the address is handed back for the stack's reason. */
+static void callchain_cuts_the_user_part_at_an_address_no_process_maps(void **state)
+{
+	const uint64_t ips[] = {
+		(uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81000010,
+		(uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402000,
+		0x76616a2f6d766a2f, 0x403000, 0x404000,
+	};
+	const uint64_t low[] = {
+		(uint64_t)PERF_CONTEXT_USER, 0, 0x402000, 0x10, 0x403000,
+	};
+	struct stack_frame_in fr[8];
+	uint64_t cut;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(callchain_frames(ips, 8, 1, fr, &n, 8, &cut), 3);
+	assert_int_equal(cut, 0x76616a2f6d766a2f);
+	assert_int_equal(fr[2].addr, 0x402000);
+	/* The interrupted instruction is kept even at 0 (a call through a
+	 * NULL pointer); a return address in page zero is not one. */
+	n = 0;
+	assert_int_equal(callchain_frames(low, 5, 1, fr, &n, 8, &cut), 2);
+	assert_int_equal(fr[0].addr, 0);
+	assert_int_equal(cut, 0x10);
+	/* Kernel addresses are kernel frames, never cut. */
+	n = 0;
+	assert_int_equal(callchain_frames(ips, 8, 0, fr, &n, 8, &cut), 1);
+	assert_int_equal(cut, 0);
 }
 
 static void the_same_frames_make_the_same_stack_once(void **state)
@@ -389,6 +424,7 @@ int main(void)
 		cmocka_unit_test(a_process_with_no_file_mapped_keeps_only_the_sampled_instruction),
 		cmocka_unit_test(an_exec_forgets_the_old_mappings),
 		cmocka_unit_test(callchain_markers_are_dropped_and_each_part_starts_exact),
+		cmocka_unit_test(callchain_cuts_the_user_part_at_an_address_no_process_maps),
 		cmocka_unit_test(the_same_frames_make_the_same_stack_once),
 		cmocka_unit_test(many_stacks_keep_their_ids_as_the_table_grows),
 		cmocka_unit_test(held_records_come_back_by_time_then_arrival),
