@@ -14,7 +14,9 @@
 #   the storm as the command:
 #               perf record -e sched:sched_switch -e sched:sched_waking
 #               faultline record (per-thread events, sched_waking
-#               filtered on the targets in the kernel)
+#               filtered on the targets in the kernel, every thread's
+#               switches on every CPU for what ran instead)
+#               faultline record --no-ran-instead (without those)
 #
 # For each: the storm's wall time per switch and its own CPU time per
 # switch (what the kernel does for the recorder in its threads), the
@@ -45,7 +47,7 @@ perf_lost() {	# $1 = perf.data: LOST records and samples
 		awk '/LOST/ { s += $NF } END { print s + 0 }'
 }
 
-variants=(bare perf_a fl_a perf_t fl_t)
+variants=(bare perf_a fl_a perf_t fl_t fl_tn)
 declare -A lost peak
 for v in "${variants[@]}"; do
 	declare -a "${v}_ns=()" "${v}_cpu=()" "${v}_own=()"
@@ -64,6 +66,8 @@ run_one() {
 	perf_t) timed "$out" "${TOOL[@]}" perf record -q -B -e sched:sched_switch \
 		-e sched:sched_waking -o "$tmp/perf.data" -- "${WL[@]}" 2>/dev/null ;;
 	fl_t) timed "$out" "${TOOL[@]}" "$FAULTLINE" record -q -o "$tmp/fl.db" -- "${WL[@]}" ;;
+	fl_tn) timed "$out" "${TOOL[@]}" "$FAULTLINE" record -q --no-ran-instead \
+		-o "$tmp/fl.db" -- "${WL[@]}" ;;
 	esac
 	wcpu=$(calc "$(field cpu_ns "$out") / 1e9" 4)
 	eval "$1_ns+=(\"$(calc "$(field ns_per_round_trip "$out") / 2" 1)\")"
@@ -96,18 +100,19 @@ label() {
 	fl_a) echo "faultline record -a" ;;
 	perf_t) echo "perf record sched_switch+waking CMD" ;;
 	fl_t) echo "faultline record CMD" ;;
+	fl_tn) echo "faultline record --no-ran-instead CMD" ;;
 	esac
 }
 
 echo "== context-switch storm, $TRIPS round trips ($SWITCHES switches), $ROUNDS interleaved rounds"
 echo "-- on the storm's CPU: wall time per switch (ns)"
 show "bare" "${bare_ns[@]}"
-for v in perf_a fl_a perf_t fl_t; do
+for v in perf_a fl_a perf_t fl_t fl_tn; do
 	mapfile -t add < <(added "${v}_ns")
 	show "$(label "$v") adds" "${add[@]}"
 	eval "${v}_add=(\"\${add[@]}\")"
 done
-for pair in "fl_a perf_a" "fl_t perf_t"; do
+for pair in "fl_a perf_a" "fl_t perf_t" "fl_tn perf_t"; do
 	set -- $pair
 	echo "  $(label "$1") / $(label "$2"), added cost (medians): $(calc "$(med "${1}_add") / $(med "${2}_add")")"
 	fa="${1}_ns[*]" pa="${2}_ns[*]"
@@ -115,22 +120,22 @@ for pair in "fl_a perf_a" "fl_t perf_t"; do
 done
 echo "-- on the storm's CPU: its own CPU time per switch (ns)"
 show "bare" "${bare_cpu[@]}"
-for v in perf_a fl_a perf_t fl_t; do
+for v in perf_a fl_a perf_t fl_t fl_tn; do
 	mapfile -t add < <(added "${v}_cpu")
 	show "$(label "$v") adds" "${add[@]}"
 done
-for pair in "fl_a perf_a" "fl_t perf_t"; do
+for pair in "fl_a perf_a" "fl_t perf_t" "fl_tn perf_t"; do
 	set -- $pair
 	fa="${1}_cpu[*]" pa="${2}_cpu[*]"
 	sign_verdict "$(label "$1")" perf "${!fa}" "${!pa}"
 done
 echo "-- the recorder's own CPU (ms per million switches; the tool's, less the storm's)"
-for v in perf_a fl_a perf_t fl_t; do
+for v in perf_a fl_a perf_t fl_t fl_tn; do
 	mapfile -t own < <(for x in $(eval echo "\${${v}_own[@]}"); do calc "$x * 1e6 / $SWITCHES" 0; echo; done)
 	show "$(label "$v")" "${own[@]}"
 done
 echo "-- lost over all $ROUNDS rounds (faultline: kernel and spool), records read, spool peak"
-for v in perf_a fl_a perf_t fl_t; do
+for v in perf_a fl_a perf_t fl_t fl_tn; do
 	case "$v" in
 	fl_*) extra=", $(cat "$tmp/$v.records") records read in the last round, spool peak $(calc "${peak[$v]} / 1048576" 1) MiB" ;;
 	*) extra="" ;;
