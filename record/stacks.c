@@ -106,10 +106,11 @@ int record_stacks_kernel_chain(struct record_stacks *s, const struct sample *smp
 {
 	struct stack_frame_in fr[STACK_MAX_FRAMES];
 	size_t n = 0, before = s->tab.nstacks;
+	uint64_t cut_at;	/* user frames are left out: never cut */
 
 	*stack_id = 0;
 	callchain_frames(smp->callchain, smp->callchain_nr, 0, fr, &n,
-			 STACK_MAX_FRAMES);
+			 STACK_MAX_FRAMES, &cut_at);
 	if (!n)
 		return 0;
 	if (stack_table_intern(&s->tab, smp->sid.pid, STACK_KERNEL, NULL, fr, n,
