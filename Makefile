@@ -41,6 +41,8 @@ COMMON_SRC += common/outside_file.c
 COMMON_SRC += common/term_text.c
 # one CSV field writer, formulas neutralised (query -f csv, export csv)
 COMMON_SRC += common/csv.c
+# a process told from a later one with its pid (a killed recorder's session)
+COMMON_SRC += common/proc_ident.c
 DECODER_SRC = decoder/clock_map.c decoder/comm_cache.c decoder/perf_record.c decoder/event.c \
 	      decoder/idmap.c decoder/timeline.c \
 	      decoder/order.c decoder/hist.c decoder/fault_pair.c \
