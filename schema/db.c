@@ -40,9 +40,9 @@ int db_fail(sqlite3 *db, int rc, const char *path, const char *what,
 
 	switch (rc & 0xff) {
 	case SQLITE_FULL:
-		return errmsg_set(e, ENOSPC, "%s '%s': disk full; rows committed "
-				  "before this are kept: free space and record again",
-				  what, path);
+		return errmsg_set(e, ENOSPC, "disk full writing '%s': free space on "
+				  "its filesystem and try again (what was committed "
+				  "before is kept)", path);
 	case SQLITE_BUSY:
 	case SQLITE_LOCKED:
 		return errmsg_set(e, EBUSY, "%s '%s': database is locked by another "
