@@ -64,7 +64,7 @@ SCHEMA_SRC = schema/db.c schema/upgrade.c schema/loader.c schema/symbol_store.c 
 CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
 	  cli/record.c cli/record_summary.c \
 	  cli/query.c cli/query_run.c cli/table_out.c cli/report.c \
-	  cli/session_pick.c cli/symbolize.c cli/stacks.c cli/fmt_dur.c \
+	  cli/session_pick.c cli/symbolize.c cli/stacks.c cli/fmt_dur.c cli/reader.c \
 	  cli/import.c cli/import_check.c
 # Readers of a finished database: exports (export/) and the timeline plot
 # (plot/).  They read through SQL only.
@@ -113,6 +113,8 @@ CLI_SRC += cli/plot_finding.c
 # faultline diagnose: each thread's time off the CPU by reason
 DIAGNOSE_SRC += diagnose/reasons.c
 SCHEMA_SRC += schema/views.c
+# sessions whose recorder was killed: found, said, marked
+SCHEMA_SRC += schema/killed.c
 # record --cgroup: the cpu.stat parsers, the sampler, its rows; the
 # cpu-quota pattern
 DECODER_SRC += decoder/cgroup_cpu.c

@@ -19,6 +19,7 @@
 #include "query_pg.h"
 #include "query_run.h"
 #include "table_out.h"
+#include "reader.h"
 #include "usage.h"
 
 struct query_args {
@@ -111,7 +112,7 @@ static int run_query(const char *path, struct query_def *q, char **args,
 	int err, status = 1;
 
 	errmsg_init(&e);
-	err = db_open_read(path, &db, &e);
+	err = reader_open("query", path, &db, &e);
 	if (err == 0)
 		err = query_check_session(db, path, q, args, nargs, &e);
 	if (err == 0)

@@ -12,6 +12,7 @@
 #include "../common/array.h"
 #include "../common/strbuf.h"
 #include "db.h"
+#include "killed.h"
 #include "upgrade.h"
 
 /* Generated from schema.sql and indexes.sql by the Makefile. */
@@ -426,6 +427,22 @@ static int same_file(const char *path, const struct stat *sb)
 	       now.st_dev == sb->st_dev && now.st_ino == sb->st_ino;
 }
 
+/* The sessions whose recorder was killed, marked so (schema/killed.h):
+ * the writer's lock is held, so none of them has a live recorder.  Best
+ * effort: a file this cannot mark is written all the same, and its
+ * readers still say which sessions were killed. */
+static void mark_killed(sqlite3 *db, const char *path)
+{
+	struct killed_list k;
+	struct errmsg ignored;
+
+	killed_list_init(&k);
+	errmsg_init(&ignored);
+	if (killed_find(db, path, 1, &k, &ignored) == 0)
+		killed_mark(db, path, &k, &ignored);
+	killed_list_release(&k);
+}
+
 int db_open_write(const char *path, sqlite3 **out, struct errmsg *e)
 {
 	sqlite3 *db = NULL;
@@ -481,6 +498,8 @@ int db_open_write(const char *path, sqlite3 **out, struct errmsg *e)
 		err = check_file(db, path, 1, &version, e);
 	if (err == 0)
 		err = create_or_upgrade(db, path, version, e);
+	if (err == 0)
+		mark_killed(db, path);
 	if (err == 0 && keep_writer_lock(db, fd) < 0)
 		err = errmsg_set(e, ENOMEM, "out of memory");
 	if (err < 0) {
