@@ -56,6 +56,8 @@ COLLECTOR_SRC = collector/ring.c collector/spool.c collector/drain.c collector/p
 		collector/event_resolve.c collector/perf_open.c \
 		collector/fault_events.c collector/recorder.c collector/symbol_sources.c \
 		collector/udp_sampler.c collector/waking_filter.c
+# is there memory for the spool and the rings, before they are made
+COLLECTOR_SRC += collector/mem_room.c
 # The record engine: ring records to rows (record/session.h).
 RECORD_SRC = record/session.c record/options_json.c record/pipeline.c record/clock.c \
 	     record/udp.c

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../collector/drain.h"
+#include "../collector/mem_room.h"
 #include "../collector/procfs.h"
 #include "../common/version.h"
 #include "../schema/db.h"
@@ -171,6 +172,9 @@ int record_session_open(struct record_session *rs,
 	 * it untouched. */
 	if (err == 0 && cfg->pt)
 		err = record_pt_probe(&rs->pt, cfg->pt, e);
+	if (err == 0)
+		err = mem_room_check(cfg->spool_bytes, (uint64_t)cfg->ring_bytes *
+				     (uint64_t)sysconf(_SC_NPROCESSORS_ONLN), e);
 	if (err == 0 && spool_init(&rs->spool, cfg->spool_bytes) < 0)
 		err = errmsg_set(e, ENOMEM, "cannot allocate a %zu MiB spool; use a "
 				 "smaller --spool-size", cfg->spool_bytes >> 20);
