@@ -234,6 +234,8 @@ WORKLOAD_BIN += $(BUILD)/tests/diagnose_workload
 # record --cgroup, the cpu-quota pattern
 UNIT_TESTS += test_cgroup_cpu
 INTEGRATION_BIN += $(BUILD)/tests/test_cgroup_quota
+# a recorder killed outright: found, said, marked; what it lost, measured
+INTEGRATION_BIN += $(BUILD)/tests/test_kill
 STACK_WORKLOAD_BIN = $(BUILD)/tests/stack_workload_fp $(BUILD)/tests/stack_workload_nofp
 FUZZ_REPLAY_BIN = $(addprefix $(BUILD)/tests/replay_,$(FUZZ_TARGETS))
 TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
