@@ -6,6 +6,7 @@
 #   make check        build and run every test, then again under ASan+UBSan
 #   make check-fast   the tests once, without the sanitizer pass
 #   make check-stress the tests once, beside two CPU hogs
+#   make soak         record a faulting, switching workload for SOAK_MINUTES (30)
 #   make fuzz         run the libFuzzer targets (FUZZ_SECONDS each)
 #   make bench        the benchmarks in bench/ (needs linux-perf)
 #   make install PREFIX=/usr/local
@@ -146,7 +147,7 @@ LIB_OBJ = $(DECODER_OBJ) $(COLLECTOR_OBJ) $(SCHEMA_OBJ) $(RECORD_OBJ) $(READER_O
 
 FAULTLINE = $(BUILD)/faultline
 
-.PHONY: all deps deps-check deps-demo deps-bench demo check check-fast check-run unwind-fixture bench-diagnose \
+.PHONY: all deps deps-check deps-demo deps-bench demo check check-fast check-run soak unwind-fixture bench-diagnose \
 	check-san check-stress fuzz bench install clean
 
 # The packages first, then the build in a sub-make: with -j, a compile
@@ -248,6 +249,10 @@ TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
 	   $(FUZZ_REPLAY_BIN) tests/man_vs_help.sh
 # export --to and query on PostgreSQL
 TEST_BIN += $(BUILD)/tests/test_pg
+# a recording that faults and switches without end: memory flat, nothing
+# lost (1 minute in check-run; make soak runs SOAK_MINUTES)
+TEST_BIN += tests/soak.sh
+SOAK_MINUTES ?= 30
 
 # A cmocka test: its source (the first prerequisite) and the library.
 define link_test
@@ -388,8 +393,13 @@ check-run: $(FAULTLINE) $(TEST_BIN) $(WORKLOAD_BIN) $(DEMO_BIN)
 		SCHED_WORKLOAD=$(BUILD)/tests/sched_workload \
 		UDP_WORKLOAD=$(BUILD)/tests/udp_workload BUILD=$(BUILD) \
 		CLOCK_STEP_WORKLOAD=$(BUILD)/tests/clock_step_workload \
-		NAK_DEMO=$(DEMO_BIN) \
+		NAK_DEMO=$(DEMO_BIN) SOAK_MINUTES=1 \
 		tests/run.sh $(TEST_BIN)
+
+# The soak alone, for SOAK_MINUTES (tests/soak.sh says what it holds to).
+soak: $(FAULTLINE) $(BUILD)/tests/fault_workload
+	@FAULTLINE=$(FAULTLINE) WORKLOAD=$(BUILD)/tests/fault_workload \
+		SOAK_MINUTES=$(SOAK_MINUTES) tests/soak.sh
 
 check-san: deps-check
 	@$(MAKE) --no-print-directory SAN=1 check-fast
