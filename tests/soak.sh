@@ -82,7 +82,10 @@ max_rss=0
 last_cpu=0
 minute_cpu=0
 t=0
-while [ "$t" -lt "$secs" ] && kill -0 "$fl" 2>/dev/null; do
+# The last sample 10 s before --duration ends: from then on the recorder
+# ends the session (drains, builds the indexes: SQLite sorts in memory),
+# which is no growth of the recording's memory.
+while [ $((t + 10)) -lt "$secs" ] && kill -0 "$fl" 2>/dev/null; do
 	sleep 10
 	t=$((t + 10))
 	rss=$(rss_kib)
