@@ -36,9 +36,12 @@ static void print_latency(FILE *out, const struct record_pipeline *p,
 /* How the session ended, as its row says (record_end_reason). */
 static void print_stop(FILE *out, const struct record_session *rs)
 {
-	if (rs->ended_failed)
+	if (rs->ended_failed > 0)
 		fprintf(out, "  FAILED: the session is marked failed, with the "
 			"error above\n");
+	else if (rs->ended_failed < 0)
+		fprintf(out, "  FAILED, and its row could not be ended either: "
+			"the next faultline that opens the file finds it killed\n");
 	else if (rs->end_reason[0])
 		fprintf(out, "  %s\n", rs->end_reason);
 }

@@ -87,8 +87,8 @@ static int end_failed(struct record_session *rs, int err, struct errmsg *e)
 	rs->counts.spool_bytes = rs->spool.cap;
 	rs->counts.spool_peak_bytes = rs->spool.peak;
 	own_cost(&rs->counts);
-	loader_end(&rs->loader, &rs->pipe.clock.last, &rs->counts, &how, &ignored);
-	rs->ended_failed = 1;
+	rs->ended_failed = loader_end(&rs->loader, &rs->pipe.clock.last,
+				      &rs->counts, &how, &ignored) == 0 ? 1 : -1;
 	return err;
 }
 

@@ -86,7 +86,8 @@ struct record_session {
 	char (*own_comms)[16];		/* it records, and their names */
 	size_t own_n;
 	char end_reason[64];		/* how it ended (record_end_reason) */
-	int ended_failed;		/* the row was ended 'failed' */
+	int ended_failed;		/* 1: the row was ended 'failed'; -1:
+					 * that write failed too */
 	int piped;			/* pipe was initialized */
 	int begun;			/* the session row exists */
 	int64_t session_id;
