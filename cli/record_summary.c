@@ -33,29 +33,31 @@ static void print_latency(FILE *out, const struct record_pipeline *p,
 		fmt_dur(c, sizeof(c), hist_quantile_hi(&h, 1.0)));
 }
 
-static void print_stop(FILE *out, const struct recorder *r)
+/* How the session ended, as its row says (record_end_reason). */
+static void print_stop(FILE *out, const struct record_session *rs)
 {
-	switch (r->stop) {
-	case STOP_SIGNAL:
-		fprintf(out, "  stopped by %s\n", strsignal(r->stop_signal));
-		break;
-	case STOP_DURATION:
-		fprintf(out, "  stopped after --duration\n");
-		break;
-	case STOP_TARGETS_GONE:
-		if (r->child_status >= 0 && WIFEXITED(r->child_status))
-			fprintf(out, "  command exited with status %d\n",
-				WEXITSTATUS(r->child_status));
-		else if (r->child_status >= 0 && WIFSIGNALED(r->child_status))
-			fprintf(out, "  command killed by %s\n",
-				strsignal(WTERMSIG(r->child_status)));
-		else
-			fprintf(out, "  the targets exited\n");
-		break;
-	case STOP_ERROR:
-	case STOP_NONE:
-		break;
-	}
+	if (rs->ended_failed > 0)
+		fprintf(out, "  FAILED: the session is marked failed, with the "
+			"error above\n");
+	else if (rs->ended_failed < 0)
+		fprintf(out, "  FAILED, and its row could not be ended either: "
+			"the next faultline that opens the file finds it killed\n");
+	else if (rs->end_reason[0])
+		fprintf(out, "  %s\n", rs->end_reason);
+}
+
+/* What a failure to store lost (a full disk): never a silent "nothing". */
+static void print_unstored(FILE *out, const struct record_session *rs)
+{
+	const struct session_counts *c = &rs->counts;
+
+	if (!rs->loader.rows_unwritten && !c->records_unstored)
+		return;
+	fprintf(out, "  LOST to the failure: %llu rows written but not "
+		"committed, %llu records read but never stored (the session "
+		"row's rows_unwritten and records_unstored)\n",
+		(unsigned long long)rs->loader.rows_unwritten,
+		(unsigned long long)c->records_unstored);
 }
 
 static void print_udp(FILE *out, const struct record_udp *u)
@@ -239,7 +241,8 @@ void record_summary_print(FILE *out, const struct record_session *rs,
 	if (rs->cfg.labels_json && strcmp(rs->cfg.labels_json, "{}"))
 		fprintf(out, ", labels %s", rs->cfg.labels_json);
 	fputc('\n', out);
-	print_stop(out, r);
+	print_stop(out, rs);
+	print_unstored(out, rs);
 	fprintf(out, "  %llu records read, %llu faults (%llu minor, %llu major, "
 		"%llu unfinished), %llu rows stored, %llu below the threshold\n",
 		(unsigned long long)p->n.records,
@@ -267,7 +270,8 @@ void record_summary_print(FILE *out, const struct record_session *rs,
 			"says when and on which CPU\n",
 			(unsigned long long)p->n.lost_records,
 			(unsigned long long)p->n.lost_samples);
-	else if (!p->n.dropped)
+	else if (!p->n.dropped && !rs->loader.rows_unwritten &&
+		 !rs->counts.records_unstored)
 		fprintf(out, "  nothing lost\n");
 	if (p->n.throttles)
 		fprintf(out, "  THROTTLED %llu times: the kernel paused sampling "
