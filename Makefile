@@ -105,6 +105,13 @@ CLI_SRC += cli/record_pt.c cli/pt.c
 # what ran on a CPU while a target waited for it
 DECODER_SRC += decoder/cpu_runs.c
 COLLECTOR_SRC += collector/cpu_switches.c
+# record --syscalls: the calls of this architecture (generated), the set
+# asked for, the raw_syscalls events
+COLLECTOR_SRC += collector/syscall_table.c collector/syscall_set.c \
+		 collector/syscall_events.c
+DECODER_SRC += decoder/syscall_pair.c decoder/syscall_ev.c decoder/proc_net_sock.c
+COLLECTOR_SRC += collector/fd_names.c
+COLLECTOR_GEN_SRC = $(BUILD)/gen/syscall_table.c
 # faultline upgrade (schema/upgrade.c)
 CLI_SRC += cli/upgrade.c
 # labels, faultline label, faultline merge
@@ -144,7 +151,7 @@ QUERIES = $(sort $(wildcard queries/*.sql))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 DECODER_OBJ = $(call obj,$(COMMON_SRC) $(DECODER_SRC))
-COLLECTOR_OBJ = $(call obj,$(COLLECTOR_SRC))
+COLLECTOR_OBJ = $(call obj,$(COLLECTOR_SRC)) $(COLLECTOR_GEN_SRC:.c=.o)
 RECORD_OBJ = $(call obj,$(RECORD_SRC))
 SCHEMA_OBJ = $(call obj,$(SCHEMA_SRC)) $(GEN_SRC:.c=.o)
 CLI_OBJ = $(call obj,$(filter-out cli/faultline.c,$(CLI_SRC)))
@@ -194,6 +201,11 @@ $(BUILD)/gen/queries_sql.c: $(QUERIES) mk/embed_queries.sh
 	@mkdir -p $(dir $@)
 	mk/embed_queries.sh $(QUERIES) > $@
 $(BUILD)/gen/queries_sql.o: $(BUILD)/gen/queries_sql.c schema/query_def.h
+	$(CC) $(ALL_CFLAGS) -I. -c -o $@ $<
+$(BUILD)/gen/syscall_table.c: mk/syscall_table.sh
+	@mkdir -p $(dir $@)
+	mk/syscall_table.sh "$(CC)" > $@
+$(BUILD)/gen/syscall_table.o: $(BUILD)/gen/syscall_table.c collector/syscall_table.h
 	$(CC) $(ALL_CFLAGS) -I. -c -o $@ $<
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<

@@ -145,6 +145,7 @@ void fault_attrs_add_tracepoint(struct fault_attrs *fa,
 	fa->name[i] = name;
 	fa->role[i] = role;
 	fa->stacked[i] = 0;
+	fa->filter[i] = NULL;
 }
 
 /* perf_open, leaving kernel frames out of a stack the kernel refuses
@@ -264,6 +265,11 @@ int fault_events_open(struct recorder *r, struct fault_attrs *fa,
 			if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 				return errmsg_set(e, errno, "cannot read the id of "
 						  "'%s': %s", fa->name[i],
+						  strerror(errno));
+			if (fa->filter[i] &&
+			    ioctl(fd, PERF_EVENT_IOC_SET_FILTER, fa->filter[i]) < 0)
+				return errmsg_set(e, errno, "the kernel refused the "
+						  "filter of '%s': %s", fa->name[i],
 						  strerror(errno));
 			err = idmap_put_arg(&r->ids, id, fa->role[i],
 					    fa->stacked[i]);

@@ -11,12 +11,15 @@
 
 #define FAULT_EVENTS 3
 /* With --stacks on switch-outs, a fourth: context-switches; for
- * per-thread targets, sched_switch too. */
-#define FAULT_EVENTS_MAX 5
+ * per-thread targets, sched_switch too, and with --syscalls
+ * raw_syscalls' sys_enter and sys_exit. */
+#define FAULT_EVENTS_MAX 7
 
 struct fault_attrs {
 	struct perf_event_attr attr[FAULT_EVENTS_MAX];
 	const char *name[FAULT_EVENTS_MAX];	/* static strings */
+	/* a tracepoint's kernel filter, or NULL: borrowed */
+	const char *filter[FAULT_EVENTS_MAX];
 	enum ev_role role[FAULT_EVENTS_MAX];
 	uint16_t stacked[FAULT_EVENTS_MAX];	/* idmap arg: samples carry a stack */
 	int n;

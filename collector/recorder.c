@@ -15,6 +15,7 @@
 #include "../common/clock.h"
 #include "cpu_switches.h"
 #include "fault_events.h"
+#include "syscall_events.h"
 #include "perf_open.h"
 #include "procfs.h"
 #include "recorder.h"
@@ -129,7 +130,7 @@ static void sched_tracing_lost(struct recorder *r, int err, const char *why)
 /*
  * tracefs and the sched formats, before any event opens: per-thread
  * targets take sched_switch among their own events.  Without tracefs,
- * an error only if -e asked for tracepoints.
+ * an error only if -e or --syscalls asked for tracepoints.
  */
 static int tracing_prepare(struct recorder *r, struct errmsg *e)
 {
@@ -137,10 +138,10 @@ static int tracing_prepare(struct recorder *r, struct errmsg *e)
 	int err;
 
 	errmsg_init(&why);
-	if (!r->cfg.thread_states && !r->cfg.tracepoints->n)
+	if (!r->cfg.thread_states && !r->cfg.tracepoints->n && !r->cfg.syscalls)
 		return 0;	/* nothing to trace */
 	err = tracepoints_init(&r->tep, &why);
-	if (err < 0 && !r->cfg.tracepoints->n) {
+	if (err < 0 && !r->cfg.tracepoints->n && !r->cfg.syscalls) {
 		sched_tracing_lost(r, err, why.text);
 		return 0;
 	}
@@ -248,6 +249,8 @@ static int open_targets(struct recorder *r, struct fault_attrs *fa,
 		err = tracing_prepare(r, e);
 	if (err == 0)
 		sched_switch_per_task(r, fa);
+	if (err == 0)
+		err = syscall_events_prepare(r, fa, e);
 	if (err == 0 && target_system_wide(t))
 		/* These see the command too: target_wanted knows its pid. */
 		err = fault_events_open(r, fa, -1, 0, 0, &gone, e);
@@ -265,6 +268,8 @@ static int open_targets(struct recorder *r, struct fault_attrs *fa,
 		err = cpu_switches_open(r, fa, e);
 	if (err == 0)
 		err = open_tracepoints(r, e);
+	if (err == 0)
+		err = syscall_events_open_cpu_wide(r, e);
 	/* Everything so far is enabled by ioctl; the command's own events,
 	 * opened last, by its exec. */
 	r->nfds_to_enable = r->nfds;
@@ -349,6 +354,7 @@ void recorder_release(struct recorder *r)
 	free(r->pidfds);
 	free(r->cpus);
 	free(r->user_events);
+	free(r->sys_filter);
 	waking_filter_release(&r->waking);
 	if (r->tep)
 		tep_free(r->tep);

@@ -25,6 +25,7 @@
 #include "pt_record.h"
 #include "ring.h"
 #include "stack_events.h"
+#include "syscall_set.h"
 #include "targets.h"
 #include "tracepoints.h"
 #include "waking_filter.h"
@@ -52,6 +53,8 @@ struct recorder_config {
 	/* 0: no CPU-wide switch records for per-thread targets (runnable
 	 * waits then do not say what ran instead: collector/cpu_switches.h). */
 	int ran_instead;
+	/* --syscalls: borrowed; NULL without it. */
+	const struct syscall_set *syscalls;
 };
 
 enum stop_reason {
@@ -85,6 +88,9 @@ struct recorder {
 	struct tep_event *sched_switch;	/* borrowed from tep, or NULL */
 	struct tep_event *sched_waking;	/* borrowed from tep, or NULL */
 	struct tep_event **user_events;	/* owned array of borrowed: -e, in order */
+	struct tep_event *sys_enter;	/* borrowed from tep: --syscalls, or NULL */
+	struct tep_event *sys_exit;
+	char *sys_filter;		/* owned: their kernel filter, or NULL */
 	/* owned: sched_waking for per-thread targets; unused (.r NULL)
 	 * with -a or --comm, or without sched tracing. */
 	struct waking_filter waking;

@@ -28,6 +28,8 @@ enum ev_kind {
 	EV_SWITCH_STACK,	/* context-switches sample: tid is leaving the
 				 * CPU with the stack u.fault.stack_id */
 	EV_TRACEPOINT,		/* a hit of the -e tracepoint u.tp.idx by tid */
+	EV_SYS_ENTER,		/* raw_syscalls:sys_enter: tid calls u.sys.nr */
+	EV_SYS_EXIT,		/* raw_syscalls:sys_exit: it returns u.sys.ret */
 };
 
 #define COMM_LEN 16		/* TASK_COMM_LEN, including the NUL */
@@ -69,6 +71,11 @@ struct ev {
 		struct {
 			int preempt;
 		} sw;
+		struct {
+			int32_t nr;	/* the call's number */
+			int64_t ret;	/* EV_SYS_EXIT */
+			uint64_t args[6];	/* EV_SYS_ENTER */
+		} sys;
 		struct {
 			uint16_t idx;	/* which -e, in the order given */
 			/* owned by the order queue that holds the event:

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "../common/array.h"
 #include "fault_stream.h"
 
 void fault_stream_init(struct fault_stream *s, const struct fault_stream_ops *ops,
@@ -91,6 +92,78 @@ static int store_orphan(struct fault_stream *s, const struct fault *orphan)
 	return store(s, orphan);
 }
 
+static int syscall_wanted(struct fault_stream *s, int32_t nr)
+{
+	return s->ops.syscall_wanted ? s->ops.syscall_wanted(s->ops.ctx, nr) : 1;
+}
+
+/* Counts c in its thread's histogram of that call. */
+static int syscall_count(struct thread *t, const struct syscall_call *c)
+{
+	size_t i;
+
+	for (i = 0; i < t->nsys_hist && t->sys_hist[i].nr != c->nr; i++)
+		;
+	if (i == t->nsys_hist) {
+		if (ARRAY_RESERVE(t->sys_hist, t->capsys_hist, i + 1) < 0)
+			return -ENOMEM;
+		memset(&t->sys_hist[i], 0, sizeof(t->sys_hist[i]));
+		t->sys_hist[i].nr = c->nr;
+		t->nsys_hist++;
+	}
+	hist_add(&t->sys_hist[i].h, c->dur_ns);
+	return 0;
+}
+
+/* A finished call: counted when asked for, and handed on. */
+static int syscall_done(struct fault_stream *s, struct thread *t,
+			const struct syscall_call *c)
+{
+	int wanted = syscall_wanted(s, c->nr), store = 0;
+
+	if (wanted && c->dur_ns == SYSCALL_NO_DUR) {
+		s->st.sys_unfinished++;
+		store = 1;
+	} else if (wanted) {
+		s->st.sys_timed++;
+		if (syscall_count(t, c) < 0)
+			return -ENOMEM;
+		store = c->dur_ns >= s->min_sys_ns;
+	}
+	s->st.sys_stored += store;
+	return s->ops.syscall_done ? s->ops.syscall_done(s->ops.ctx, c, store) : 0;
+}
+
+/* The thread's call in progress, if any, as unfinished. */
+static int drain_syscall(struct fault_stream *s, struct thread *t)
+{
+	struct syscall_call c;
+
+	if (!syscall_pair_drain(&t->sys, t->tid, &c))
+		return 0;
+	return syscall_done(s, t, &c);
+}
+
+static int on_syscall(struct fault_stream *s, struct thread *t,
+		      const struct ev *e)
+{
+	struct syscall_call c;
+	int res;
+
+	if (!t->wanted)
+		return 0;
+	if (e->kind == EV_SYS_ENTER) {
+		s->st.sys_unpaired += syscall_pair_enter(&t->sys, e) == SP_UNPAIRED;
+		return 0;
+	}
+	res = syscall_pair_exit(&t->sys, e, &c);
+	if (res == SP_UNPAIRED) {
+		s->st.sys_unpaired++;
+		return 0;
+	}
+	return syscall_done(s, t, &c);
+}
+
 /* The thread's pending entry, if any, as an unfinished fault. */
 static int drain_pending(struct fault_stream *s, struct thread *t)
 {
@@ -169,7 +242,8 @@ static int on_fork(struct fault_stream *s, const struct ev *e)
 		return -ENOMEM;
 	if (!created && !t->exited)
 		return 0;	/* already seen (e.g. a sample raced the fork) */
-	if (!created && t->wanted && (err = drain_pending(s, t)) < 0)
+	if (!created && t->wanted && ((err = drain_pending(s, t)) < 0 ||
+				      (err = drain_syscall(s, t)) < 0))
 		return err;	/* a reused tid: the old thread's fault ends */
 	t->pid = e->pid;
 	if (parent && parent->comm[0])
@@ -192,6 +266,8 @@ static int on_exit_ev(struct fault_stream *s, struct thread *t,
 		return 0;
 	if (t->wanted)
 		err = drain_pending(s, t);
+	if (!err && t->wanted)
+		err = drain_syscall(s, t);
 	if (!err && t->wanted)
 		err = timeline_end(&t->tl, t->tid, t->pid, mono_ts, store_state, s);
 	t->exited = 1;
@@ -360,6 +436,9 @@ int fault_stream_event(void *stream, const struct ev *e)
 		if (t->wanted)
 			timeline_switch_stack(&t->tl, e->cpu, e->u.fault.stack_id);
 		return 0;
+	case EV_SYS_ENTER:
+	case EV_SYS_EXIT:
+		return on_syscall(s, t, e);
 	case EV_TRACEPOINT:
 		if (!t->wanted || !s->ops.store_tracepoint)
 			return 0;
@@ -380,6 +459,8 @@ int fault_stream_finish(struct fault_stream *s, uint64_t end_mono_ts)
 		 * (after its EXIT): it ends here too. */
 		if (t->wanted)
 			err = drain_pending(s, t);
+		if (!err && t->wanted)
+			err = drain_syscall(s, t);
 		if (!err && t->wanted)
 			err = timeline_end(&t->tl, t->tid, t->pid, end_mono_ts,
 					   store_state, s);

@@ -44,6 +44,16 @@ struct fault_stream_ops {
 	 * named (with per-thread targets only their own switches are
 	 * recorded): fills comm[16], or leaves it "".  Optional. */
 	void (*name_other)(void *ctx, uint32_t tid, char *comm);
+	/* record --syscalls: is call nr one the user asked for (timed,
+	 * counted in its thread's histogram, stored at or over
+	 * min_sys_ns), or only traced for what it says of descriptors?
+	 * NULL: every call is asked for.  Optional. */
+	int (*syscall_wanted)(void *ctx, int32_t nr);
+	/* A finished call of a target thread, in the order of its exit (an
+	 * unfinished one's at the thread's exit or the end): store is 1 for
+	 * a call asked for at or over the threshold, or unfinished, else 0
+	 * (a shorter one, or one only traced: not to store).  Optional. */
+	int (*syscall_done)(void *ctx, const struct syscall_call *c, int store);
 };
 
 struct fault_stats {
@@ -59,6 +69,11 @@ struct fault_stats {
 	uint64_t ran_waits;		/* of those, runnable waits stored with
 					 * what ran instead */
 	uint64_t tracepoints;		/* -e hits of target threads stored */
+	uint64_t sys_timed;		/* calls asked for, entry and exit paired */
+	uint64_t sys_stored;		/* of those, at or over the threshold */
+	uint64_t sys_unfinished;	/* calls asked for, still in progress */
+	uint64_t sys_unpaired;		/* an exit without its entry, an entry
+					 * without its exit */
 };
 
 struct fault_stream {
@@ -66,6 +81,7 @@ struct fault_stream {
 	struct comm_cache names;	/* owned: every thread sched_switch named */
 	struct fault_stream_ops ops;	/* borrowed ctx */
 	uint64_t min_dur_ns;		/* store paired faults >= this */
+	uint64_t min_sys_ns;		/* store calls >= this (--syscalls) */
 	/* Events from CPU-wide tracepoints (ev.cpu_wide) can be about any
 	 * thread.  When the targets' own events are per thread (-p, -t, a
 	 * command), only threads those events showed are targets, and such

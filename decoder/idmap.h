@@ -22,6 +22,8 @@ enum ev_role {
 	ROLE_TP_SCHED_SWITCH,	/* sched:sched_switch, for prev_state */
 	ROLE_TP_SCHED_WAKING,	/* sched:sched_waking, for who woke whom */
 	ROLE_TP_USER,		/* a tracepoint of -e; arg: its index */
+	ROLE_TP_SYS_ENTER,	/* raw_syscalls:sys_enter (record --syscalls) */
+	ROLE_TP_SYS_EXIT,	/* raw_syscalls:sys_exit */
 };
 
 struct idmap_slot {

@@ -11,8 +11,10 @@ void thread_table_init(struct thread_table *t)
 
 void thread_table_release(struct thread_table *t)
 {
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->by_order[i]->sys_hist);
 		free(t->by_order[i]);
+	}
 	free(t->by_order);
 	free(t->keys);
 	free(t->vals);

@@ -14,7 +14,14 @@
 #include "event.h"
 #include "fault_pair.h"
 #include "hist.h"
+#include "syscall_pair.h"
 #include "timeline.h"
+
+/* One call's latencies in one thread, every call counted. */
+struct syscall_hist {
+	int32_t nr;
+	struct log2_hist h;
+};
 
 struct thread {
 	uint32_t tid, pid;
@@ -26,6 +33,9 @@ struct thread {
 	struct fault_pending pending;
 	struct log2_hist hist[2];	/* by enum fault_kind: minor, major */
 	struct timeline tl;		/* its states, while a target */
+	struct syscall_pending sys;	/* its call in progress (--syscalls) */
+	struct syscall_hist *sys_hist;	/* owned: by call, in order of first use */
+	size_t nsys_hist, capsys_hist;
 };
 
 struct thread_table {
