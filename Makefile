@@ -111,6 +111,7 @@ COLLECTOR_SRC += collector/syscall_table.c collector/syscall_set.c \
 		 collector/syscall_events.c
 DECODER_SRC += decoder/syscall_pair.c decoder/syscall_ev.c decoder/proc_net_sock.c
 COLLECTOR_SRC += collector/fd_names.c
+RECORD_SRC += record/syscalls.c record/syscall_files.c
 COLLECTOR_GEN_SRC = $(BUILD)/gen/syscall_table.c
 # faultline upgrade (schema/upgrade.c)
 CLI_SRC += cli/upgrade.c

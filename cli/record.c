@@ -63,6 +63,9 @@ struct record_args {
 	int no_symbolize;
 	int no_thread_states;		/* --no-thread-states */
 	int no_ran_instead;		/* --no-ran-instead */
+	struct syscall_set syscalls;	/* --syscalls[=LIST] */
+	int syscalls_on;
+	uint64_t min_syscall_dur_ns;
 	/* --pt, --pt-size, --pt-config, --pt-trigger. */
 	int pt_on;
 	struct pt_settings pt;
@@ -86,6 +89,22 @@ static int set_pt(void *value, const char *arg, const char *opt,
 	a->pt_on = 1;
 	return record_pt_mode(&a->pt, arg, opt, e);
 }
+
+/* --syscalls[=LIST]: the calls of LIST, or the default ones. */
+static int set_syscalls(void *value, const char *arg, const char *opt,
+			struct errmsg *e)
+{
+	struct record_args *a = value;
+
+	(void)opt;
+	a->syscalls_on = 1;
+	return syscall_set_parse(&a->syscalls, arg ? arg : "default", e);
+}
+
+/* 1 ms: a call that long is a wait worth a row; the shorter ones (most
+ * reads of a cached file, most futex hand-offs) are counted, per thread
+ * and call, in syscall_histogram, and summed per file in syscall_file. */
+#define DEFAULT_MIN_SYSCALL_NS 1000000ull
 
 /* 1 ms: under 2% of a core on the 2-core VM of
  * bench/collector/udp_sampling.sh, and a full 4 KiB receive buffer of
@@ -256,6 +275,7 @@ static const char record_usage[] =
 	"                        [--stacks fp|dwarf|none] [--stack-size BYTES]\n"
 	"                        [--stacks-on EVENTS] [--no-symbolize]\n"
 	"                        [--no-thread-states] [--no-ran-instead]\n"
+	"                        [--syscalls[=LIST]] [--min-syscall-duration DUR]\n"
 	"                        [--pt[=MODE]] [--pt-size SIZE] [--pt-config TERMS]\n"
 	"                        [--pt-trigger DUR] [--label KEY=VALUE]... [-q]\n"
 	"                        [-- COMMAND [ARGS...]]";
@@ -268,6 +288,8 @@ static const char record_examples[] =
 	"  faultline record -o run.db --udp-port 9000 -e skb:kfree_skb -p 4242\n"
 	"  faultline record -o run.db --stacks=dwarf -p 4242 --duration 60s\n"
 	"  faultline record -o run.db --pt -p 4242 --duration 60s\n"
+	"  faultline record -o run.db --syscalls -p 4242 --duration 60s\n"
+	"  faultline record -o run.db --syscalls=read,fsync --min-syscall-duration 100us -- ./db\n"
 	"  faultline record -o run.db --cgroup /sys/fs/cgroup/cpu/app -p 4242\n";
 
 static int usage_error(const char *fmt, const char *arg)
@@ -398,6 +420,12 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		{ 0, "no-thread-states", NULL, "faults only: no switch records, no "
 		  "sched tracepoints, no thread_state rows (less cost per switch)",
 		  OPT_FLAG, &a->no_thread_states, NULL },
+		{ 0, "syscalls", "LIST", "time the system calls of LIST (names, "
+		  "comma-separated; default: the calls a thread waits in)",
+		  OPT_CALLBACK, a, set_syscalls, 1 },
+		{ 0, "min-syscall-duration", "DUR", "store calls at least this long "
+		  "(all are counted; default 1ms)", OPT_DURATION,
+		  &a->min_syscall_dur_ns, NULL },
 		{ 0, "no-ran-instead", NULL, "no switch records of other threads "
 		  "(runnable waits do not say what ran instead; less cost where "
 		  "the machine switches a lot)", OPT_FLAG, &a->no_ran_instead, NULL },
@@ -568,6 +596,8 @@ static void make_config(struct record_args *a, struct record_config *c,
 	c->symbolize = !a->no_symbolize;
 	c->thread_states = !a->no_thread_states;
 	c->ran_instead = !a->no_ran_instead;
+	c->syscalls = a->syscalls_on ? &a->syscalls : NULL;
+	c->min_syscall_dur_ns = a->min_syscall_dur_ns;
 	c->udp = udp_sampler_wanted(&a->udp) ? &a->udp : NULL;
 	c->sample_interval_ns = a->sample_interval_ns;
 	c->cgroup = cgroup_sampler_wanted(&a->cgroup) ? &a->cgroup : NULL;
@@ -614,7 +644,8 @@ int cmd_record(int argc, char **argv)
 				 .spool_bytes = DEFAULT_SPOOL_BYTES,
 				 .ready_fd = -1,
 				 .stack_size = STACK_SIZE_DEFAULT,
-				 .stacks.on = STACKS_ON_MAJOR | STACKS_ON_BLOCKED };
+				 .stacks.on = STACKS_ON_MAJOR | STACKS_ON_BLOCKED,
+				 .min_syscall_dur_ns = DEFAULT_MIN_SYSCALL_NS };
 	struct record_session rs;
 	struct errmsg e;
 	int status, err;

@@ -259,6 +259,16 @@ void record_summary_print(FILE *out, const struct record_session *rs,
 			(unsigned long long)st->intervals,
 			(unsigned long long)st->ran_waits,
 			(unsigned long long)p->n.tracepoints);
+	if (rs->cfg.syscalls)
+		fprintf(out, "  system calls: %llu timed, %llu stored (%llu unfinished), "
+			"%llu unpaired; on descriptors %llu named, %llu not (closed, "
+			"reused or gone before /proc could say)\n",
+			(unsigned long long)st->sys_timed,
+			(unsigned long long)st->sys_stored,
+			(unsigned long long)st->sys_unfinished,
+			(unsigned long long)st->sys_unpaired,
+			(unsigned long long)p->sys.named,
+			(unsigned long long)p->sys.unnamed);
 	if (p->udp)
 		print_udp(out, p->udp);
 	print_latency(out, p, FAULT_MINOR);

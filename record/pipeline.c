@@ -6,6 +6,7 @@
 
 #include "../common/clock.h"
 #include "../collector/procfs.h"
+#include "../collector/syscall_table.h"
 #include "../collector/tracepoints.h"
 #include "pipeline.h"
 
@@ -83,6 +84,20 @@ static int store_tracepoint(void *ctx, const struct ev *e)
 				 e->u.tp.fields, &p->err);
 }
 
+static int syscall_wanted(void *ctx, int32_t nr)
+{
+	struct record_pipeline *p = ctx;
+
+	return record_syscalls_wanted(&p->sys, nr);
+}
+
+static int syscall_done(void *ctx, const struct syscall_call *c, int store)
+{
+	struct record_pipeline *p = ctx;
+
+	return record_syscalls_done(&p->sys, p->loader, c, store, &p->err);
+}
+
 static int store_thread(void *ctx, const struct thread *t)
 {
 	struct record_pipeline *p = ctx;
@@ -108,8 +123,9 @@ static void sleep_ns(uint64_t ns)
 		;
 }
 
-void record_pipeline_init(struct record_pipeline *p, struct recorder *r,
-			  const struct target_set *t, uint64_t min_fault_dur_ns)
+int record_pipeline_init(struct record_pipeline *p, struct recorder *r,
+			 const struct target_set *t, uint64_t min_fault_dur_ns,
+			 uint64_t min_syscall_dur_ns)
 {
 	struct fault_stream_ops ops = {
 		.ctx = p,
@@ -120,6 +136,8 @@ void record_pipeline_init(struct record_pipeline *p, struct recorder *r,
 		.store_state = r->cfg.thread_states ? store_state : NULL,
 		.store_tracepoint = store_tracepoint,
 		.name_other = target_system_wide(t) ? NULL : name_other,
+		.syscall_wanted = r->cfg.syscalls ? syscall_wanted : NULL,
+		.syscall_done = r->cfg.syscalls ? syscall_done : NULL,
 	};
 
 	memset(p, 0, sizeof(*p));
@@ -134,6 +152,9 @@ void record_pipeline_init(struct record_pipeline *p, struct recorder *r,
 	p->have_sched = r->sched_switch && r->sched_waking &&
 			sched_fields_bind(&p->sched, r->sched_switch,
 					  r->sched_waking) == 0;
+	p->have_sys = r->sys_enter && r->sys_exit &&
+		      syscall_fields_bind(&p->sys_fields, r->sys_enter,
+					  r->sys_exit) == 0;
 	p->ids = &r->ids;
 	p->waking = &r->waking;
 	p->targets = t;
@@ -142,9 +163,11 @@ void record_pipeline_init(struct record_pipeline *p, struct recorder *r,
 	order_queue_init(&p->order);
 	fault_stream_init(&p->faults, &ops, min_fault_dur_ns);
 	p->faults.cpu_wide_adds_threads = p->system_wide;
+	p->faults.min_sys_ns = min_syscall_dur_ns;
 	record_clock_init(&p->clock);
 	strbuf_init(&p->tp_json);
 	p->test_bytes_per_s = test_bytes_per_s();
+	return record_syscalls_init(&p->sys, r->cfg.syscalls, r->tep);
 }
 
 void record_pipeline_release(struct record_pipeline *p)
@@ -155,6 +178,7 @@ void record_pipeline_release(struct record_pipeline *p)
 	held_records_release(&p->held);
 	record_clock_release(&p->clock);
 	strbuf_release(&p->tp_json);
+	record_syscalls_release(&p->sys);
 }
 
 int record_pipeline_clock_start(struct record_pipeline *p,
@@ -238,6 +262,11 @@ static int on_tracepoint(struct record_pipeline *p, int cpu, const void *bytes,
 		return on_malformed(p, cpu);
 	if (role == ROLE_TP_USER)
 		return on_user_tracepoint(p, arg, cpu, &r.u.sample);
+	if (role == ROLE_TP_SYS_ENTER || role == ROLE_TP_SYS_EXIT)
+		return p->have_sys && syscall_ev(&p->sys_fields,
+						 role == ROLE_TP_SYS_ENTER,
+						 &r.u.sample, (uint32_t)cpu, &e) ?
+		       queue(p, &e) : 0;
 	if (!p->have_sched || !sched_ev(&p->sched, role, &r.u.sample,
 					(uint32_t)cpu, &e))
 		return 0;
@@ -291,8 +320,10 @@ static int on_event_rec(struct record_pipeline *p, int cpu,
 	struct ev e;
 	int err;
 
-	if (r->type == PERF_RECORD_COMM && r->u.comm.exec)
+	if (r->type == PERF_RECORD_COMM && r->u.comm.exec) {
 		record_stacks_exec(&p->stacks, r->u.comm.pid);
+		record_syscalls_exec(&p->sys, r->u.comm.pid, r->sid.time);
+	}
 	/* A target's new thread: its wake-ups from the next round on. */
 	if (r->type == PERF_RECORD_FORK &&
 	    waking_filter_note(p->waking, (pid_t)r->u.task.tid) < 0)
@@ -406,6 +437,9 @@ static int on_round(struct record_pipeline *p, uint64_t watermark)
 	n = order_queue_flush(&p->order, watermark, fault_stream_event, &p->faults);
 	if (n == -ENOMEM)
 		return errmsg_set(&p->err, ENOMEM, "out of memory tracking threads");
+	if (n >= 0 && watermark != UINT64_MAX &&
+	    (err = record_syscalls_flush(&p->sys, p->loader, watermark, &p->err)) < 0)
+		return err;
 	/* Readings up to the latest anchor only: the rest wait for the next
 	 * one, and those after the last anchor are after the session. */
 	if (n < 0)
@@ -590,9 +624,14 @@ static int store_histograms(struct record_pipeline *p)
 	struct thread_table *tt = &p->faults.threads;
 	int err = 0;
 
-	for (size_t i = 0; i < tt->n && err == 0; i++)
-		if (tt->by_order[i]->wanted)
-			err = loader_histograms(p->loader, tt->by_order[i], &p->err);
+	for (size_t i = 0; i < tt->n && err == 0; i++) {
+		if (!tt->by_order[i]->wanted)
+			continue;
+		err = loader_histograms(p->loader, tt->by_order[i], &p->err);
+		if (err == 0)
+			err = loader_syscall_histograms(p->loader, tt->by_order[i],
+							syscall_name, &p->err);
+	}
 	return err;
 }
 
@@ -604,6 +643,11 @@ int record_pipeline_finish(struct record_pipeline *p, struct clock_anchor *end)
 	*end = p->clock.last;
 	if (err == 0)
 		err = fault_stream_finish(&p->faults, end->mono_ns);
+	/* The calls unfinished at the end too: every event is in. */
+	if (err == 0)
+		err = record_syscalls_flush(&p->sys, p->loader, UINT64_MAX, &p->err);
+	if (err == 0)
+		err = record_syscalls_store_files(&p->sys, p->loader, &p->err);
 	if (err == 0)
 		err = store_histograms(p);
 	if (err == 0)

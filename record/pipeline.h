@@ -34,10 +34,12 @@
 #include "../decoder/fault_stream.h"
 #include "../decoder/held_records.h"
 #include "../decoder/order.h"
+#include "../decoder/syscall_ev.h"
 #include "../decoder/tracepoint.h"
 #include "../schema/loader.h"
 #include "clock.h"
 #include "stacks.h"
+#include "syscalls.h"
 #include "udp.h"
 #include "cgroup.h"
 
@@ -69,6 +71,9 @@ struct record_pipeline {
 	struct sample_fmt waking_fmt;	/* sched_waking's: with its callchain */
 	struct sched_fields sched;	/* sched_switch / sched_waking fields */
 	int have_sched;
+	struct syscall_fields sys_fields;	/* raw_syscalls' (--syscalls) */
+	int have_sys;
+	struct record_syscalls sys;	/* owned: --syscalls' rows */
 	const struct recorder *rec;	/* borrowed: -e events, in order */
 	const struct idmap *ids;	/* borrowed: the recorder's */
 	/* borrowed: the recorder's, extended by this thread (it adds
@@ -108,8 +113,10 @@ struct record_pipeline {
 /* Sets up the pipeline for the recorder's events (r, opened) and targets;
  * no allocation.  r's sched_waking filter is extended from this thread
  * as targets start threads.  The loader is attached by record_pipeline_begin. */
-void record_pipeline_init(struct record_pipeline *p, struct recorder *r,
-			  const struct target_set *t, uint64_t min_fault_dur_ns);
+/* 0, or -ENOMEM; release it either way. */
+int record_pipeline_init(struct record_pipeline *p, struct recorder *r,
+			 const struct target_set *t, uint64_t min_fault_dur_ns,
+			 uint64_t min_syscall_dur_ns);
 void record_pipeline_release(struct record_pipeline *p);
 
 /* Takes the session's first clock anchor into *first (the session row

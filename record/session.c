@@ -105,8 +105,11 @@ static int begin(struct record_session *rs, struct errmsg *e)
 	if (!options)
 		return errmsg_set(e, ENOMEM, "out of memory");
 
-	record_pipeline_init(&rs->pipe, &rs->rec, c->targets, c->min_fault_dur_ns);
+	err = record_pipeline_init(&rs->pipe, &rs->rec, c->targets,
+				   c->min_fault_dur_ns, c->min_syscall_dur_ns);
 	rs->piped = 1;
+	if (err < 0)
+		return errmsg_set(e, ENOMEM, "out of memory");
 	rs->pipe.status = c->status;
 	rs->pipe.status_ctx = c->status_ctx;
 	if (record_pipeline_clock_start(&rs->pipe, &si.start) < 0)
@@ -159,7 +162,7 @@ int record_session_open(struct record_session *rs,
 	struct recorder_config rc = {
 		cfg->targets, cfg->ring_bytes, cfg->duration_ns, cfg->tracepoints,
 		cfg->stacks, cfg->ready_fd, cfg->pt ? &rs->pt.rec : NULL,
-		cfg->thread_states, cfg->ran_instead,
+		cfg->thread_states, cfg->ran_instead, cfg->syscalls,
 	};
 	int err;
 

@@ -58,6 +58,10 @@ struct record_config {
 	/* 0 (--no-ran-instead): no CPU-wide switch records for per-thread
 	 * targets, no ran_instead rows. */
 	int ran_instead;
+	/* --syscalls: borrowed, NULL without it; calls this long or longer
+	 * are stored, shorter ones counted. */
+	const struct syscall_set *syscalls;
+	uint64_t min_syscall_dur_ns;
 	struct udp_sampler *udp;	/* borrowed, opened; NULL: no sampling */
 	uint64_t sample_interval_ns;	/* with udp */
 	struct cgroup_sampler *cgroup;	/* borrowed, opened; NULL: none */

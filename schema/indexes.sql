@@ -8,6 +8,8 @@ CREATE INDEX IF NOT EXISTS fault_by_dur ON fault (session_id, dur);
 CREATE INDEX IF NOT EXISTS mapping_by_pid ON mapping (session_id, pid, start_addr);
 CREATE INDEX IF NOT EXISTS thread_state_by_tid ON thread_state (session_id, tid, ts);
 CREATE INDEX IF NOT EXISTS ran_instead_by_wait ON ran_instead (session_id, tid, ts);
+CREATE INDEX IF NOT EXISTS syscall_by_tid ON syscall (session_id, tid, ts);
+CREATE INDEX IF NOT EXISTS syscall_by_ts ON syscall (session_id, ts);
 CREATE INDEX IF NOT EXISTS tracepoint_event_by_ts ON tracepoint_event (session_id, ts);
 CREATE INDEX IF NOT EXISTS fault_by_stack ON fault (session_id, stack_id) WHERE stack_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS frame_by_addr ON frame (session_id, pid, addr);

@@ -185,6 +185,18 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 			      " waker_comm, waker_context, waker_stack_id)"
 			      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
 	if (err == 0)
+		err = prepare(l, &l->sys, "INSERT INTO syscall (session_id, tid,"
+			      " pid, ts, dur, cpu, nr, name, ret, fd, fd_name, args)"
+			      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", e);
+	if (err == 0)
+		err = prepare(l, &l->sys_hist, "INSERT OR REPLACE INTO"
+			      " syscall_histogram (session_id, tid, name, lo_ns,"
+			      " hi_ns, count, max_ns) VALUES (?,?,?,?,?,?,?)", e);
+	if (err == 0)
+		err = prepare(l, &l->sys_file, "INSERT INTO syscall_file (session_id,"
+			      " tid, pid, name, fd_name, calls, total_ns, max_ns)"
+			      " VALUES (?,?,?,?,?,?,?,?)", e);
+	if (err == 0)
 		err = prepare(l, &l->ran, "INSERT INTO ran_instead (session_id,"
 			      " tid, ts, cpu, ran_tid, ran_comm, dur)"
 			      " VALUES (?,?,?,?,?,?,?)", e);
@@ -319,6 +331,91 @@ int loader_thread(struct loader *l, const struct thread *t, struct errmsg *e)
 	bind_ts(l, st, 5, t->first_mono_ts);
 	bind_ts(l, st, 6, t->last_mono_ts);
 	return row_written(l, st, e);
+}
+
+int loader_syscall(struct loader *l, const struct loader_syscall *s,
+		   struct errmsg *e)
+{
+	const struct syscall_call *c = s->c;
+	sqlite3_stmt *st = l->sys;
+	int err = begin_if_needed(l, e);
+
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	sqlite3_bind_int64(st, 2, c->tid);
+	sqlite3_bind_int64(st, 3, c->pid);
+	bind_ts(l, st, 4, c->mono_ts);
+	if (c->dur_ns == SYSCALL_NO_DUR) {
+		sqlite3_bind_null(st, 5);
+		sqlite3_bind_null(st, 9);
+	} else {
+		bind_u64(st, 5, c->dur_ns);
+		sqlite3_bind_int64(st, 9, c->ret);
+	}
+	sqlite3_bind_int64(st, 6, c->cpu);
+	sqlite3_bind_int64(st, 7, c->nr);
+	sqlite3_bind_text(st, 8, s->name, -1, SQLITE_TRANSIENT);
+	bind_opt(st, 10, s->fd);
+	bind_text_or_null(st, 11, s->fd_name);
+	sqlite3_bind_text(st, 12, s->args, -1, SQLITE_TRANSIENT);
+	return row_written(l, st, e);
+}
+
+int loader_syscall_file(struct loader *l, const struct loader_syscall_file *s,
+			struct errmsg *e)
+{
+	sqlite3_stmt *st = l->sys_file;
+	int err = begin_if_needed(l, e);
+
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	sqlite3_bind_int64(st, 2, s->tid);
+	sqlite3_bind_int64(st, 3, s->pid);
+	sqlite3_bind_text(st, 4, s->name, -1, SQLITE_TRANSIENT);
+	bind_text_or_null(st, 5, s->fd_name);
+	bind_u64(st, 6, s->calls);
+	bind_u64(st, 7, s->total_ns);
+	bind_u64(st, 8, s->max_ns);
+	return row_written(l, st, e);
+}
+
+int loader_syscall_histograms(struct loader *l, const struct thread *t,
+			      const char *(*name_of)(long nr), struct errmsg *e)
+{
+	sqlite3_stmt *st = l->sys_hist;
+	int err = begin_if_needed(l, e);
+
+	for (size_t i = 0; i < t->nsys_hist && err == 0; i++) {
+		const struct log2_hist *h = &t->sys_hist[i].h;
+		const char *name = name_of(t->sys_hist[i].nr);
+		unsigned top = HIST_BUCKETS - 1;
+		char other[32];
+
+		if (!name) {
+			snprintf(other, sizeof(other), "syscall_%d", t->sys_hist[i].nr);
+			name = other;
+		}
+		while (top > 0 && !h->count[top])
+			top--;
+		for (unsigned b = 0; b < HIST_BUCKETS && err == 0; b++) {
+			if (!h->count[b])
+				continue;
+			sqlite3_bind_int64(st, 1, l->session_id);
+			sqlite3_bind_int64(st, 2, t->tid);
+			sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
+			bind_u64(st, 4, hist_bucket_lo(b));
+			bind_u64(st, 5, hist_bucket_hi(b));
+			bind_u64(st, 6, h->count[b]);
+			if (b == top)
+				bind_u64(st, 7, h->max_ns);
+			else
+				sqlite3_bind_null(st, 7);
+			err = row_written(l, st, e);
+		}
+	}
+	return err;
 }
 
 /* The threads that held the CPU during a runnable wait, a row each. */
@@ -754,6 +851,10 @@ void loader_release(struct loader *l)
 	sqlite3_finalize(l->state);
 	sqlite3_finalize(l->ran);
 	l->ran = NULL;
+	sqlite3_finalize(l->sys);
+	sqlite3_finalize(l->sys_hist);
+	sqlite3_finalize(l->sys_file);
+	l->sys = l->sys_hist = l->sys_file = NULL;
 	sqlite3_finalize(l->tp);
 	sqlite3_finalize(l->series);
 	sqlite3_finalize(l->metric);

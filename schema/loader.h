@@ -84,6 +84,8 @@ struct loader {
 	sqlite3_stmt *stack, *stack_frame, *frame;	/* owned */
 	sqlite3_stmt *anchor, *step;	/* owned */
 	sqlite3_stmt *ran;	/* owned: ran_instead */
+	sqlite3_stmt *sys, *sys_hist;	/* owned: syscall, syscall_histogram */
+	sqlite3_stmt *sys_file;		/* owned: syscall_file */
 	sqlite3_stmt *cgroup;	/* owned: prepared at the first cgroup_cpu row */
 	sqlite3_stmt *alive;	/* owned: the session row's alive_ts */
 	uint64_t batch_rows;	/* rows in the open transaction */
@@ -108,6 +110,30 @@ int loader_clock_step(struct loader *l, const struct clock_step *s,
 		      struct errmsg *e);
 
 int loader_fault(struct loader *l, const struct fault *f, struct errmsg *e);
+
+/* A system call row (record --syscalls); all borrowed for the call. */
+struct loader_syscall {
+	const struct syscall_call *c;
+	const char *name;	/* "read" */
+	int64_t fd;		/* the descriptor it worked on, or -1 */
+	const char *fd_name;	/* what fd named, or NULL */
+	const char *args;	/* "fd=3, buf=0x7ffd5c9e1000, count=4096" */
+};
+int loader_syscall(struct loader *l, const struct loader_syscall *s,
+		   struct errmsg *e);
+/* A thread's calls of one name on one file, summed (strings borrowed;
+ * fd_name NULL: not known). */
+struct loader_syscall_file {
+	uint32_t tid, pid;
+	const char *name, *fd_name;
+	uint64_t calls, total_ns, max_ns;
+};
+int loader_syscall_file(struct loader *l, const struct loader_syscall_file *s,
+			struct errmsg *e);
+/* The non-empty buckets of t's per-call histograms; name_of names a
+ * call's number (a build that does not know it: "syscall_N"). */
+int loader_syscall_histograms(struct loader *l, const struct thread *t,
+			      const char *(*name_of)(long nr), struct errmsg *e);
 int loader_thread(struct loader *l, const struct thread *t, struct errmsg *e);
 int loader_state(struct loader *l, const struct state_interval *iv,
 		 struct errmsg *e);

@@ -256,6 +256,63 @@ CREATE TABLE fault_histogram (
 	PRIMARY KEY (session_id, tid, kind, lo_ns)
 ) WITHOUT ROWID;
 
+-- One row per system call of a target thread (record --syscalls) that
+-- took --min-syscall-duration or longer, timed from raw_syscalls:
+-- sys_enter to sys_exit in the calling thread, or that was still in
+-- progress when its thread exited or the recording ended (dur and ret
+-- NULL).  Shorter calls are counted in syscall_histogram, every one.
+CREATE TABLE syscall (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	tid		INTEGER NOT NULL,
+	pid		INTEGER NOT NULL,
+	ts		INTEGER NOT NULL,	-- its entry
+	dur		INTEGER,
+	cpu		INTEGER NOT NULL,	-- of its entry
+	nr		INTEGER NOT NULL,
+	-- 'read', as in <sys/syscall.h>; 'syscall_N' where the build that
+	-- recorded it did not know N.
+	name		TEXT NOT NULL,
+	ret		INTEGER,		-- a negative errno on failure
+	-- The descriptor it worked on (its fd or epfd argument), and what
+	-- that named as strace -y says it: a path, 'tcp 127.0.0.1:6379->
+	-- 127.0.0.1:51234', 'pipe:[4242]'; NULL when it has none, or when
+	-- /proc no longer said (read when the call was decoded).
+	fd		INTEGER,
+	fd_name		TEXT,
+	-- Its arguments by the names of its syscalls:sys_enter_NAME format:
+	-- 'fd=3, buf=0x7ffd5c9e1000, count=4096' (pointers in hex); a0..a5
+	-- in hex where tracefs had no format for it.
+	args		TEXT NOT NULL
+);
+
+-- Every timed call of a thread, by call, in log2 buckets as
+-- fault_histogram: the calls under the threshold are counted here.
+CREATE TABLE syscall_histogram (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	tid		INTEGER NOT NULL,
+	name		TEXT NOT NULL,
+	lo_ns		INTEGER NOT NULL,
+	hi_ns		INTEGER NOT NULL,
+	count		INTEGER NOT NULL,
+	max_ns		INTEGER,	-- on the highest bucket: the longest call
+	PRIMARY KEY (session_id, tid, name, lo_ns)
+) WITHOUT ROWID;
+
+-- Every timed call of a thread on a descriptor, summed per call and per
+-- what the descriptor named (fd_name as in syscall; NULL when it could
+-- not be known): the calls under the threshold too.  'read of
+-- /var/lib/x.db: 10901 calls, 235 ms'.
+CREATE TABLE syscall_file (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	tid		INTEGER NOT NULL,
+	pid		INTEGER NOT NULL,
+	name		TEXT NOT NULL,
+	fd_name		TEXT,
+	calls		INTEGER NOT NULL,
+	total_ns	INTEGER NOT NULL,
+	max_ns		INTEGER NOT NULL
+);
+
 CREATE TABLE mapping (
 	session_id	INTEGER NOT NULL REFERENCES session,
 	ts		INTEGER NOT NULL,
