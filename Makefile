@@ -236,10 +236,11 @@ INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
 		  $(BUILD)/tests/test_clock_step $(BUILD)/tests/test_pt_clock \
 		  $(BUILD)/tests/test_waking_filter $(BUILD)/tests/test_storm \
 		  $(BUILD)/tests/test_wakers $(BUILD)/tests/test_real_programs \
-		  $(BUILD)/tests/test_ran_instead
+		  $(BUILD)/tests/test_ran_instead $(BUILD)/tests/test_syscalls
 WORKLOAD_BIN = $(BUILD)/tests/fault_workload $(BUILD)/tests/sched_workload \
 	       $(BUILD)/tests/udp_workload $(BUILD)/tests/clock_step_workload \
-	       $(BUILD)/tests/waking_workload $(BUILD)/bench/pingpong
+	       $(BUILD)/tests/waking_workload $(BUILD)/bench/pingpong \
+	       $(BUILD)/tests/syscall_workload
 DEMO_BIN = $(BUILD)/demo/nak_demo
 FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream fuzz_import fuzz_symbol_maps
 # record --stacks

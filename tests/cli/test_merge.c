@@ -59,8 +59,9 @@ static void exec_sql(const char *path, const char *sql)
 }
 
 /* Rows of the Intel PT tables (no machine here has intel_pt), a clock
- * step, a loss and a runnable wait's holder (a quiet machine may give
- * none), so every table of the schema holds rows to merge. */
+ * step, a loss, a runnable wait's holder (a quiet machine may give
+ * none) and a system call, so every table of the schema holds rows to
+ * merge. */
 static const char hand_rows_sql[] =
 	"INSERT INTO clock_step VALUES (1, 100, 200, -5000);"
 	"INSERT INTO lost VALUES (1, NULL, 0, 'records', 3);"
@@ -75,7 +76,13 @@ static const char hand_rows_sql[] =
 	"INSERT INTO pt_gap VALUES (1, 1, 10, 0, 7, 8, 'overflow', 16, 4096, 'OVF');"
 	"INSERT INTO cgroup_cpu VALUES (1, 100, '/sys/fs/cgroup/cpu/app', 20000,"
 	" 100000, 5, 4, 320000000);"
-	"INSERT INTO ran_instead VALUES (1, 7, 1000, 0, 42, 'cc1', 500000);";
+	"INSERT INTO ran_instead VALUES (1, 7, 1000, 0, 42, 'cc1', 500000);"
+	"INSERT INTO syscall VALUES (1, 7, 7, 1000, 2500000, 0, 0, 'read', 4096,"
+	" 3, '/var/lib/x.db', 'fd=3, buf=0x7f00, count=4096');"
+	"INSERT INTO syscall_histogram VALUES (1, 7, 'read', 2097152, 4194304, 1,"
+	" 2500000);"
+	"INSERT INTO syscall_file VALUES (1, 7, 7, 'read', '/var/lib/x.db', 1,"
+	" 2500000, 2500000);";
 
 static void record(const char *db, const char *pages, const char *label1,
 		   const char *label2)

@@ -1,0 +1,242 @@
+/*
+ * syscall_workload: a known number of each kind of system call, some of
+ * them made to wait, for tests/integration/test_syscalls.c.
+ *
+ * Usage: syscall_workload DIR INFO_FILE
+ * In order, in the main thread unless said:
+ *   200 pread64 of 4096 bytes of DIR/data (a file it writes first);
+ *   3 sleeps of 5 ms (nanosleep);
+ *   1 fsync of DIR/data after writing it again;
+ *   a read of a pipe that waits 20 ms for a child thread to write;
+ *   a mutex a second thread holds for 20 ms: the main thread waits in a
+ *   futex, and is woken by that thread;
+ *   50 rounds of: open DIR/a, read 100 bytes, close, open DIR/b, read 200
+ *   bytes, close (the two files take the same descriptor number in turn);
+ *   then DIR/b opened once more, at that number, read 200 bytes, kept;
+ *   a thread left blocked in read() of a pipe nobody writes, when the
+ *   process exits: its call never returns.
+ * INFO_FILE gets "tid=N" (the main thread), "futex_holder=N" and
+ * "blocked=N" (the thread left in read); then it lives LINGER_MS more
+ * (environment; default 0) before it exits, DIR/data and the first pipe
+ * still open.
+ *
+ * Usage: syscall_workload --hang INFO_FILE
+ * Only the thread that blocks in read(), started once SIGUSR1 comes
+ * (blocked by whoever starts it, so none is missed); INFO_FILE gets
+ * "blocked=N" once it is blocked; then it lives LINGER_MS more.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t held;
+static long holder_tid, blocked_tid;
+static int hang[2];
+
+static void die(const char *what)
+{
+	fprintf(stderr, "syscall_workload: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000 };
+
+	while (nanosleep(&t, &t) < 0 && errno == EINTR)
+		;
+}
+
+static void write_file(const char *path, size_t n)
+{
+	char buf[4096];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	memset(buf, 'x', sizeof(buf));
+	if (fd < 0)
+		die(path);
+	for (size_t done = 0; done < n; done += sizeof(buf))
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			die("write");
+	close(fd);
+}
+
+static void *write_pipe_later(void *arg)
+{
+	int fd = *(int *)arg;
+
+	sleep_ms(20);
+	if (write(fd, "x", 1) != 1)
+		die("write pipe");
+	return NULL;
+}
+
+static void *hold_lock(void *arg)
+{
+	(void)arg;
+	holder_tid = syscall(SYS_gettid);
+	pthread_mutex_lock(&lock);
+	pthread_barrier_wait(&held);
+	sleep_ms(20);
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+static void *block_forever(void *arg)
+{
+	char c;
+
+	(void)arg;
+	blocked_tid = syscall(SYS_gettid);
+	pthread_barrier_wait(&held);
+	if (read(hang[0], &c, 1) >= 0)
+		die("the pipe nobody writes gave a byte");
+	return NULL;
+}
+
+/* Until thread tid is blocked inside read(), as /proc/self/task/TID/
+ * syscall says: the call's number first while it is blocked in one
+ * ("running" while it runs, which strtol would read as 0, read's number
+ * here). */
+static void wait_in_read(long tid)
+{
+	char path[64], line[256];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/syscall", tid);
+	for (int i = 0; i < 10000; i++) {
+		FILE *f = fopen(path, "r");
+		long nr = -1;
+
+		if (f && fgets(line, sizeof(line), f) && line[0] >= '0' &&
+		    line[0] <= '9')
+			nr = strtol(line, NULL, 10);
+		if (f)
+			fclose(f);
+		if (nr == SYS_read)
+			return;
+		poll(NULL, 0, 1);	/* not a sleep: the test counts those */
+	}
+	fprintf(stderr, "syscall_workload: thread %ld never blocked in read\n", tid);
+	exit(2);
+}
+
+/* open, read n bytes, close: path's descriptor number is reused. */
+static void read_once(const char *path, size_t n)
+{
+	char buf[256];
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || read(fd, buf, n) != (ssize_t)n)
+		die(path);
+	close(fd);
+}
+
+/* A thread blocked in read() of a pipe nobody writes, its tid told. */
+static long start_blocked(void)
+{
+	pthread_t t;
+
+	pthread_barrier_init(&held, NULL, 2);
+	if (pipe(hang) < 0 || pthread_create(&t, NULL, block_forever, NULL))
+		die("pipe");
+	pthread_barrier_wait(&held);
+	wait_in_read(blocked_tid);
+	return blocked_tid;
+}
+
+static int hang_only(const char *info_path, long linger_ms)
+{
+	FILE *info;
+	sigset_t usr1;
+	long tid;
+	int sig;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
+	if (sigwait(&usr1, &sig) != 0)
+		die("sigwait");
+	tid = start_blocked();
+	if (!(info = fopen(info_path, "w")))
+		die(info_path);
+	fprintf(info, "blocked=%ld\n", tid);
+	if (fclose(info) != 0)
+		die(info_path);
+	sleep_ms(linger_ms);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long linger_ms = getenv("LINGER_MS") ? atol(getenv("LINGER_MS")) : 0;
+	char data[4096], a[4096], b[4096], buf[4096];
+	pthread_t t;
+	FILE *info;
+	int fd, p[2];
+
+	if (argc == 3 && !strcmp(argv[1], "--hang"))
+		return hang_only(argv[2], linger_ms);
+	if (argc != 3)
+		return fprintf(stderr, "usage: syscall_workload DIR INFO_FILE\n"), 2;
+	snprintf(data, sizeof(data), "%s/data", argv[1]);
+	snprintf(a, sizeof(a), "%s/a", argv[1]);
+	snprintf(b, sizeof(b), "%s/b", argv[1]);
+	write_file(data, 1 << 20);
+	write_file(a, 4096);
+	write_file(b, 4096);
+
+	if ((fd = open(data, O_RDWR)) < 0)
+		die(data);
+	for (int i = 0; i < 200; i++)
+		if (pread(fd, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
+			die("pread");
+	for (int i = 0; i < 3; i++)
+		sleep_ms(5);
+	if (pwrite(fd, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf) || fsync(fd) < 0)
+		die("fsync");
+
+	if (pipe(p) < 0 || pthread_create(&t, NULL, write_pipe_later, &p[1]))
+		die("pipe");
+	if (read(p[0], buf, 1) != 1)
+		die("read pipe");
+	pthread_join(t, NULL);
+
+	pthread_barrier_init(&held, NULL, 2);
+	if (pthread_create(&t, NULL, hold_lock, NULL))
+		die("thread");
+	pthread_barrier_wait(&held);
+	pthread_mutex_lock(&lock);
+	pthread_mutex_unlock(&lock);
+	pthread_join(t, NULL);
+	pthread_barrier_destroy(&held);
+
+	for (int i = 0; i < 50; i++) {
+		read_once(a, 100);
+		read_once(b, 200);
+	}
+	/* b again at the number the loop used, kept open: /proc names it
+	 * while the recorder decodes the loop's reads. */
+	if ((fd = open(b, O_RDONLY)) < 0 || read(fd, buf, 200) != 200)
+		die(b);
+
+	start_blocked();
+	if (!(info = fopen(argv[2], "w")))
+		die(argv[2]);
+	fprintf(info, "tid=%ld\nfutex_holder=%ld\nblocked=%ld\n",
+		(long)syscall(SYS_gettid), holder_tid, blocked_tid);
+	if (fclose(info) != 0)
+		die(argv[2]);
+	/* Alive a while, so the recorder can still read what its
+	 * descriptors name (it reads /proc when it decodes a call). */
+	sleep_ms(linger_ms);
+	return 0;
+}

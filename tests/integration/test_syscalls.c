@@ -1,0 +1,192 @@
+/*
+ * record --syscalls: each call of a target thread timed from entry to
+ * exit, the long ones stored with their arguments and descriptor, every
+ * one counted.  The workload makes a known number of each call
+ * (tests/integration/syscall_workload.c) and makes some of them wait.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "run.h"
+
+static const char *workload(void)
+{
+	static char path[512];
+	const char *build = getenv("BUILD");
+
+	snprintf(path, sizeof(path), "%s/tests/syscall_workload",
+		 build ? build : "build/release");
+	return path;
+}
+
+static const char *db_path(void)
+{
+	return scratch_path("sys.db");
+}
+
+static long long tid, holder, blocked;
+
+/* One recording for every test: --min-syscall-duration 2ms.  The
+ * workload stays 2 s after its work, its descriptors open, so that the
+ * recorder can read what they name. */
+static int record_once(void **state)
+{
+	const char *info = scratch_path("sys.info");
+	char *argv[] = { (char *)faultline_bin(), "record", "-o", (char *)db_path(),
+			 "--syscalls", "--min-syscall-duration", "2ms", "--",
+			 (char *)workload(), (char *)scratch_dir(), (char *)info,
+			 NULL };
+	struct run r;
+
+	(void)state;
+	unlink(db_path());
+	setenv("LINGER_MS", "2000", 1);
+	if (run_argv(&r, argv) != 0) {
+		fprintf(stderr, "record failed: %s\n", r.err);
+		return -1;
+	}
+	tid = info_get(info, "tid");
+	holder = info_get(info, "futex_holder");
+	blocked = info_get(info, "blocked");
+	return tid > 0 && holder > 0 && blocked > 0 ? 0 : -1;
+}
+
+static int64_t counted(const char *name, long long t)
+{
+	return db_int(db_path(), "SELECT coalesce(sum(count), 0) FROM"
+		      " syscall_histogram WHERE tid = %lld AND name = '%s'", t, name);
+}
+
+/* Every call is counted, stored or not: the 200 preads of the data file
+ * exactly (syscall_file, by the file: the loader's own preads are of
+ * other files), the 3 sleeps and the one fsync. */
+static void every_call_is_counted_and_the_short_ones_summed_per_file(void **state)
+{
+	(void)state;
+	assert_int_equal(db_int(db_path(), "SELECT calls FROM syscall_file WHERE"
+				" tid = %lld AND name = 'pread64' AND fd_name ="
+				" '%s/data'", tid, scratch_dir()), 200);
+	assert_int_equal(db_int(db_path(), "SELECT count(*) FROM syscall WHERE"
+				" tid = %lld AND name = 'pread64' AND fd_name ="
+				" '%s/data' AND dur < 2000000", tid, scratch_dir()), 0);
+	/* The three sleeps and the linger. */
+	assert_int_equal(counted("clock_nanosleep", tid) + counted("nanosleep", tid), 4);
+	assert_int_equal(counted("fsync", tid), 1);
+	/* Each stored, finished row is one of its histogram's calls. */
+	assert_int_equal(db_int(db_path(), "SELECT count(*) FROM (SELECT tid, name,"
+				" count(*) AS n FROM syscall WHERE dur IS NOT NULL"
+				" GROUP BY 1, 2) s WHERE s.n > (SELECT sum(h.count)"
+				" FROM syscall_histogram h WHERE h.tid = s.tid AND"
+				" h.name = s.name)"), 0);
+}
+
+/* The calls made to wait are stored: the sleeps, with their arguments
+ * by name; the pipe read, its descriptor named; the futex wait. */
+static void the_waits_are_stored_with_their_arguments_and_descriptor(void **state)
+{
+	(void)state;
+	/* (the fourth sleep is the 2 s the workload lingers) */
+	assert_int_equal(db_int(db_path(), "SELECT count(*) FROM syscall WHERE"
+				" tid = %lld AND name IN ('nanosleep',"
+				" 'clock_nanosleep') AND dur >= 5000000 AND dur <"
+				" 1000000000 AND ret = 0", tid), 3);
+	assert_true(db_int(db_path(), "SELECT count(*) FROM syscall WHERE"
+			   " tid = %lld AND name = 'clock_nanosleep' AND args GLOB"
+			   " 'which_clock=*, flags=*, rqtp=0x*, rmtp=0x*'", tid) >= 1
+		    || counted("nanosleep", tid) == 3);
+	assert_int_equal(db_int(db_path(), "SELECT count(*) FROM syscall WHERE"
+				" tid = %lld AND name = 'read' AND dur >= 15000000"
+				" AND ret = 1 AND fd_name LIKE 'pipe:[%]'", tid), 1);
+	assert_true(db_int(db_path(), "SELECT count(*) FROM syscall WHERE"
+			   " tid = %lld AND name = 'futex' AND dur >= 15000000",
+			   tid) >= 1);
+}
+
+/* A call still in progress when the recording stops is stored
+ * unfinished: a thread of a -p target blocks in read() after the
+ * recording began, and SIGINT ends the recording, not the target. */
+static void a_call_in_progress_at_the_end_is_stored_unfinished(void **state)
+{
+	const char *db = scratch_path("hang.db"), *info = scratch_path("hang.info");
+	char *wl[] = { (char *)workload(), "--hang", (char *)info, NULL };
+	char pid_s[32];
+	struct run w, r;
+	long long tid_blocked = -1;
+
+	(void)state;
+	unlink(info);
+	setenv("LINGER_MS", "60000", 1);
+	run_start_usr1_blocked(&w, wl);
+	snprintf(pid_s, sizeof(pid_s), "%d", (int)w.pid);
+	{
+		char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
+				 (char *)db, "--syscalls", "-p", pid_s, NULL };
+
+		assert_int_equal(start_recording(&r, argv, 30000), 0);
+	}
+	kill(w.pid, SIGUSR1);
+	for (int waited = 0; waited < 30000 && tid_blocked <= 0; waited += 10) {
+		sleep_ms(10);
+		if (access(info, F_OK) == 0)
+			tid_blocked = info_get(info, "blocked");
+	}
+	assert_true(tid_blocked > 0);
+	kill(r.pid, SIGINT);
+	assert_int_equal(run_wait(&r), 0);
+	kill(w.pid, SIGKILL);
+	run_wait(&w);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM syscall WHERE tid = %lld"
+				" AND name = 'read' AND dur IS NULL AND ret IS NULL"
+				" AND fd_name LIKE 'pipe:[%]'", tid_blocked), 1);
+}
+
+/* A call that its thread's end cut short (the process exited while it
+ * was blocked) returns, to the tracepoint, the kernel's restart code. */
+static void a_call_cut_by_the_exit_is_stored_with_what_it_returned(void **state)
+{
+	(void)state;
+	assert_int_equal(db_int(db_path(), "SELECT count(*) FROM syscall WHERE"
+				" tid = %lld AND name = 'read' AND ret < 0 AND dur"
+				" >= 2000000", blocked), 1);
+}
+
+/* Two files take the same descriptor number in turn, 50 times, then
+ * the second is opened at that number and kept while the recorder reads
+ * /proc: of the 101 reads on that number, only the last may be named as
+ * the second file, as the recording saw every other one closed after. */
+static void a_reused_descriptor_is_never_named_as_another_file(void **state)
+{
+	(void)state;
+	assert_int_equal(db_int(db_path(), "SELECT coalesce(sum(calls), 0) FROM"
+				" syscall_file WHERE tid = %lld AND name = 'read' AND"
+				" fd_name = '%s/b'", tid, scratch_dir()), 1);
+	assert_int_equal(db_int(db_path(), "SELECT coalesce(sum(calls), 0) FROM"
+				" syscall_file WHERE tid = %lld AND name = 'read' AND"
+				" fd_name = '%s/a'", tid, scratch_dir()), 0);
+}
+
+/* An unknown call is a usage error that names the one meant. */
+static void a_misspelt_call_is_refused_with_the_one_meant(void **state)
+{
+	(void)state;
+	assert_refused_with(2, "did you mean 'fsync'?", "record", "-o",
+			    scratch_path("x.db"), "--syscalls=fsynk", "--", "true",
+			    NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_call_is_counted_and_the_short_ones_summed_per_file),
+		cmocka_unit_test(the_waits_are_stored_with_their_arguments_and_descriptor),
+		cmocka_unit_test(a_call_cut_by_the_exit_is_stored_with_what_it_returned),
+		cmocka_unit_test_teardown(a_call_in_progress_at_the_end_is_stored_unfinished,
+					  kill_leftovers),
+		cmocka_unit_test(a_reused_descriptor_is_never_named_as_another_file),
+		cmocka_unit_test(a_misspelt_call_is_refused_with_the_one_meant),
+	};
+
+	return cmocka_run_group_tests(tests, record_once, NULL);
+}
