@@ -71,7 +71,7 @@ CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
 	  cli/import.c cli/import_check.c
 # Readers of a finished database: exports (export/) and the timeline plot
 # (plot/).  They read through SQL only.
-EXPORT_SRC = export/session_info.c export/stack_text.c export/chrome_trace.c \
+EXPORT_SRC = export/session_info.c export/stack_text.c export/stack_frames.c export/chrome_trace.c \
 	     export/csv.c
 PLOT_SRC = plot/reduce.c plot/source.c plot/lost.c plot/html.c plot/svg.c \
 	   plot/plot.c plot/when.c
