@@ -563,9 +563,9 @@ static void header(struct ct *c)
 	json_key(sb, "origin_realtime_ns", 0);
 	strbuf_addf(sb, "\"%lld\"", (long long)c->s->start_ts);
 	json_key(sb, "origin_utc", 0);
-	json_cstring(sb, fmt_utc(utc, sizeof(utc), c->s->start_ts));
+	json_cstring(sb, utc_format(utc, sizeof(utc), c->s->start_ts));
 	json_key(sb, "end_utc", 0);
-	json_cstring(sb, fmt_utc(utc, sizeof(utc), c->s->end_ts));
+	json_cstring(sb, utc_format(utc, sizeof(utc), c->s->end_ts));
 	json_key(sb, "min_fault_duration_ns", 0);
 	json_int(sb, c->min_fault_ns);
 	json_key(sb, "fault_track_tid_offset", 0);
