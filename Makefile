@@ -64,6 +64,10 @@ RECORD_SRC = record/session.c record/options_json.c record/pipeline.c record/clo
 	     record/udp.c
 SCHEMA_SRC = schema/db.c schema/upgrade.c schema/loader.c schema/symbol_store.c schema/query_def.c \
 	     schema/metric_store.c
+# one SQLite value as CSV or JSON, one set of rules (query, report, export
+# csv); beside the schema, not in COMMON_SRC: it needs libsqlite3, which
+# the fuzz targets do not link
+SCHEMA_SRC += common/sql_value.c
 CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
 	  cli/record.c cli/record_summary.c \
 	  cli/query.c cli/query_run.c cli/table_out.c cli/report.c \
