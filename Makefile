@@ -9,6 +9,7 @@
 #   make fuzz         run the libFuzzer targets (FUZZ_SECONDS each)
 #   make bench        the benchmarks in bench/ (needs linux-perf)
 #   make install PREFIX=/usr/local
+#   make deb          build/deb/faultline_VERSION_ARCH.deb (apt install ./faultline_*.deb)
 
 PREFIX ?= /usr/local
 CC ?= cc
@@ -154,7 +155,7 @@ LIB_OBJ = $(DECODER_OBJ) $(COLLECTOR_OBJ) $(SCHEMA_OBJ) $(RECORD_OBJ) $(READER_O
 FAULTLINE = $(BUILD)/faultline
 
 .PHONY: all deps deps-check deps-demo deps-bench demo check check-fast check-run unwind-fixture bench-diagnose \
-	check-san check-stress fuzz bench install clean
+	check-san check-stress fuzz bench install deb clean
 
 # The packages first, then the build in a sub-make: with -j, a compile
 # must not start before the headers it needs are installed.
@@ -258,6 +259,9 @@ TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
 TEST_BIN += $(BUILD)/tests/test_pg
 # stacks --folded, -f json and csv, parsed back; a C++ program's names
 TEST_BIN += $(BUILD)/tests/test_stacks_out
+# bash completion, sourced and called; the Debian package, read with
+# dpkg-deb and unpacked into a scratch root
+TEST_BIN += tests/completion.sh tests/deb_check.sh
 
 # A cmocka test: its source (the first prerequisite) and the library.
 define link_test
@@ -533,6 +537,13 @@ install: all
 		install -D -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/$${m#man/} || exit 1; \
 	done
 	install -D -m 644 man/faultline-schema.5 $(DESTDIR)$(PREFIX)/share/man/man5/faultline-schema.5
+	install -D -m 644 completion/faultline \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/faultline
+
+# The Debian package, for machines where tools come from apt: the binary,
+# the man pages and the completion; Depends from the libraries it links.
+deb: all
+	@mk/deb.sh $(FAULTLINE) build/deb
 
 clean:
 	rm -rf build faultline
