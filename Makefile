@@ -6,6 +6,7 @@
 #   make check        build and run every test, then again under ASan+UBSan
 #   make check-fast   the tests once, without the sanitizer pass
 #   make check-stress the tests once, beside two CPU hogs
+#   make soak         record a faulting, switching workload for SOAK_MINUTES (30)
 #   make fuzz         run the libFuzzer targets (FUZZ_SECONDS each)
 #   make bench        the benchmarks in bench/ (needs linux-perf)
 #   make install PREFIX=/usr/local
@@ -47,6 +48,8 @@ COMMON_SRC += common/csv.c
 COMMON_SRC += common/demangle.c
 # "did you mean": commands, options, tracepoints, queries
 COMMON_SRC += common/edit_distance.c
+# a process told from a later one with its pid (a killed recorder's session)
+COMMON_SRC += common/proc_ident.c
 DECODER_SRC = decoder/clock_map.c decoder/comm_cache.c decoder/perf_record.c decoder/event.c \
 	      decoder/idmap.c decoder/timeline.c \
 	      decoder/order.c decoder/hist.c decoder/fault_pair.c \
@@ -60,6 +63,8 @@ COLLECTOR_SRC = collector/ring.c collector/spool.c collector/drain.c collector/p
 		collector/event_resolve.c collector/perf_open.c \
 		collector/fault_events.c collector/recorder.c collector/symbol_sources.c \
 		collector/udp_sampler.c collector/waking_filter.c
+# is there memory for the spool and the rings, before they are made
+COLLECTOR_SRC += collector/mem_room.c
 # The record engine: ring records to rows (record/session.h).
 RECORD_SRC = record/session.c record/options_json.c record/pipeline.c record/clock.c \
 	     record/udp.c
@@ -72,7 +77,7 @@ SCHEMA_SRC += common/sql_value.c
 CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
 	  cli/record.c cli/record_summary.c \
 	  cli/query.c cli/query_run.c cli/table_out.c cli/report.c \
-	  cli/session_pick.c cli/symbolize.c cli/stacks.c cli/stacks_out.c cli/fmt_dur.c \
+	  cli/session_pick.c cli/symbolize.c cli/stacks.c cli/stacks_out.c cli/fmt_dur.c cli/reader.c \
 	  cli/import.c cli/import_check.c
 # Readers of a finished database: exports (export/) and the timeline plot
 # (plot/).  They read through SQL only.
@@ -125,6 +130,8 @@ CLI_SRC += cli/plot_finding.c
 # faultline diagnose: each thread's time off the CPU by reason
 DIAGNOSE_SRC += diagnose/reasons.c
 SCHEMA_SRC += schema/views.c
+# sessions whose recorder was killed: found, said, marked
+SCHEMA_SRC += schema/killed.c
 # record --cgroup: the cpu.stat parsers, the sampler, its rows; the
 # cpu-quota pattern
 DECODER_SRC += decoder/cgroup_cpu.c
@@ -154,7 +161,7 @@ LIB_OBJ = $(DECODER_OBJ) $(COLLECTOR_OBJ) $(SCHEMA_OBJ) $(RECORD_OBJ) $(READER_O
 
 FAULTLINE = $(BUILD)/faultline
 
-.PHONY: all deps deps-check deps-demo deps-bench demo check check-fast check-run unwind-fixture bench-diagnose \
+.PHONY: all deps deps-check deps-demo deps-bench demo check check-fast check-run soak unwind-fixture bench-diagnose \
 	check-san check-stress fuzz bench install deb clean
 
 # The packages first, then the build in a sub-make: with -j, a compile
@@ -245,6 +252,8 @@ WORKLOAD_BIN += $(BUILD)/tests/diagnose_workload
 # record --cgroup, the cpu-quota pattern
 UNIT_TESTS += test_cgroup_cpu
 INTEGRATION_BIN += $(BUILD)/tests/test_cgroup_quota
+# a recorder killed outright: found, said, marked; what it lost, measured
+INTEGRATION_BIN += $(BUILD)/tests/test_kill
 STACK_WORKLOAD_BIN = $(BUILD)/tests/stack_workload_fp $(BUILD)/tests/stack_workload_nofp
 FUZZ_REPLAY_BIN = $(addprefix $(BUILD)/tests/replay_,$(FUZZ_TARGETS))
 TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
@@ -262,6 +271,10 @@ TEST_BIN += $(BUILD)/tests/test_stacks_out
 # bash completion, sourced and called; the Debian package, read with
 # dpkg-deb and unpacked into a scratch root
 TEST_BIN += tests/completion.sh tests/deb_check.sh
+# a recording that faults and switches without end: memory flat, nothing
+# lost (1 minute in check-run; make soak runs SOAK_MINUTES)
+TEST_BIN += tests/soak.sh
+SOAK_MINUTES ?= 30
 
 # A cmocka test: its source (the first prerequisite) and the library.
 define link_test
@@ -412,8 +425,13 @@ check-run: $(FAULTLINE) $(TEST_BIN) $(WORKLOAD_BIN) $(DEMO_BIN)
 		SCHED_WORKLOAD=$(BUILD)/tests/sched_workload \
 		UDP_WORKLOAD=$(BUILD)/tests/udp_workload BUILD=$(BUILD) \
 		CLOCK_STEP_WORKLOAD=$(BUILD)/tests/clock_step_workload \
-		NAK_DEMO=$(DEMO_BIN) \
+		NAK_DEMO=$(DEMO_BIN) SOAK_MINUTES=1 \
 		tests/run.sh $(TEST_BIN)
+
+# The soak alone, for SOAK_MINUTES (tests/soak.sh says what it holds to).
+soak: $(FAULTLINE) $(BUILD)/tests/fault_workload
+	@FAULTLINE=$(FAULTLINE) WORKLOAD=$(BUILD)/tests/fault_workload \
+		SOAK_MINUTES=$(SOAK_MINUTES) tests/soak.sh
 
 check-san: deps-check
 	@$(MAKE) --no-print-directory SAN=1 check-fast

@@ -20,6 +20,7 @@
 #include "diagnose_cli.h"
 #include "opt.h"
 #include "session_pick.h"
+#include "reader.h"
 #include "usage.h"
 
 struct diagnose_args {
@@ -182,7 +183,7 @@ int cmd_diagnose(int argc, char **argv)
 	a.req.ntids = a.ntids;
 	a.req.isolated = a.isolated[0] ? a.isolated : NULL;
 	errmsg_init(&e);
-	err = db_open_read(path, &db, &e);
+	err = reader_open("diagnose", path, &db, &e);
 	if (err == 0)
 		err = session_pick_recorded(db, path, a.session, &c, &e);
 	if (err == 0)

@@ -27,6 +27,7 @@
 #include "commands.h"
 #include "opt.h"
 #include "session_pick.h"
+#include "reader.h"
 #include "usage.h"
 
 struct export_args {
@@ -161,7 +162,7 @@ static int export_write(const char *path, struct export_args *a)
 
 	errmsg_init(&e);
 	session_info_init(&s);
-	err = db_open_read(path, &db, &e);
+	err = reader_open("export", path, &db, &e);
 	if (err == 0)
 		err = session_pick(db, path, &a->session, &e);
 	if (err == 0)
@@ -293,7 +294,7 @@ static int export_pg(const char *path, struct export_args *a)
 	int err;
 
 	errmsg_init(&e);
-	err = db_open_read(path, &db, &e);
+	err = reader_open("export", path, &db, &e);
 	if (err == 0)
 		err = session_select(db, path, a->sessions, a->nsessions, a->labels,
 				     a->nlabels, &ids, &n, &recording, &e);

@@ -272,8 +272,8 @@ int opt_parse_size(const char *s, const char *opt_name, uint64_t *bytes,
 {
 	static const struct unit units[] = {
 		{ "", 1 }, { "K", 1ull << 10 }, { "M", 1ull << 20 },
-		{ "G", 1ull << 30 }, { "KiB", 1ull << 10 },
-		{ "MiB", 1ull << 20 }, { "GiB", 1ull << 30 },
+		{ "G", 1ull << 30 }, { "T", 1ull << 40 }, { "KiB", 1ull << 10 },
+		{ "MiB", 1ull << 20 }, { "GiB", 1ull << 30 }, { "TiB", 1ull << 40 },
 	};
 	int err;
 
@@ -288,7 +288,7 @@ int opt_parse_size(const char *s, const char *opt_name, uint64_t *bytes,
 				  opt_name, s);
 	if (err < 0)
 		return errmsg_set(e, EINVAL, "invalid %s '%s': expected bytes, "
-				  "optionally with K, M or G (powers of 1024), "
+				  "optionally with K, M, G or T (powers of 1024), "
 				  "e.g. 8M", opt_name, s);
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include "opt.h"
 #include "plot_finding.h"
 #include "session_pick.h"
+#include "reader.h"
 #include "usage.h"
 
 #define DEFAULT_WIDTH 1600
@@ -206,7 +207,7 @@ static int plot_run(const char *path, struct plot_args *a, enum plot_format form
 
 	errmsg_init(&e);
 	session_info_init(&si);
-	err = db_open_read(path, &db, &e);
+	err = reader_open("plot", path, &db, &e);
 	if (err == 0)
 		err = session_pick(db, path, &a->session, &e);
 	if (err == 0)

@@ -20,6 +20,7 @@
 #include "query_pg.h"
 #include "query_run.h"
 #include "table_out.h"
+#include "reader.h"
 #include "usage.h"
 
 struct query_args {
@@ -112,7 +113,7 @@ static int run_query(const char *path, struct query_def *q, char **args,
 	int err, status = 1;
 
 	errmsg_init(&e);
-	err = db_open_read(path, &db, &e);
+	err = reader_open("query", path, &db, &e);
 	/* A file of an older faultline may lack the views the canned
 	 * queries name stacks by (schema/views.h). */
 	if (err == 0)

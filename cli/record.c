@@ -641,10 +641,12 @@ int cmd_record(int argc, char **argv)
 	record_session_close(&rs);
 	if (rs.end_warning.text[0])
 		warning("record", "%s", rs.end_warning.text);
-	if (!a.quiet && err == 0) {
+	/* A session that failed once begun is summed up too: what it
+	 * stored, and what the failure lost. */
+	if (!a.quiet && (err == 0 || rs.ended_failed))
 		record_summary_print(stderr, &rs, a.output);
+	if (!a.quiet && err == 0)
 		warn_unseen_sockets(&a);
-	}
 	record_session_release(&rs);
 	free_args(&a);
 	return err < 0 ? 1 : 0;

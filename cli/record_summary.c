@@ -79,9 +79,11 @@ static void print_command_end(FILE *out, int st)
  * Why recording stopped, and what became of the command: a signal or
  * --duration ends it with SIGTERM while it still runs (collector/drain.c),
  * which the summary says, so a command cut short is never taken for one
- * that finished.
+ * that finished.  The session row's reason (record_end_reason) is
+ * shorter; this line says more.  1 when it printed a line, 0 when r
+ * stopped for none of these.
  */
-static void print_stop(FILE *out, const struct recorder *r)
+static int print_stopped(FILE *out, const struct recorder *r)
 {
 	char what[64];
 	int ended = r->child_status >= 0;
@@ -103,10 +105,10 @@ static void print_stop(FILE *out, const struct recorder *r)
 		} else {
 			fputs("  the targets exited\n", out);
 		}
-		return;
+		return 1;
 	case STOP_ERROR:
 	case STOP_NONE:
-		return;
+		return 0;
 	}
 	if (ended) {
 		fputs(WIFSIGNALED(r->child_status) &&
@@ -115,6 +117,35 @@ static void print_stop(FILE *out, const struct recorder *r)
 		print_command_end(out, r->child_status);
 	}
 	fputc('\n', out);
+	return 1;
+}
+
+/* How the session ended: failed, else why recording stopped
+ * (print_stopped), else as its row says (record_end_reason). */
+static void print_stop(FILE *out, const struct record_session *rs)
+{
+	if (rs->ended_failed > 0)
+		fprintf(out, "  FAILED: the session is marked failed, with the "
+			"error above\n");
+	else if (rs->ended_failed < 0)
+		fprintf(out, "  FAILED, and its row could not be ended either: "
+			"the next faultline that opens the file finds it killed\n");
+	else if (!print_stopped(out, &rs->rec) && rs->end_reason[0])
+		fprintf(out, "  %s\n", rs->end_reason);
+}
+
+/* What a failure to store lost (a full disk): never a silent "nothing". */
+static void print_unstored(FILE *out, const struct record_session *rs)
+{
+	const struct session_counts *c = &rs->counts;
+
+	if (!rs->loader.rows_unwritten && !c->records_unstored)
+		return;
+	fprintf(out, "  LOST to the failure: %llu rows written but not "
+		"committed, %llu records read but never stored (the session "
+		"row's rows_unwritten and records_unstored)\n",
+		(unsigned long long)rs->loader.rows_unwritten,
+		(unsigned long long)c->records_unstored);
 }
 
 static void print_udp(FILE *out, const struct record_udp *u)
@@ -298,7 +329,8 @@ void record_summary_print(FILE *out, const struct record_session *rs,
 	if (rs->cfg.labels_json && strcmp(rs->cfg.labels_json, "{}"))
 		fprintf(out, ", labels %s", rs->cfg.labels_json);
 	fputc('\n', out);
-	print_stop(out, r);
+	print_stop(out, rs);
+	print_unstored(out, rs);
 	fprintf(out, "  %llu records read, %llu faults (%llu minor, %llu major, "
 		"%llu unfinished), %llu rows stored, %llu below the threshold\n",
 		(unsigned long long)p->n.records,
@@ -326,7 +358,8 @@ void record_summary_print(FILE *out, const struct record_session *rs,
 			"says when and on which CPU\n",
 			(unsigned long long)p->n.lost_records,
 			(unsigned long long)p->n.lost_samples);
-	else if (!p->n.dropped)
+	else if (!p->n.dropped && !rs->loader.rows_unwritten &&
+		 !rs->counts.records_unstored)
 		fprintf(out, "  nothing lost\n");
 	if (p->n.throttles)
 		fprintf(out, "  THROTTLED %llu times: the kernel paused sampling "

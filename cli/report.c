@@ -26,6 +26,7 @@
 #include "query_run.h"
 #include "session_pick.h"
 #include "table_out.h"
+#include "reader.h"
 #include "usage.h"
 
 /* Rows shown per section: enough to see a pattern, short enough to read;
@@ -388,20 +389,26 @@ static void print_identity(sqlite3 *db, int64_t id)
 	sqlite3_finalize(st);
 }
 
-/* The sessions after id that failed, each with its error: a report of
- * an earlier run should not hide why the last attempt did not record. */
+/* The sessions after id that failed or were killed, each with its
+ * error: a report of an earlier run should not hide why the last attempt
+ * did not record, or stopped short. */
 static void print_later_failures(sqlite3 *db, int64_t id)
 {
 	sqlite3_stmt *st = NULL;
 
-	if (sqlite3_prepare_v2(db, "SELECT session_id, error FROM session WHERE"
-			       " session_id > ? AND status = 'failed' AND error IS NOT"
-			       " NULL ORDER BY session_id", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT session_id, status, error FROM session"
+			       " WHERE session_id > ? AND status IN ('failed',"
+			       " 'killed') AND error IS NOT NULL ORDER BY session_id",
+			       -1, &st, NULL) != SQLITE_OK)
 		return;
 	sqlite3_bind_int64(st, 1, id);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		printf("(session %lld failed: ", (long long)sqlite3_column_int64(st, 0));
-		term_text_fputs((const char *)sqlite3_column_text(st, 1), stdout);
+		int killed = !strcmp((const char *)sqlite3_column_text(st, 1), "killed");
+
+		/* A killed session's error says "killed while recording...". */
+		printf("(session %lld %s", (long long)sqlite3_column_int64(st, 0),
+		       killed ? "was " : "failed: ");
+		term_text_fputs((const char *)sqlite3_column_text(st, 2), stdout);
 		printf(")\n");
 	}
 	sqlite3_finalize(st);
@@ -527,7 +534,7 @@ int cmd_report(int argc, char **argv)
 	if (err < 0)
 		return err == OPT_HELP ? 0 : EXIT_USAGE;
 	errmsg_init(&e);
-	err = db_open_read(path, &db, &e);
+	err = reader_open("report", path, &db, &e);
 	if (err == 0)
 		err = session_pick_recorded(db, path, id, &c, &e);
 	if (err < 0) {

@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "fmt_dur.h"
 #include "opt.h"
+#include "reader.h"
 #include "session_pick.h"
 #include "stacks_out.h"
 #include "usage.h"
@@ -398,7 +399,7 @@ int cmd_stacks(int argc, char **argv)
 	if (res < 0)
 		return res == OPT_HELP ? 0 : EXIT_USAGE;
 	errmsg_init(&e);
-	err = db_open_read(path, &db, &e);
+	err = reader_open("stacks", path, &db, &e);
 	if (err == 0)
 		err = session_pick(db, path, &a.session, &e);
 	/* A file of an older faultline may lack them (schema/views.h). */

@@ -5,8 +5,10 @@
 -- Parameters:
 --   :session  INTEGER = NULL  the session; the latest when NULL
 -- Columns:
---   what       TEXT     records, samples, throttled, malformed (the lost
---                       table's kinds), unfinished faults, unpaired completions
+--   what       TEXT     records, samples, throttled, malformed, spool (the
+--                       lost table's kinds), unfinished faults, unpaired
+--                       completions, rows not committed and records not
+--                       stored (a failed write: a full disk)
 --   cpu        INTEGER  the CPU whose ring lost it; NULL when not known
 --   reports    INTEGER  how many times it was reported
 --   count      INTEGER  how many were lost in all
@@ -33,5 +35,13 @@ SELECT what, cpu, reports, count,
     UNION ALL
     SELECT 'unpaired completions', NULL, NULL, s.faults_unpaired_exit, NULL, NULL, 2
       FROM sess, session s
-     WHERE s.session_id = sess.id AND s.faults_unpaired_exit > 0)
+     WHERE s.session_id = sess.id AND s.faults_unpaired_exit > 0
+    UNION ALL
+    SELECT 'rows not committed', NULL, NULL, s.rows_unwritten, NULL, NULL, 3
+      FROM sess, session s
+     WHERE s.session_id = sess.id AND s.rows_unwritten > 0
+    UNION ALL
+    SELECT 'records not stored', NULL, NULL, s.records_unstored, NULL, NULL, 4
+      FROM sess, session s
+     WHERE s.session_id = sess.id AND s.records_unstored > 0)
  ORDER BY o, what, cpu;

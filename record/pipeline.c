@@ -412,6 +412,7 @@ static int on_round(struct record_pipeline *p, uint64_t watermark)
 		return (int)n;
 	if (watermark > p->clock.last.mono_ns)
 		watermark = p->clock.last.mono_ns;
+	p->stored_until = watermark;
 	if (p->udp && (err = record_udp_flush(p->udp, watermark, &p->err)) < 0)
 		return err;
 	if (p->cgroup)
@@ -478,6 +479,40 @@ static int on_tick(struct record_pipeline *p)
 	return err;
 }
 
+/* After a round: what it let out of the order queue committed, with
+ * the session row saying so, once LOADER_COMMIT_NS has passed since the
+ * last commit.  Cheap when idle (a round every CLOCK_ANCHOR_INTERVAL_NS,
+ * a page or two a commit); under a storm it bounds what a SIGKILL loses
+ * to the engine's backlog plus LOADER_COMMIT_NS. */
+static int commit_round(struct record_pipeline *p)
+{
+	uint64_t now = monotonic_ns();
+	int err;
+
+	if (now < p->next_commit)
+		return 0;
+	p->next_commit = now + LOADER_COMMIT_NS;
+	err = loader_alive(p->loader, p->stored_until, &p->err);
+	return err ? err : loader_commit(p->loader, &p->err);
+}
+
+static int count_record(void *ctx, const void *rec, size_t len)
+{
+	(void)rec;
+	(void)len;
+	((struct record_pipeline *)ctx)->n.unstored++;
+	return 0;
+}
+
+/* An entry taken after a failure: its records are counted, not used. */
+static void skip_entry(struct record_pipeline *p, const struct spool_entry *e)
+{
+	uint64_t bad = 0;
+
+	if (e->kind == SPOOL_DATA)
+		perf_records_walk(spool_data(e), e->len, count_record, p, &bad);
+}
+
 int record_pipeline_consume(struct record_pipeline *p, struct spool *sp,
 			    int *abort)
 {
@@ -485,9 +520,14 @@ int record_pipeline_consume(struct record_pipeline *p, struct spool *sp,
 	int err = 0;
 
 	p->next_tick = monotonic_ns() + RECORD_TICK_NS;
+	p->next_commit = monotonic_ns() + LOADER_COMMIT_NS;
 	while ((e = spool_next(sp, 1))->kind != SPOOL_END) {
 		if (err == 0)
 			err = on_entry(p, e);
+		else
+			skip_entry(p, e);
+		if (err == 0 && e->kind == SPOOL_ROUND)
+			err = commit_round(p);
 		spool_done(sp);
 		if (err == 0 && monotonic_ns() >= p->next_tick) {
 			p->next_tick += RECORD_TICK_NS;
@@ -591,5 +631,8 @@ void record_pipeline_counts(const struct record_pipeline *p,
 	c->records_throttled = p->n.throttles;
 	c->records_malformed += p->n.framing_errors;
 	c->records_dropped = p->n.dropped;
+	/* After a failure: the records never decoded, and the events
+	 * decoded but still waiting to be ordered. */
+	c->records_unstored = p->n.unstored + (p->err.text[0] ? p->order.n : 0);
 	c->clock_steps = p->clock.map.steps;
 }

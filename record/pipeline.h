@@ -14,6 +14,8 @@
  *   SPOOL_ROUND: events up to its watermark leave the order queue; the
  *     socket sampler's readings (record/udp.h)
  *   SPOOL_LOST: records the spool had no room for -> loader_lost 'spool'
+ *   SPOOL_ROUND, LOADER_COMMIT_NS after the last commit: the session row's
+ *     alive_ts and stored_until_ts, and a commit (what a SIGKILL loses)
  *   every RECORD_TICK_NS: live threads' rows, a commit, the status callback
  *
  * Every time in here is CLOCK_MONOTONIC; the loader makes the stored ts.
@@ -53,6 +55,7 @@ struct pipeline_counts {
 	uint64_t unknown;		/* record types not handled */
 	uint64_t mappings;		/* mapping rows */
 	uint64_t tracepoints;		/* tracepoint_event rows */
+	uint64_t unstored;		/* records read after storing failed */
 };
 
 struct record_pipeline;
@@ -92,6 +95,9 @@ struct record_pipeline {
 	pipeline_status_fn status;	/* or NULL */
 	void *status_ctx;		/* borrowed */
 	uint64_t next_tick;		/* CLOCK_MONOTONIC */
+	uint64_t next_commit;		/* CLOCK_MONOTONIC: LOADER_COMMIT_NS on */
+	uint64_t stored_until;		/* CLOCK_MONOTONIC: every event before
+					 * it has left the order queue */
 	uint64_t cpu_of_entry;		/* the CPU of the SPOOL_DATA being read */
 	/* A test hook, from FAULTLINE_TEST_PIPELINE_BYTES_PER_S: the
 	 * engine takes SPOOL_DATA no faster than this, to fall behind the

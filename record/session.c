@@ -1,13 +1,17 @@
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../collector/drain.h"
+#include "../collector/mem_room.h"
 #include "../collector/procfs.h"
 #include "../common/version.h"
 #include "../schema/db.h"
@@ -22,18 +26,69 @@ void record_session_init(struct record_session *rs)
 	errmsg_init(&rs->end_warning);
 }
 
-/* Ends a begun session as failed with e's text, keeping e. */
+/* What the recorder cost: all its threads' CPU time, its peak memory. */
+static void own_cost(struct session_counts *c)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return;
+	c->recorder_user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
+			      (uint64_t)ru.ru_utime.tv_usec * 1000ull;
+	c->recorder_sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
+			     (uint64_t)ru.ru_stime.tv_usec * 1000ull;
+	c->recorder_max_rss_bytes = (uint64_t)ru.ru_maxrss * 1024ull;
+}
+
+void record_end_reason(const struct recorder *r, char *buf, size_t n)
+{
+	const char *sig;
+
+	switch (r->stop) {
+	case STOP_SIGNAL:
+		sig = sigabbrev_np(r->stop_signal);
+		if (sig)
+			snprintf(buf, n, "stopped by SIG%s", sig);
+		else
+			snprintf(buf, n, "stopped by signal %d", r->stop_signal);
+		return;
+	case STOP_DURATION:
+		snprintf(buf, n, "--duration reached");
+		return;
+	case STOP_TARGETS_GONE:
+		if (r->child_status >= 0 && WIFEXITED(r->child_status))
+			snprintf(buf, n, "the command exited with status %d",
+				 WEXITSTATUS(r->child_status));
+		else if (r->child_status >= 0 && WIFSIGNALED(r->child_status) &&
+			 (sig = sigabbrev_np(WTERMSIG(r->child_status))))
+			snprintf(buf, n, "the command was killed by SIG%s", sig);
+		else
+			snprintf(buf, n, "the targets exited");
+		return;
+	case STOP_ERROR:
+	case STOP_NONE:
+		break;
+	}
+	snprintf(buf, n, "failed");
+}
+
+/* Ends a begun session as failed with e's text, keeping e; what the
+ * failure lost goes into rs->counts for the summary. */
 static int end_failed(struct record_session *rs, int err, struct errmsg *e)
 {
-	struct session_counts counts;
+	struct session_ending how = { "failed", "failed",
+				      e->text[0] ? e->text : strerror(-err) };
 	struct errmsg ignored;
 
 	if (!rs->begun)
 		return err;
 	errmsg_init(&ignored);
-	record_pipeline_counts(&rs->pipe, &rs->rec, &counts);
-	loader_end(&rs->loader, &rs->pipe.clock.last, &counts,
-		   e->text[0] ? e->text : strerror(-err), &ignored);
+	record_pipeline_counts(&rs->pipe, &rs->rec, &rs->counts);
+	rs->counts.spool_bytes = rs->spool.cap;
+	rs->counts.spool_peak_bytes = rs->spool.peak;
+	own_cost(&rs->counts);
+	rs->ended_failed = loader_end(&rs->loader, &rs->pipe.clock.last,
+				      &rs->counts, &how, &ignored) == 0 ? 1 : -1;
 	return err;
 }
 
@@ -68,7 +123,7 @@ static int begin(struct record_session *rs, struct errmsg *e)
 	proc_cpu_model(cpu_model, sizeof(cpu_model));
 	si.cpu_model = cpu_model;
 	si.labels_json = c->labels_json;
-	si.recorder_pid = getpid();
+	proc_ident_self(&si.recorder);
 	err = loader_begin(&rs->loader, rs->db, c->output, &si,
 			   &rs->pipe.clock.map, e);
 	free(options);
@@ -117,6 +172,9 @@ int record_session_open(struct record_session *rs,
 	 * it untouched. */
 	if (err == 0 && cfg->pt)
 		err = record_pt_probe(&rs->pt, cfg->pt, e);
+	if (err == 0)
+		err = mem_room_check(cfg->spool_bytes, (uint64_t)cfg->ring_bytes *
+				     (uint64_t)sysconf(_SC_NPROCESSORS_ONLN), e);
 	if (err == 0 && spool_init(&rs->spool, cfg->spool_bytes) < 0)
 		err = errmsg_set(e, ENOMEM, "cannot allocate a %zu MiB spool; use a "
 				 "smaller --spool-size", cfg->spool_bytes >> 20);
@@ -129,20 +187,6 @@ int record_session_open(struct record_session *rs,
 	if (err == 0)
 		err = begin(rs, e);
 	return err < 0 ? end_failed(rs, err, e) : 0;
-}
-
-/* What the recorder cost: all its threads' CPU time, its peak memory. */
-static void own_cost(struct session_counts *c)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru) < 0)
-		return;
-	c->recorder_user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
-			      (uint64_t)ru.ru_utime.tv_usec * 1000ull;
-	c->recorder_sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
-			     (uint64_t)ru.ru_stime.tv_usec * 1000ull;
-	c->recorder_max_rss_bytes = (uint64_t)ru.ru_maxrss * 1024ull;
 }
 
 /*
@@ -237,6 +281,7 @@ static int drain_and_decode(struct record_session *rs, struct errmsg *e)
 int record_session_run(struct record_session *rs, struct errmsg *e)
 {
 	struct session_counts *counts = &rs->counts;
+	struct session_ending how = { NULL, NULL, NULL };
 	struct clock_anchor end;
 	int err = rs->cfg.udp ? record_udp_start(&rs->udp, e) : 0;
 
@@ -258,9 +303,14 @@ int record_session_run(struct record_session *rs, struct errmsg *e)
 	counts->spool_bytes = rs->spool.cap;
 	counts->spool_peak_bytes = rs->spool.peak;
 	own_cost(counts);
+	record_end_reason(&rs->rec, rs->end_reason, sizeof(rs->end_reason));
+	how.status = rs->rec.stop == STOP_SIGNAL ? "stopped" : "complete";
+	how.reason = rs->end_reason;
 	err = store_own_threads(rs, e);
 	if (err == 0)
-		err = loader_end(&rs->loader, &end, counts, NULL, e);
+		err = loader_end(&rs->loader, &end, counts, &how, e);
+	if (err < 0)
+		return end_failed(rs, err, e);
 	if (err == 0 && rs->cfg.pt)
 		record_pt_end(&rs->pt, rs->db, rs->cfg.output, rs->session_id);
 	return err;

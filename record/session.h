@@ -4,8 +4,10 @@
  * spawned, held before exec), the session row and what existed before
  * recording written, the rings drained through the pipeline until a stop
  * condition, the rows finished, the stacks symbolized, and the session
- * row ended: 'complete', or 'failed' with the error's text, whatever
- * step failed once the row exists.
+ * row ended: 'complete' (the targets exited, --duration), 'stopped' (a
+ * signal), or 'failed' with the error's text, whatever step failed once
+ * the row exists.  A recorder killed outright leaves it 'recording',
+ * with what it committed up to LOADER_COMMIT_NS before (schema/killed.h).
  *
  * Threads: the calling thread runs the drain loop (collector/drain.h),
  * which only moves ring bytes into the spool; a thread of its own runs
@@ -86,6 +88,9 @@ struct record_session {
 	pid_t *own_tids;		/* owned: faultline's threads while */
 	char (*own_comms)[16];		/* it records, and their names */
 	size_t own_n;
+	char end_reason[64];		/* how it ended (record_end_reason) */
+	int ended_failed;		/* 1: the row was ended 'failed'; -1:
+					 * that write failed too */
 	int piped;			/* pipe was initialized */
 	int begun;			/* the session row exists */
 	int64_t session_id;
@@ -111,6 +116,10 @@ int record_session_run(struct record_session *rs, struct errmsg *e);
  * alone, or end_warning says why not) and closes the database, once.
  * What the session counted stays readable. */
 void record_session_close(struct record_session *rs);
+
+/* How r's recording ended, in words, into buf: "stopped by SIGTERM",
+ * "--duration reached", "the command exited with status 0"... */
+void record_end_reason(const struct recorder *r, char *buf, size_t n);
 
 /* Closes the database if still open and frees everything. */
 void record_session_release(struct record_session *rs);

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "../common/array.h"
 #include "../common/strbuf.h"
 #include "db.h"
+#include "killed.h"
 #include "upgrade.h"
 
 /* Generated from schema.sql and indexes.sql by the Makefile. */
@@ -40,9 +42,9 @@ int db_fail(sqlite3 *db, int rc, const char *path, const char *what,
 
 	switch (rc & 0xff) {
 	case SQLITE_FULL:
-		return errmsg_set(e, ENOSPC, "%s '%s': disk full; rows committed "
-				  "before this are kept: free space and record again",
-				  what, path);
+		return errmsg_set(e, ENOSPC, "disk full writing '%s': free space on "
+				  "its filesystem and try again (what was committed "
+				  "before is kept)", path);
 	case SQLITE_BUSY:
 	case SQLITE_LOCKED:
 		return errmsg_set(e, EBUSY, "%s '%s': database is locked by another "
@@ -343,6 +345,73 @@ static int held_by_writer(const char *path, int fd, struct errmsg *e)
 			  path);
 }
 
+/* ENAMETOOLONG, said as what it is: a name in the path, or the whole,
+ * longer than the kernel takes (NAME_MAX, PATH_MAX), not a missing
+ * directory. */
+static int name_too_long(const char *path, const char *verb,
+			 struct errmsg *e)
+{
+	size_t longest = 0;
+
+	for (const char *p = path; *p; ) {
+		size_t n = strcspn(p, "/");
+
+		if (n > longest)
+			longest = n;
+		p += n;
+		p += *p == '/';
+	}
+	if (longest > NAME_MAX)
+		return errmsg_set(e, ENAMETOOLONG, "cannot %s '%.60s...': a name in "
+				  "the path is %zu bytes long, and a file system "
+				  "takes at most %d; give a shorter name", verb, path,
+				  longest, NAME_MAX);
+	return errmsg_set(e, ENAMETOOLONG, "cannot %s '%.60s...': the path is %zu "
+			  "bytes long, and the kernel takes at most %d; give a "
+			  "shorter path (or cd nearer the file)", verb, path,
+			  strlen(path), PATH_MAX - 1);
+}
+
+/*
+ * A SQLite file cut short (a copy or a download that stopped, a disk
+ * that filled while it was copied): its header gives the page size and
+ * the pages the file holds (valid when the "version-valid-for" number at
+ * byte 92 equals the change counter at byte 24), so the file's own size
+ * says it.  SQLite itself calls such a file malformed or "not a
+ * database".  Only for a file that stands alone: beside a -wal with
+ * frames in it, the file may lack pages the WAL holds.  -EINVAL with e
+ * set, or 0 when the file is not cut short as far as its header tells.
+ */
+static int cut_short(int fd, const char *path, const struct stat *sb,
+		     struct errmsg *e)
+{
+	unsigned char h[100];
+	ssize_t got = pread(fd, h, sizeof(h), 0);
+	uint64_t page, pages;
+
+	if (got < 16 || memcmp(h, "SQLite format 3", 16))
+		return 0;
+	if (got < (ssize_t)sizeof(h))
+		return errmsg_set(e, EINVAL, "cannot read '%s': it is cut short "
+				  "(%lld bytes, less than a SQLite header); copy it "
+				  "again from where it was recorded", path,
+				  (long long)sb->st_size);
+	page = (uint64_t)h[16] << 8 | h[17];
+	if (page == 1)
+		page = 65536;
+	pages = (uint64_t)h[28] << 24 | (uint64_t)h[29] << 16 |
+		(uint64_t)h[30] << 8 | h[31];
+	if (memcmp(h + 24, h + 92, 4) || !pages ||
+	    (uint64_t)sb->st_size >= page * pages)
+		return 0;
+	return errmsg_set(e, EINVAL, "cannot read '%s': it is cut short (%lld "
+			  "bytes of the %llu its header gives: a copy or a "
+			  "download that stopped early, or a disk that filled); "
+			  "copy it again from where it was recorded", path,
+			  (long long)sb->st_size,
+			  (unsigned long long)(page * pages));
+}
+
 /* Is path's directory sticky and writable by everyone, as /tmp is? */
 static int in_shared_dir(const char *path)
 {
@@ -389,6 +458,8 @@ static int open_own(const char *path, struct stat *sb, struct errmsg *e)
 	if (fd < 0 && err == EISDIR)
 		return errmsg_set(e, EISDIR, "cannot open '%s': it is a directory; "
 				  "give a file name", path);
+	if (fd < 0 && err == ENAMETOOLONG)
+		return name_too_long(path, "write", e);
 	if (fd < 0)
 		return errmsg_set(e, err, "cannot open '%s': %s; check that its "
 				  "directory exists and is writable", path,
@@ -424,6 +495,22 @@ static int same_file(const char *path, const struct stat *sb)
 
 	return lstat(path, &now) == 0 && S_ISREG(now.st_mode) &&
 	       now.st_dev == sb->st_dev && now.st_ino == sb->st_ino;
+}
+
+/* The sessions whose recorder was killed, marked so (schema/killed.h):
+ * the writer's lock is held, so none of them has a live recorder.  Best
+ * effort: a file this cannot mark is written all the same, and its
+ * readers still say which sessions were killed. */
+static void mark_killed(sqlite3 *db, const char *path)
+{
+	struct killed_list k;
+	struct errmsg ignored;
+
+	killed_list_init(&k);
+	errmsg_init(&ignored);
+	if (killed_find(db, path, 1, &k, &ignored) == 0)
+		killed_mark(db, path, &k, &ignored);
+	killed_list_release(&k);
 }
 
 int db_open_write(const char *path, sqlite3 **out, struct errmsg *e)
@@ -481,6 +568,8 @@ int db_open_write(const char *path, sqlite3 **out, struct errmsg *e)
 		err = check_file(db, path, 1, &version, e);
 	if (err == 0)
 		err = create_or_upgrade(db, path, version, e);
+	if (err == 0)
+		mark_killed(db, path);
 	if (err == 0 && keep_writer_lock(db, fd) < 0)
 		err = errmsg_set(e, ENOMEM, "out of memory");
 	if (err < 0) {
@@ -568,18 +657,33 @@ static char *immutable_uri(const char *path)
  */
 static int read_immutable(const char *path, struct errmsg *e, int *immutable)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat sb;
+	int err = 0;
 
 	if (fd < 0 && errno == ENOENT)
 		return errmsg_set(e, ENOENT, "cannot open '%s': no such file; "
 				  "record one with 'faultline record -o %s'", path, path);
+	if (fd < 0 && errno == ENAMETOOLONG)
+		return name_too_long(path, "read", e);
 	if (fd < 0)
 		return errmsg_set(e, errno, "cannot read '%s': %s; check its "
 				  "permissions", path, strerror(errno));
-	*immutable = header_journal_mode(fd) == 2 && !held_by_another(fd) &&
-		     wal_empty(path);
+	/* SQLite would call a directory a disk I/O error. */
+	if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode))
+		err = errmsg_set(e, EISDIR, "cannot read '%s': it is a directory, "
+				 "not a database; give the database file (a .db "
+				 "file 'faultline record -o' wrote)", path);
+	else if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode))
+		err = errmsg_set(e, EINVAL, "cannot read '%s': it is not a regular "
+				 "file; give the database file", path);
+	else if (!held_by_another(fd) && wal_empty(path))
+		err = cut_short(fd, path, &sb, e);	/* a -wal may hold the rest */
+	if (err == 0)
+		*immutable = header_journal_mode(fd) == 2 && !held_by_another(fd) &&
+			     wal_empty(path);
 	close(fd);
-	return 0;
+	return err;
 }
 
 int db_open_read(const char *path, sqlite3 **out, struct errmsg *e)

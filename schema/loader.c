@@ -8,6 +8,9 @@
 
 static int fail(struct loader *l, int rc, struct errmsg *e)
 {
+	if ((rc & 0xff) == SQLITE_FULL)
+		return errmsg_set(e, ENOSPC, "disk full writing '%s': free space "
+				  "on its filesystem and record again", l->path);
 	return db_fail(l->db, rc, l->path, "cannot write", e);
 }
 
@@ -20,13 +23,28 @@ static int prepare(struct loader *l, sqlite3_stmt **st, const char *sql,
 	return rc == SQLITE_OK ? 0 : fail(l, rc, e);
 }
 
+/* A failed statement may have taken its whole transaction with it
+ * (SQLite rolls one back on SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM):
+ * its rows are then lost, and counted. */
+static void note_rollback(struct loader *l)
+{
+	if (!l->in_txn || !sqlite3_get_autocommit(l->db))
+		return;
+	l->rows_unwritten += l->batch_rows;
+	l->batch_rows = 0;
+	l->in_txn = 0;
+}
+
 /* Runs a bound statement to completion and resets it for reuse. */
 static int step(struct loader *l, sqlite3_stmt *st, struct errmsg *e)
 {
 	int rc = sqlite3_step(st);
 
 	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : fail(l, rc, e);
+	if (rc == SQLITE_DONE)
+		return 0;
+	note_rollback(l);
+	return fail(l, rc, e);
 }
 
 static int begin_if_needed(struct loader *l, struct errmsg *e)
@@ -54,6 +72,8 @@ int loader_commit(struct loader *l, struct errmsg *e)
 
 		sqlite3_exec(l->db, "ROLLBACK", NULL, NULL, NULL);
 		l->in_txn = 0;
+		l->rows_unwritten += l->batch_rows;
+		l->batch_rows = 0;
 		return err;
 	}
 	l->in_txn = 0;
@@ -95,8 +115,9 @@ static int insert_session(struct loader *l, const struct session_info *si,
 		"INSERT INTO session (start_ts, host, kernel, command_line, options,"
 		" faultline_version, start_realtime_ns, start_monotonic_ns,"
 		" min_fault_dur, buffer_bytes, cpus, uuid, cpu_model, labels,"
-		" recorder_pid)"
-		" VALUES (?,?,?,?,?,?,?,?,?,?,?," FL_SQL_UUID ",?,?,?)", e);
+		" recorder_pid, recorder_start, recorder_boot_id, alive_ts,"
+		" stored_until_ts)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?," FL_SQL_UUID ",?,?,?,?,?,?1,?1)", e);
 
 	if (err < 0)
 		return err;
@@ -114,7 +135,15 @@ static int insert_session(struct loader *l, const struct session_info *si,
 	sqlite3_bind_text(st, 12, si->cpu_model, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 13, si->labels_json ? si->labels_json : "{}", -1,
 			  SQLITE_STATIC);
-	sqlite3_bind_int(st, 14, si->recorder_pid);
+	sqlite3_bind_int(st, 14, (int)si->recorder.pid);
+	if (si->recorder.start_ticks)
+		bind_u64(st, 15, si->recorder.start_ticks);
+	else
+		sqlite3_bind_null(st, 15);
+	if (si->recorder.boot_id[0])
+		sqlite3_bind_text(st, 16, si->recorder.boot_id, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 16);
 	err = step(l, st, e);
 	sqlite3_finalize(st);
 	if (err == 0)
@@ -599,9 +628,33 @@ int loader_histograms(struct loader *l, const struct thread *t,
 	return err;
 }
 
-int loader_end(struct loader *l, const struct clock_anchor *end,
-	       const struct session_counts *c, const char *error,
-	       struct errmsg *e)
+int loader_alive(struct loader *l, uint64_t stored_mono_ts, struct errmsg *e)
+{
+	int err = begin_if_needed(l, e);
+
+	if (err == 0 && !l->alive)
+		err = prepare(l, &l->alive, "UPDATE session SET alive_ts = ?,"
+			      " stored_until_ts = ? WHERE session_id = ?", e);
+	if (err < 0)
+		return err;
+	bind_u64(l->alive, 1, realtime_ns());
+	bind_ts(l, l->alive, 2, stored_mono_ts);
+	sqlite3_bind_int64(l->alive, 3, l->session_id);
+	return step(l, l->alive, e);
+}
+
+static int exec(struct loader *l, const char *sql, struct errmsg *e)
+{
+	int rc = sqlite3_exec(l->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : fail(l, rc, e);
+}
+
+/* The session row's end, bound to st (the UPDATE of end_row). */
+static void bind_end(struct loader *l, sqlite3_stmt *st,
+		     const struct clock_anchor *end,
+		     const struct session_counts *c,
+		     const struct session_ending *how)
 {
 	/* In the order of the UPDATE's columns below. */
 	const uint64_t counts[] = {
@@ -611,11 +664,37 @@ int loader_end(struct loader *l, const struct clock_anchor *end,
 		c->records_malformed, c->records_unknown, c->records_late,
 		c->records_throttled, c->clock_steps, c->recorder_user_ns,
 		c->recorder_sys_ns, c->recorder_max_rss_bytes, c->spool_bytes,
-		c->spool_peak_bytes, c->records_dropped,
+		c->spool_peak_bytes, c->records_dropped, l->rows_unwritten,
+		c->records_unstored,
 	};
-	sqlite3_stmt *st = NULL;
-	int err = loader_commit(l, e), k = 1;
+	int k = 1;
 
+	bind_u64(st, k++, end->realtime_ns);
+	sqlite3_bind_text(st, k++, how->status, -1, SQLITE_STATIC);
+	bind_u64(st, k++, end->realtime_ns);
+	bind_u64(st, k++, end->mono_ns);
+	for (size_t i = 0; i < ARRAY_SIZE(counts); i++)
+		bind_u64(st, k++, counts[i]);
+	sqlite3_bind_text(st, k++, how->reason, -1, SQLITE_TRANSIENT);
+	if (how->error)
+		sqlite3_bind_text(st, k++, how->error, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, k++);
+	sqlite3_bind_int64(st, k, l->session_id);
+}
+
+/* One transaction: the indexes (with_indexes), then the session row's
+ * end.  Rolled back whole on a failure. */
+static int end_row(struct loader *l, const struct clock_anchor *end,
+		   const struct session_counts *c,
+		   const struct session_ending *how, int with_indexes,
+		   struct errmsg *e)
+{
+	sqlite3_stmt *st = NULL;
+	int err = exec(l, "BEGIN IMMEDIATE", e);
+
+	if (err == 0 && with_indexes)
+		err = db_build_indexes(l->db, l->path, e);
 	if (err == 0)
 		err = prepare(l, &st, "UPDATE session SET end_ts = ?, status = ?,"
 			" end_realtime_ns = ?, end_monotonic_ns = ?,"
@@ -626,41 +705,47 @@ int loader_end(struct loader *l, const struct clock_anchor *end,
 			" records_throttled = ?, clock_steps = ?, recorder_user_ns = ?,"
 			" recorder_sys_ns = ?, recorder_max_rss_bytes = ?,"
 			" spool_bytes = ?, spool_peak_bytes = ?, records_dropped = ?,"
-			" error = ?"
+			" rows_unwritten = ?, records_unstored = ?,"
+			" end_reason = ?, error = ?"
 			" WHERE session_id = ?", e);
-	if (err < 0)
-		return err;
-	bind_u64(st, k++, end->realtime_ns);
-	sqlite3_bind_text(st, k++, error ? "failed" : "complete", -1, SQLITE_STATIC);
-	bind_u64(st, k++, end->realtime_ns);
-	bind_u64(st, k++, end->mono_ns);
-	for (size_t i = 0; i < ARRAY_SIZE(counts); i++)
-		bind_u64(st, k++, counts[i]);
-	if (error)
-		sqlite3_bind_text(st, k++, error, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, k++);
-	sqlite3_bind_int64(st, k, l->session_id);
-	err = step(l, st, e);
-	sqlite3_finalize(st);
-	/* A failed session's rows are worth indexing too; but its first
-	 * error is the one to report. */
 	if (err == 0) {
-		struct errmsg ie;
-
-		errmsg_init(&ie);
-		int ierr = db_build_indexes(l->db, l->path, error ? &ie : e);
-
-		if (!error)
-			err = ierr;
+		bind_end(l, st, end, c, how);
+		err = step(l, st, e);
 	}
+	sqlite3_finalize(st);
+	if (err == 0)
+		err = exec(l, "COMMIT", e);
+	if (err < 0 && !sqlite3_get_autocommit(l->db))
+		sqlite3_exec(l->db, "ROLLBACK", NULL, NULL, NULL);
+	return err;
+}
+
+int loader_end(struct loader *l, const struct clock_anchor *end,
+	       const struct session_counts *c, const struct session_ending *how,
+	       struct errmsg *e)
+{
+	struct errmsg ignored;
+	int err;
+
+	errmsg_init(&ignored);
+	/* A failed session keeps its first error, not the next one's. */
+	err = loader_commit(l, how->error ? &ignored : e);
+	if (err < 0 && !how->error)
+		return err;
+	err = end_row(l, end, c, how, 1, how->error ? &ignored : e);
+	/* Its row matters more than its indexes: a full disk leaves room
+	 * for the one page it changes (the WAL's frames of the transaction
+	 * rolled back are written over), rarely for an index. */
+	if (err < 0 && how->error)
+		err = end_row(l, end, c, how, 0, e);
 	return err;
 }
 
 void loader_release(struct loader *l)
 {
 	sqlite3_finalize(l->cgroup);
-	l->cgroup = NULL;
+	sqlite3_finalize(l->alive);
+	l->cgroup = l->alive = NULL;
 	sqlite3_finalize(l->fault);
 	sqlite3_finalize(l->thread);
 	sqlite3_finalize(l->mapping);

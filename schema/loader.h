@@ -17,6 +17,7 @@
 #include <sqlite3.h>
 
 #include "../common/clock.h"
+#include "../common/proc_ident.h"
 #include "../common/errmsg.h"
 #include "../decoder/clock_map.h"
 #include "../decoder/fault_pair.h"
@@ -29,6 +30,18 @@
  * rate there; bench/schema/load-rate checks it for the fault row. */
 #define LOADER_BATCH_ROWS 100000
 
+/*
+ * How often a recording commits what it stored: a recorder killed
+ * outright (SIGKILL, the OOM killer) loses what came after its last
+ * commit.  With a round of the drain loop at least every 100 ms
+ * (CLOCK_ANCHOR_INTERVAL_NS) and the order queue 50 ms behind it
+ * (RECORDER_ORDER_SLACK_NS), 100 ms between commits keeps that under
+ * 250 ms while the engine keeps up (tests/integration/test_kill.c
+ * measures it); a commit writes the few pages it touched into the WAL,
+ * no fsync (synchronous=NORMAL).
+ */
+#define LOADER_COMMIT_NS (100ull * 1000 * 1000)
+
 struct session_info {		/* all strings borrowed for the call */
 	struct clock_anchor start;	/* the session's first anchor */
 	const char *host, *kernel, *command_line, *options, *version;
@@ -37,7 +50,16 @@ struct session_info {		/* all strings borrowed for the call */
 	uint64_t min_fault_dur_ns;
 	uint64_t buffer_bytes;	/* per CPU ring */
 	int cpus;
-	int recorder_pid;	/* getpid() of the recording faultline */
+	struct proc_ident recorder;	/* the recording faultline */
+};
+
+/* How a session ended, for its row: status "complete", "stopped" or
+ * "failed"; reason in words ("stopped by SIGTERM"); error with
+ * "failed", else NULL.  Strings borrowed for the call. */
+struct session_ending {
+	const char *status;
+	const char *reason;
+	const char *error;
 };
 
 struct session_counts {
@@ -49,6 +71,7 @@ struct session_counts {
 	uint64_t clock_steps;
 	uint64_t recorder_user_ns, recorder_sys_ns, recorder_max_rss_bytes;
 	uint64_t spool_bytes, spool_peak_bytes, records_dropped;
+	uint64_t records_unstored;	/* read after storing failed */
 };
 
 struct loader {
@@ -62,9 +85,12 @@ struct loader {
 	sqlite3_stmt *anchor, *step;	/* owned */
 	sqlite3_stmt *ran;	/* owned: ran_instead */
 	sqlite3_stmt *cgroup;	/* owned: prepared at the first cgroup_cpu row */
+	sqlite3_stmt *alive;	/* owned: the session row's alive_ts */
 	uint64_t batch_rows;	/* rows in the open transaction */
 	int in_txn;
 	uint64_t rows;		/* rows written by this loader */
+	/* Rows of transactions that could not commit (a full disk): lost. */
+	uint64_t rows_unwritten;
 };
 
 /* Prepares the statements and writes the session row and its first
@@ -124,14 +150,26 @@ int loader_metric(struct loader *l, int64_t series_id, uint64_t mono_ts,
 int loader_histograms(struct loader *l, const struct thread *t,
 		      struct errmsg *e);
 
-/* Commits the open transaction, if any. */
+/* Commits the open transaction, if any.  One that cannot commit is
+ * rolled back, its rows counted in rows_unwritten. */
 int loader_commit(struct loader *l, struct errmsg *e);
 
-/* Commits, writes the end (the last anchor, end, which the caller took,
- * added to the map and stored), counts, status ('complete' or 'failed'
- * with error text) into the session row, and builds the indexes. */
+/* Notes in the session row, in the open transaction, that the recorder
+ * is alive now and has stored every event before stored_mono_ts
+ * (CLOCK_MONOTONIC); the caller commits next. */
+int loader_alive(struct loader *l, uint64_t stored_mono_ts, struct errmsg *e);
+
+/*
+ * Commits, then in one transaction builds the indexes and writes the
+ * end (the last anchor, end, which the caller took, added to the map and
+ * stored), the counts and how it ended into the session row: a session
+ * says complete or stopped only once its indexes exist, and a recorder
+ * killed before that leaves it 'recording' (then found killed).  A
+ * failed session whose indexes cannot be made (a full disk) still gets
+ * its row, without them.
+ */
 int loader_end(struct loader *l, const struct clock_anchor *end,
-	       const struct session_counts *c, const char *error,
+	       const struct session_counts *c, const struct session_ending *how,
 	       struct errmsg *e);
 
 /* Finalizes the statements (rolls back nothing: call commit first). */

@@ -16,8 +16,16 @@ CREATE TABLE session (
 	session_id	INTEGER PRIMARY KEY,
 	start_ts	INTEGER NOT NULL,
 	end_ts		INTEGER,
+	-- recording: its recorder is at work (or was killed: faultline
+	-- finds that out when it next opens the file, and says 'killed');
+	-- complete: the targets exited or --duration was reached; stopped:
+	-- a signal (Ctrl-C, SIGTERM) ended it; failed: error says why;
+	-- killed: the recorder died without ending it (SIGKILL, the OOM
+	-- killer), its last rows after stored_until_ts may be missing.  Only
+	-- the one write that makes the indexes sets complete or stopped.
 	status		TEXT NOT NULL DEFAULT 'recording'
-			CHECK (status IN ('recording', 'complete', 'failed')),
+			CHECK (status IN ('recording', 'complete', 'stopped',
+					  'failed', 'killed')),
 	host		TEXT NOT NULL,
 	kernel		TEXT NOT NULL,
 	command_line	TEXT NOT NULL,
@@ -72,7 +80,26 @@ CREATE TABLE session (
 	-- values are strings.
 	labels		TEXT NOT NULL DEFAULT '{}',
 	-- The recording faultline's pid: its own threads are the observer.
-	recorder_pid	INTEGER
+	recorder_pid	INTEGER,
+	-- What tells that recorder from a later process given its pid: its
+	-- start time (/proc/PID/stat's starttime, clock ticks after boot)
+	-- and the boot's /proc/sys/kernel/random/boot_id.
+	recorder_start	INTEGER,
+	recorder_boot_id TEXT,
+	-- At each commit while recording (every LOADER_COMMIT_NS): when it
+	-- was (alive_ts), and the time up to which every event is stored
+	-- (stored_until_ts).  A recorder killed outright loses what came
+	-- after stored_until_ts, and was alive at alive_ts.
+	alive_ts	INTEGER,
+	stored_until_ts	INTEGER,
+	-- How the session ended, in words: 'stopped by SIGTERM', '--duration
+	-- reached', 'the command exited with status 0', 'killed'...
+	end_reason	TEXT,
+	-- What a failed write lost (a full disk): rows of the transaction
+	-- that could not commit, and ring records read after storing failed,
+	-- never decoded.
+	rows_unwritten	INTEGER,
+	records_unstored INTEGER
 );
 CREATE UNIQUE INDEX session_uuid ON session (uuid);
 

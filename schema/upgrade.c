@@ -21,7 +21,8 @@ extern const char indexes_sql[];
  * names are the user's and stay:
  *
  *   - a table whose constraints changed is rebuilt (renamed aside, made
- *     anew, its rows copied): lost's kind CHECK gained 'spool' in 4;
+ *     anew, its rows copied): lost's kind CHECK gained 'spool' in 4,
+ *     session's status CHECK 'stopped' and 'killed' in 7;
  *   - a column whose default is an expression is added without it and
  *     filled: session.uuid in 5.
  */
@@ -30,6 +31,7 @@ static const struct rebuild {
 	const char *table;
 } rebuilds[] = {
 	{ 4, "lost" },
+	{ 7, "session" },
 };
 
 static int run(sqlite3 *db, const char *sql, const char *path,

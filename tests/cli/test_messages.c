@@ -293,7 +293,7 @@ static void a_locked_database_is_reported_and_keeps_its_sessions(void **state)
 static void a_full_disk_stops_recording_and_keeps_what_was_committed(void **state)
 {
 	const char *mnt = scratch_path("small");
-	char db[300];
+	char db[300], want[512];
 	struct run r;
 
 	(void)state;
@@ -304,10 +304,175 @@ static void a_full_disk_stops_recording_and_keeps_what_was_committed(void **stat
 	run_faultline(&r, "record", "-o", db, "--", workload_bin(), "--pages",
 		      "200000", NULL);
 	assert_int_equal(r.status, 1);
-	assert_non_null(strstr(r.err, "disk full"));
+	snprintf(want, sizeof(want), "faultline record: disk full writing '%s': "
+		 "free space on its filesystem and record again\n", db);
+	if (strncmp(r.err, want, strlen(want)))
+		fail_msg("expected '%s' first, got: %s", want, r.err);
+	/* The summary counts what the full disk lost. */
+	assert_non_null(strstr(r.err, "LOST to the failure: "));
+	assert_null(strstr(r.err, "nothing lost"));
 	assert_true(db_opens(db));
-	assert_int_equal(db_int(db, "SELECT count(*) FROM session"), 1);
+	/* Ended failed, with the error, and the loss in the row. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM session WHERE status = "
+				"'failed' AND error LIKE 'disk full writing %%' AND "
+				"rows_unwritten + records_unstored > 0"), 1);
+	assert_int_equal(run_faultline(&r, "report", db, NULL), 0);
+	assert_non_null(strstr(r.out, "status        failed"));
+	assert_non_null(strstr(r.out, "error         disk full writing"));
+	assert_null(strstr(r.out, "lost          0\n"));
 	umount(mnt);
+}
+
+/* A name longer than a file system takes is not "a directory that does
+ * not exist". */
+static void a_name_too_long_is_called_too_long(void **state)
+{
+	char path[700];
+	struct run r;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/", scratch_dir());
+	memset(path + strlen(path), 'a', 512);
+	path[sizeof(path) - 1] = '\0';
+	strcpy(path + strlen(scratch_dir()) + 1 + 512, ".db");
+	assert_int_equal(run_faultline(&r, "record", "-o", path, "--", "true",
+				       NULL), 1);
+	assert_one_message(&r, "a name in the path is 515 bytes long, and a file "
+			   "system takes at most 255; give a shorter name");
+	assert_int_equal(run_faultline(&r, "report", path, NULL), 1);
+	assert_non_null(strstr(r.err, "faultline report: cannot read '"));
+	assert_non_null(strstr(r.err, "a name in the path is 515 bytes long"));
+}
+
+static void a_directory_given_to_a_reader_is_called_a_directory(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "report", scratch_dir(), NULL), 1);
+	assert_non_null(strstr(r.err, "it is a directory, not a database; give "
+			       "the database file"));
+	assert_null(strstr(r.err, "I/O error"));
+	assert_int_equal(run_faultline(&r, "query", scratch_dir(), "sessions",
+				       NULL), 1);
+	assert_non_null(strstr(r.err, "it is a directory, not a database"));
+}
+
+/* Copies the first n bytes of from into to. */
+static void copy_head(const char *from, const char *to, long n)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	int c;
+
+	assert_non_null(in);
+	assert_non_null(out);
+	while (n-- > 0 && (c = fgetc(in)) != EOF)
+		fputc(c, out);
+	fclose(in);
+	fclose(out);
+}
+
+/* A copy that stopped early is called cut short, with both sizes, not
+ * "not a SQLite database". */
+static void a_database_cut_short_is_called_cut_short(void **state)
+{
+	const char *whole = scratch_path("whole.db"), *cut = scratch_path("cut.db");
+	const char *tiny = scratch_path("tiny.db");
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", whole, "--",
+				       workload_bin(), "--pages", "2000", NULL), 0);
+	copy_head(whole, cut, 65536 + 1000);
+	copy_head(whole, tiny, 50);
+	assert_int_equal(run_faultline(&r, "report", cut, NULL), 1);
+	assert_non_null(strstr(r.err, "it is cut short (66536 bytes of the "));
+	assert_non_null(strstr(r.err, "copy it again from where it was recorded"));
+	assert_null(strstr(r.err, "not a SQLite database"));
+	assert_int_equal(run_faultline(&r, "report", tiny, NULL), 1);
+	assert_non_null(strstr(r.err, "it is cut short (50 bytes, less than a "
+			       "SQLite header)"));
+}
+
+/* MemAvailable in bytes (0 when unknown). */
+static long long mem_available_bytes(void)
+{
+	char buf[4096];
+	const char *p;
+
+	slurp("/proc/meminfo", buf, sizeof(buf));
+	p = strstr(buf, "MemAvailable:");
+	return p ? atoll(p + 13) * 1024 : 0;
+}
+
+/* The man page's maximum parses; a spool the machine cannot hold is
+ * refused before it is made, with what fits. */
+static void a_spool_size_of_1T_is_weighed_against_memory(void **state)
+{
+	const char *db = scratch_path("spool1t.db");
+	struct run r;
+
+	(void)state;
+	if (mem_available_bytes() > (1ll << 40) + (1ll << 30))
+		skip_msg("this machine has more than 1 TiB available");
+	assert_int_equal(run_faultline(&r, "record", "-o", db, "--spool-size",
+				       "1T", "--", "true", NULL), 1);
+	assert_one_message(&r, "cannot hold a 1048576 MiB spool: the machine has ");
+	assert_non_null(strstr(r.err, "MiB available (MemAvailable in "
+			       "/proc/meminfo)"));
+	assert_non_null(strstr(r.err, "give --spool-size "));
+	assert_int_equal(access(db, F_OK), -1);
+	assert_int_equal(run_faultline(&r, "record", "-o", db, "--spool-size",
+				       "2T", "--", "true", NULL), 2);
+	assert_one_message(&r, "invalid --spool-size 2199023255552: it must be "
+			   "from 1M to 1T");
+}
+
+/* A memory cgroup of 512 MiB, made for the test: v1's memory controller
+ * or v2's; its directory into dir.  0, or -1 when neither can be made. */
+static int make_memory_cgroup(char *dir, size_t n)
+{
+	char file[400];
+	FILE *f;
+
+	snprintf(dir, n, "/sys/fs/cgroup/memory/faultline-test-%d", (int)getpid());
+	snprintf(file, sizeof(file), "%s/memory.limit_in_bytes", dir);
+	if (mkdir(dir, 0755) != 0) {
+		snprintf(dir, n, "/sys/fs/cgroup/faultline-test-%d", (int)getpid());
+		snprintf(file, sizeof(file), "%s/memory.max", dir);
+		if (mkdir(dir, 0755) != 0)
+			return -1;
+	}
+	f = fopen(file, "w");
+	if (!f || fprintf(f, "%lld\n", 512ll << 20) < 0 || fclose(f) != 0) {
+		rmdir(dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* In a 512 MiB cgroup a 2 GiB spool would have the OOM killer end
+ * faultline without a word: it is refused first, naming the cgroup. */
+static void a_spool_larger_than_the_memory_cgroup_is_refused(void **state)
+{
+	char dir[300], script[1200];
+	char *argv[] = { "/bin/bash", "-c", script, NULL };
+	struct run r;
+
+	(void)state;
+	if (make_memory_cgroup(dir, sizeof(dir)) < 0)
+		skip_msg("no memory cgroup can be made here (v1 memory controller "
+			 "or v2 memory.max)");
+	snprintf(script, sizeof(script), "echo $$ > %s/cgroup.procs && exec %s "
+		 "record -o %s --spool-size 2G -- true", dir, faultline_bin(),
+		 scratch_path("cg.db"));
+	run_argv(&r, argv);
+	rmdir(dir);
+	assert_int_equal(r.status, 1);
+	assert_one_message(&r, "cannot hold a 2048 MiB spool: faultline's memory "
+			   "cgroup '");
+	assert_non_null(strstr(r.err, "allows 512 MiB"));
+	assert_non_null(strstr(r.err, "or less, or raise the limit"));
 }
 
 static void an_unknown_tracepoint_is_named(void **state)
@@ -439,6 +604,11 @@ int main(void)
 		cmocka_unit_test_teardown(a_database_of_an_older_faultline_is_refused_untouched, kill_leftovers),
 		cmocka_unit_test_teardown(a_locked_database_is_reported_and_keeps_its_sessions, kill_leftovers),
 		cmocka_unit_test_teardown(a_full_disk_stops_recording_and_keeps_what_was_committed, kill_leftovers),
+		cmocka_unit_test_teardown(a_name_too_long_is_called_too_long, kill_leftovers),
+		cmocka_unit_test_teardown(a_directory_given_to_a_reader_is_called_a_directory, kill_leftovers),
+		cmocka_unit_test_teardown(a_database_cut_short_is_called_cut_short, kill_leftovers),
+		cmocka_unit_test_teardown(a_spool_size_of_1T_is_weighed_against_memory, kill_leftovers),
+		cmocka_unit_test_teardown(a_spool_larger_than_the_memory_cgroup_is_refused, kill_leftovers),
 		cmocka_unit_test_teardown(an_unknown_command_is_a_usage_error, kill_leftovers),
 		cmocka_unit_test_teardown(a_misspelt_or_perf_option_says_what_was_meant, kill_leftovers),
 		cmocka_unit_test_teardown(a_misspelt_tracepoint_names_the_one_meant, kill_leftovers),

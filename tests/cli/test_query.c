@@ -614,9 +614,9 @@ static void idle_waits_keep_the_sleeps_that_are_no_stall_by_what_they_waited_on(
 static void sessions_metrics_and_longest_faults_answer_too(void **state)
 {
 	(void)state;
-	assert_csv("session,status,start_utc,seconds,command_line,threshold_ms,faults,stored,lost,"
-		   "error\r\n"
-		   "2,complete,2023-11-14T22:13:20.000000000Z,10.0,faultline record -o t.db -p 100,"
+	assert_csv("session,status,ended,start_utc,seconds,command_line,threshold_ms,faults,"
+		   "stored,lost,error\r\n"
+		   "2,complete,,2023-11-14T22:13:20.000000000Z,10.0,faultline record -o t.db -p 100,"
 		   "0.001,107,6,12,\r\n", "sessions", "session=2", NULL);
 	assert_csv("name,labels,unit,imported,points,first_utc,last_utc\r\n"
 		   "nak,{},,1,2," E1 ",2023-11-14T22:13:26.000000000Z\r\n"

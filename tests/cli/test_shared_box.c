@@ -388,7 +388,7 @@ static void a_second_writer_is_refused_at_once_and_the_recording_completes(void 
 }
 
 /* A recorder killed mid-session leaves a 'recording' row, but no lock:
- * the next writer goes ahead. */
+ * the next writer goes ahead, and marks the session killed. */
 static void a_killed_recorders_session_does_not_hold_the_file(void **state)
 {
 	const char *path = scratch_path("killed.db");
@@ -404,6 +404,9 @@ static void a_killed_recorders_session_does_not_hold_the_file(void **state)
 				       NULL), 0);
 	assert_int_equal(db_int(path, "SELECT count(*) FROM session WHERE "
 				"status = 'complete'"), 1);
+	assert_int_equal(db_int(path, "SELECT count(*) FROM session WHERE "
+				"status = 'killed' AND error LIKE 'killed while "
+				"recording (recorder pid %d gone)%%'", (int)fl.pid), 1);
 }
 
 int main(void)

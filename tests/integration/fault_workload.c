@@ -14,6 +14,14 @@
  *   --wait-signal      wait for SIGUSR1 before faulting
  *   --info FILE        write what was done: tid, addresses, counts (one
  *                      "thread=TID anon=ADDR" line per thread too)
+ *   --storm SECONDS    instead: for SECONDS (0: until killed), fault fresh
+ *                      pages and switch to a second thread and back
+ *                      through two pipes, without a pause
+ *   --per-ms N         with --storm: N faults and N round trips, then
+ *                      sleep to the next millisecond (a storm a recorder
+ *                      can keep up with for as long as it lasts)
+ *   --trickle SECONDS  instead: one fresh page every 10 ms for SECONDS
+ *                      (0: until killed)
  *
  * Anonymous pages are mapped with MADV_NOHUGEPAGE so each touch is one
  * fault; each page is touched at its first byte, which is the address the
@@ -30,6 +38,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dropped_page.h"
@@ -43,6 +52,8 @@ struct plan {
 	long threads;
 	long getppid;
 	int wait_signal;
+	long storm_s, trickle_s;	/* -1: not asked */
+	long per_ms;
 };
 
 struct result {
@@ -143,6 +154,12 @@ static void parse(struct plan *p, int argc, char **argv)
 			p->name = argv[++i];
 		else if (v && !strcmp(a, "--info"))
 			p->info = argv[++i];
+		else if (v && !strcmp(a, "--storm"))
+			p->storm_s = atol(argv[++i]);
+		else if (v && !strcmp(a, "--per-ms"))
+			p->per_ms = atol(argv[++i]);
+		else if (v && !strcmp(a, "--trickle"))
+			p->trickle_s = atol(argv[++i]);
 		else {
 			fprintf(stderr, "fault_workload: bad argument '%s'\n", a);
 			exit(2);
@@ -150,9 +167,82 @@ static void parse(struct plan *p, int argc, char **argv)
 	}
 }
 
+static long long now_ns(clockid_t c)
+{
+	struct timespec t;
+
+	clock_gettime(c, &t);
+	return t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
+/* The storm's second thread: answers each byte with one. */
+static void *pong(void *arg)
+{
+	int *fds = arg;
+	char b;
+
+	while (read(fds[0], &b, 1) == 1 && write(fds[1], &b, 1) == 1)
+		;
+	return NULL;
+}
+
+/* A fresh page, touched and given back: one minor fault each time. */
+static void fault_once(long page)
+{
+	char *m = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		die("mmap");
+	((volatile char *)m)[0] = 1;
+	munmap(m, (size_t)page);
+}
+
+static void storm(const struct plan *p)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	long long end = now_ns(CLOCK_MONOTONIC) + p->storm_s * 1000000000ll;
+	int ping[2], back[2], fds[2];
+	pthread_t t;
+	char b = 0;
+
+	if (pipe(ping) < 0 || pipe(back) < 0)
+		die("pipe");
+	fds[0] = ping[0];
+	fds[1] = back[1];
+	if (pthread_create(&t, NULL, pong, fds) != 0)
+		die("pthread_create");
+	while (!p->storm_s || now_ns(CLOCK_MONOTONIC) < end) {
+		long n = p->per_ms ? p->per_ms : 64;
+
+		for (long i = 0; i < n; i++) {
+			fault_once(page);
+			if (write(ping[1], &b, 1) != 1 || read(back[0], &b, 1) != 1)
+				die("pipe round trip");
+		}
+		if (p->per_ms) {
+			struct timespec ms = { 0, 1000000 };
+
+			nanosleep(&ms, NULL);
+		}
+	}
+}
+
+static void trickle(const struct plan *p)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	long long end = now_ns(CLOCK_MONOTONIC) + p->trickle_s * 1000000000ll;
+	struct timespec tick = { 0, 10000000 };
+
+	while (!p->trickle_s || now_ns(CLOCK_MONOTONIC) < end) {
+		fault_once(page);
+		nanosleep(&tick, NULL);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	struct plan p = { 0 };
+	struct plan p = { .storm_s = -1, .trickle_s = -1 };
 	static struct result r[64];
 	void *arg[2] = { &p, &r[0] };
 	sigset_t set;
@@ -165,6 +255,14 @@ int main(int argc, char **argv)
 		sigprocmask(SIG_BLOCK, &set, NULL);
 		if (sigwait(&set, &sig) != 0)
 			die("sigwait");
+	}
+	if (p.storm_s >= 0) {
+		storm(&p);
+		return 0;
+	}
+	if (p.trickle_s >= 0) {
+		trickle(&p);
+		return 0;
 	}
 	if (p.threads) {
 		run_threads(&p, r);

@@ -345,7 +345,7 @@ static void the_summary_reports_counts_and_nothing_lost(void **state)
 	assert_int_equal(run_faultline(&r, "record", "-o", db, "--", workload_bin(),
 				       "--pages", "7", NULL), 0);
 	assert_non_null(strstr(r.err, "faultline record: session 1 in"));
-	assert_non_null(strstr(r.err, "command exited with status 0"));
+	assert_non_null(strstr(r.err, "the command exited with status 0"));
 	assert_non_null(strstr(r.err, "nothing lost"));
 	assert_non_null(strstr(r.err, "minor faults:"));
 }
@@ -454,8 +454,11 @@ static void a_signal_or_duration_ends_the_command_while_recording(void **state)
 		assert_int_equal(run_wait(&r), 0);
 	}
 	assert_command_ended_recorded(db2);
+	/* A signal stops a session; --duration completes one. */
 	assert_int_equal(db_int(db2, "SELECT count(*) FROM session WHERE status = "
-				"'complete'"), 1);
+				"'stopped' AND end_reason = 'stopped by SIGTERM'"), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM session WHERE status = "
+				"'complete' AND end_reason = '--duration reached'"), 1);
 }
 
 static void a_command_is_recorded_alongside_every_cpu_targets(void **state)

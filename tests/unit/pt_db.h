@@ -162,7 +162,8 @@ static int ptdb_build(struct ptdb *d, const char *path, int with_pt)
 		pt_store_release(&st);
 	}
 	if (err == 0)
-		err = loader_end(&l, &d->start, &counts, NULL, &e);
+		err = loader_end(&l, &d->start, &counts, &(struct session_ending){
+				 "complete", "fixture", NULL }, &e);
 	loader_release(&l);
 	clock_map_release(&map);
 	db_close(db);

@@ -193,6 +193,8 @@ static void sizes_take_an_optional_binary_unit_and_give_exact_bytes(void **state
 	assert_parses(opt_parse_size, "4KiB", 4096);
 	assert_parses(opt_parse_size, "2MiB", 2097152);
 	assert_parses(opt_parse_size, "3GiB", 3221225472ull);
+	assert_parses(opt_parse_size, "1T", 1099511627776ull);
+	assert_parses(opt_parse_size, "2TiB", 2199023255552ull);
 	assert_parses(opt_parse_size, "18446744073709551615", UINT64_MAX);
 	assert_parses(opt_parse_size, "17179869183G", UINT64_MAX - (1ull << 30) + 1);
 }
@@ -200,7 +202,7 @@ static void sizes_take_an_optional_binary_unit_and_give_exact_bytes(void **state
 static void a_size_with_a_sign_fraction_or_unknown_unit_is_refused(void **state)
 {
 	static const char *const bad[] = {
-		"", "-1", "1.5M", "8MB", "K", "8 M", "8KB", "8Mi", "8T", "+8M",
+		"", "-1", "1.5M", "8MB", "K", "8 M", "8KB", "8Mi", "8P", "+8M",
 		"8M ", "0x1000", "0.5M", "1.0K", "4096.0", ".5M",
 	};
 
