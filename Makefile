@@ -10,6 +10,7 @@
 #   make fuzz         run the libFuzzer targets (FUZZ_SECONDS each)
 #   make bench        the benchmarks in bench/ (needs linux-perf)
 #   make install PREFIX=/usr/local
+#   make deb          build/deb/faultline_VERSION_ARCH.deb (apt install ./faultline_*.deb)
 
 PREFIX ?= /usr/local
 CC ?= cc
@@ -69,6 +70,10 @@ RECORD_SRC = record/session.c record/options_json.c record/pipeline.c record/clo
 	     record/udp.c
 SCHEMA_SRC = schema/db.c schema/upgrade.c schema/loader.c schema/symbol_store.c schema/query_def.c \
 	     schema/metric_store.c
+# one SQLite value as CSV or JSON, one set of rules (query, report, export
+# csv); beside the schema, not in COMMON_SRC: it needs libsqlite3, which
+# the fuzz targets do not link
+SCHEMA_SRC += common/sql_value.c
 CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
 	  cli/record.c cli/record_summary.c \
 	  cli/query.c cli/query_run.c cli/table_out.c cli/report.c \
@@ -76,7 +81,7 @@ CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
 	  cli/import.c cli/import_check.c
 # Readers of a finished database: exports (export/) and the timeline plot
 # (plot/).  They read through SQL only.
-EXPORT_SRC = export/session_info.c export/stack_text.c export/chrome_trace.c \
+EXPORT_SRC = export/session_info.c export/stack_text.c export/stack_frames.c export/chrome_trace.c \
 	     export/csv.c
 PLOT_SRC = plot/reduce.c plot/source.c plot/lost.c plot/html.c plot/svg.c \
 	   plot/plot.c plot/when.c
@@ -165,7 +170,7 @@ LIB_OBJ = $(DECODER_OBJ) $(COLLECTOR_OBJ) $(SCHEMA_OBJ) $(RECORD_OBJ) $(READER_O
 FAULTLINE = $(BUILD)/faultline
 
 .PHONY: all deps deps-check deps-demo deps-bench demo check check-fast check-run soak unwind-fixture bench-diagnose \
-	check-san check-stress fuzz bench install clean
+	check-san check-stress fuzz bench install deb clean
 
 # The packages first, then the build in a sub-make: with -j, a compile
 # must not start before the headers it needs are installed.
@@ -277,6 +282,9 @@ TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
 TEST_BIN += $(BUILD)/tests/test_pg
 # stacks --folded, -f json and csv, parsed back; a C++ program's names
 TEST_BIN += $(BUILD)/tests/test_stacks_out
+# bash completion, sourced and called; the Debian package, read with
+# dpkg-deb and unpacked into a scratch root
+TEST_BIN += tests/completion.sh tests/deb_check.sh
 # a recording that faults and switches without end: memory flat, nothing
 # lost (1 minute in check-run; make soak runs SOAK_MINUTES)
 TEST_BIN += tests/soak.sh
@@ -561,6 +569,13 @@ install: all
 		install -D -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/$${m#man/} || exit 1; \
 	done
 	install -D -m 644 man/faultline-schema.5 $(DESTDIR)$(PREFIX)/share/man/man5/faultline-schema.5
+	install -D -m 644 completion/faultline \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/faultline
+
+# The Debian package, for machines where tools come from apt: the binary,
+# the man pages and the completion; Depends from the libraries it links.
+deb: all
+	@mk/deb.sh $(FAULTLINE) build/deb
 
 clean:
 	rm -rf build faultline

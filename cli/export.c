@@ -57,9 +57,11 @@ static int to_chrome_trace(sqlite3 *db, const char *path,
 		fprintf(stderr, "faultline export: session %" PRId64 " of '%s' to "
 			"'%s': %" PRIu64 " threads, %" PRIu64 " state intervals, %"
 			PRIu64 " faults, %" PRIu64 " tracepoint hits, %" PRIu64
-			" counter points, %" PRIu64 " metric events, %" PRIu64
-			" losses\n", s->id, path, a->output, n.threads, n.states,
-			n.faults, n.tracepoints, n.counter_points, n.instants, n.lost);
+			" counter points, %" PRIu64 " losses, %" PRIu64 " wake-up "
+			"arrows, %" PRIu64 " stacks (%" PRIu64 " frames)\n", s->id,
+			path, a->output, n.threads, n.states, n.faults,
+			n.tracepoints, n.counter_points, n.lost, n.wake_flows,
+			n.stacks, n.frames);
 	if (err == 0 && n.lost_untimed)
 		warning("export", "%" PRIu64 " loss reports have no time and are "
 			"not in the trace (faultline query %s lost lists them)",

@@ -4,27 +4,17 @@
 #include <string.h>
 #include <time.h>
 
+#include "../common/clock.h"
 #include "import_check.h"
 #include "usage.h"
 
-/* ns since the epoch as 2026-11-22T15:41:18.014000000Z. */
-void import_format_utc(int64_t ns, char *buf, size_t n)
-{
-	time_t secs = (time_t)(ns / 1000000000);
-	struct tm tm;
-	size_t k;
-
-	gmtime_r(&secs, &tm);
-	k = strftime(buf, n, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + k, n - k, ".%09lldZ", (long long)(ns % 1000000000));
-}
 
 void import_print_summary(const char *name, const struct metric_store *s)
 {
 	char from[64], to[64], outside[96] = "";
 
-	import_format_utc(s->min_ts, from, sizeof(from));
-	import_format_utc(s->max_ts, to, sizeof(to));
+	utc_format(from, sizeof(from), s->min_ts);
+	utc_format(to, sizeof(to), s->max_ts);
 	if (s->outside)
 		snprintf(outside, sizeof(outside), "; %llu of them outside every "
 			 "recorded session", (unsigned long long)s->outside);
@@ -42,8 +32,8 @@ int import_check_times(const char *name, const struct metric_store *s,
 	char from[64], to[64], lo[64], hi[64];
 	int64_t end = INT64_MIN;
 
-	import_format_utc(s->min_ts, from, sizeof(from));
-	import_format_utc(s->max_ts, to, sizeof(to));
+	utc_format(from, sizeof(from), s->min_ts);
+	utc_format(to, sizeof(to), s->max_ts);
 	if (!s->nspans) {
 		if (s->max_ts < PLAUSIBLE_NS)
 			warning("import", "%s: its points lie before 2000 (%s to %s): "
@@ -56,11 +46,11 @@ int import_check_times(const char *name, const struct metric_store *s,
 	for (size_t i = 0; i < s->nspans; i++)
 		if (s->spans[i].end_ts > end)
 			end = s->spans[i].end_ts;
-	import_format_utc(s->spans[0].start_ts, lo, sizeof(lo));
+	utc_format(lo, sizeof(lo), s->spans[0].start_ts);
 	if (end == INT64_MAX)
 		snprintf(hi, sizeof(hi), "now");
 	else
-		import_format_utc(end, hi, sizeof(hi));
+		utc_format(hi, sizeof(hi), end);
 	return errmsg_set(e, ERANGE, "%s %llu point%s outside every recorded "
 			  "session (%s from %s to %s, the sessions from %s to %s): "
 			  "relative times, or a wrong --ts-unit? --any-time imports "
@@ -79,7 +69,7 @@ int import_seen_before(const char *name, struct metric_store *s,
 
 	if (r <= 0)
 		return r;
-	import_format_utc(ts, when, sizeof(when));
+	utc_format(when, sizeof(when), ts);
 	warning("import", "%s: skipped: the same content was imported on %s, as "
 		"'%s'; --again imports it again", name, when,
 		strcmp(source, "-") ? source : "stdin");

@@ -13,10 +13,6 @@
 #include "../common/errmsg.h"
 #include "../schema/metric_store.h"
 
-/* ns since the epoch (CLOCK_REALTIME) as 2026-11-22T15:41:18.014000000Z
- * into buf (n bytes). */
-void import_format_utc(int64_t ns, char *buf, size_t n);
-
 /* "faultline import: NAME: 2 series, 3 rows, FROM to TO" on stderr, and
  * how many rows lie outside every recorded session, if any. */
 void import_print_summary(const char *name, const struct metric_store *s);

@@ -153,8 +153,8 @@ static int window(const struct plot_args *a, const struct session_info *si,
 	if (err == 0 && spec->to_ts <= spec->from_ts)
 		err = errmsg_set(e, EINVAL, "the window is empty: it runs from %s to %s; "
 				 "--to must come after --from",
-				 fmt_utc(f, sizeof(f), spec->from_ts),
-				 fmt_utc(t, sizeof(t), spec->to_ts));
+				 utc_format(f, sizeof(f), spec->from_ts),
+				 utc_format(t, sizeof(t), spec->to_ts));
 	return err;
 }
 
@@ -185,7 +185,7 @@ static void summary(const char *path, const struct plot_args *a,
 		", %" PRIu64 " faults as %" PRIu64 " single and %" PRIu64 " merged, %"
 		PRIu64 " tracepoint hits as %" PRIu64 ", %" PRIu64 " metric points as %"
 		PRIu64 ", %" PRIu64 " lost spans\n", si->id, path,
-		fmt_utc(f, sizeof(f), spec->from_ts), fmt_utc(t, sizeof(t), spec->to_ts),
+		utc_format(f, sizeof(f), spec->from_ts), utc_format(t, sizeof(t), spec->to_ts),
 		a->output, stat(a->output, &st) == 0 ? st.st_size / 1e6 : 0.0,
 		n->states_in, n->states_out, n->faults_in, n->faults_kept,
 		n->fault_merges, n->events_in, n->events_out, n->points_in,

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "../common/array.h"
+#include "../common/clock.h"
 #include "../common/term_text.h"
 #include "../schema/db.h"
 #include "../schema/pt_names.h"
@@ -70,33 +71,22 @@ static int parse_id(void *value, const char *arg, const char *opt,
 	return err;
 }
 
-/* ns since the epoch, or UTC "2026-11-23T15:41:18[.014123456][Z]". */
+/* ns since the epoch, or a UTC time "2026-11-23T15:41:18[.014123456][Z]"
+ * (utc_parse). */
 static int parse_time(void *value, const char *arg, const char *opt,
 		      struct errmsg *e)
 {
-	struct tm tm;
-	const char *rest;
-	uint64_t ns = 0, v;
-	int digits = 0;
+	uint64_t v;
 
 	if (opt_parse_u64(arg, opt, &v, e) == 0 && v <= INT64_MAX) {
 		*(int64_t *)value = (int64_t)v;
 		return 0;
 	}
-	memset(&tm, 0, sizeof(tm));
-	rest = strptime(arg, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (rest && *rest == '.')
-		for (rest++; *rest >= '0' && *rest <= '9'; rest++, digits++)
-			if (digits < 9)
-				ns = ns * 10 + (uint64_t)(*rest - '0');
-	for (; digits < 9; digits++)
-		ns *= 10;
-	if (!rest || (*rest && strcmp(rest, "Z")))
-		return errmsg_set(e, EINVAL, "invalid %s '%s': expected ns since "
-				  "the epoch or a UTC time like "
-				  "2026-11-23T15:41:18.014Z", opt, arg);
-	*(int64_t *)value = (int64_t)timegm(&tm) * 1000000000 + (int64_t)ns;
-	return 0;
+	if (utc_parse(arg, strlen(arg), UTC_ZONE_OPTIONAL, value) == 0)
+		return 0;
+	return errmsg_set(e, EINVAL, "invalid %s '%s': expected ns since "
+			  "the epoch or a UTC time like "
+			  "2026-11-23T15:41:18.014Z", opt, arg);
 }
 
 static int parse_limit(void *value, const char *arg, const char *opt,
@@ -110,17 +100,6 @@ static int parse_limit(void *value, const char *arg, const char *opt,
 	return err;
 }
 
-static const char *fmt_ts(char *buf, size_t n, int64_t ts)
-{
-	time_t secs = (time_t)(ts / 1000000000);
-	struct tm tm;
-
-	gmtime_r(&secs, &tm);
-	snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (long long)(ts % 1000000000));
-	return buf;
-}
 
 static int failed(sqlite3 *db, int rc, const char *path, struct errmsg *e)
 {
@@ -386,12 +365,12 @@ static int show_trace(sqlite3 *db, const char *path, const struct pt_args *a,
 		       "at %s, thread %lld, %lld bytes\n", (long long)s.trace_id,
 		       (long long)a->session, (long long)s.fault_id,
 		       fmt_dur(dur, sizeof(dur), (uint64_t)s.dur),
-		       fmt_ts(ts, sizeof(ts), s.fault_ts), (long long)s.tid,
+		       utc_format(ts, sizeof(ts), s.fault_ts), (long long)s.tid,
 		       (long long)s.bytes);
 	else
 		printf("trace %lld of session %lld: %s at %s%s%s, thread %lld, %lld "
 		       "bytes\n", (long long)s.trace_id, (long long)a->session,
-		       s.trigger, fmt_ts(ts, sizeof(ts), s.ts), s.dur ? ", lasting " : "",
+		       s.trigger, utc_format(ts, sizeof(ts), s.ts), s.dur ? ", lasting " : "",
 		       s.dur ? fmt_dur(dur, sizeof(dur), (uint64_t)s.dur) : "",
 		       (long long)s.tid, (long long)s.bytes);
 	err = load_rows(db, path, a->session, &s, &rows, &n, e);
@@ -445,7 +424,7 @@ static int list_traces(sqlite3 *db, const char *path, const struct pt_args *a,
 		printf("%8lld  %-10s  %-30s  %10s  %8lld  %8lld  %8s\n",
 		       (long long)sqlite3_column_int64(st, 0),
 		       sqlite3_column_text(st, 1),
-		       fmt_ts(ts, sizeof(ts), sqlite3_column_int64(st, 2)),
+		       utc_format(ts, sizeof(ts), sqlite3_column_int64(st, 2)),
 		       sqlite3_column_int64(st, 3) ? fmt_dur(dur, sizeof(dur),
 				(uint64_t)sqlite3_column_int64(st, 3)) : "-",
 		       (long long)sqlite3_column_int64(st, 4),

@@ -1,4 +1,5 @@
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -33,7 +34,94 @@ static void print_latency(FILE *out, const struct record_pipeline *p,
 		fmt_dur(c, sizeof(c), hist_quantile_hi(&h, 1.0)));
 }
 
-/* How the session ended, as its row says (record_end_reason). */
+/* ns as --duration takes it back: the largest unit that holds it whole
+ * ("2s", "1500ms"). */
+static const char *option_dur(char *buf, size_t n, uint64_t ns)
+{
+	static const struct { uint64_t ns; const char *unit; } units[] = {
+		{ 1000000000, "s" }, { 1000000, "ms" }, { 1000, "us" }, { 1, "ns" },
+	};
+	size_t i = 0;
+
+	while (ns && ns % units[i].ns)
+		i++;
+	snprintf(buf, n, "%llu%s", (unsigned long long)(ns / units[i].ns),
+		 units[i].unit);
+	return buf;
+}
+
+/* A signal's name as kill(1) takes it: "SIGINT". */
+static const char *sig_name(char *buf, size_t n, int sig)
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, n, "SIG%s", abbrev);
+	else
+		snprintf(buf, n, "signal %d", sig);
+	return buf;
+}
+
+/* How the command ended, after "the command " (wait status st). */
+static void print_command_end(FILE *out, int st)
+{
+	char sig[32];
+
+	if (WIFEXITED(st))
+		fprintf(out, "exited with status %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		fprintf(out, "was ended by %s", sig_name(sig, sizeof(sig), WTERMSIG(st)));
+	else
+		fprintf(out, "ended (wait status %#x)", st);
+}
+
+/*
+ * Why recording stopped, and what became of the command: a signal or
+ * --duration ends it with SIGTERM while it still runs (collector/drain.c),
+ * which the summary says, so a command cut short is never taken for one
+ * that finished.  The session row's reason (record_end_reason) is
+ * shorter; this line says more.  1 when it printed a line, 0 when r
+ * stopped for none of these.
+ */
+static int print_stopped(FILE *out, const struct recorder *r)
+{
+	char what[64];
+	int ended = r->child_status >= 0;
+
+	switch (r->stop) {
+	case STOP_SIGNAL:
+		fprintf(out, "  stopped by %s", sig_name(what, sizeof(what),
+							 r->stop_signal));
+		break;
+	case STOP_DURATION:
+		fprintf(out, "  stopped after --duration %s",
+			option_dur(what, sizeof(what), r->cfg.duration_ns));
+		break;
+	case STOP_TARGETS_GONE:
+		if (ended) {
+			fputs("  the command ", out);
+			print_command_end(out, r->child_status);
+			fputc('\n', out);
+		} else {
+			fputs("  the targets exited\n", out);
+		}
+		return 1;
+	case STOP_ERROR:
+	case STOP_NONE:
+		return 0;
+	}
+	if (ended) {
+		fputs(WIFSIGNALED(r->child_status) &&
+		      WTERMSIG(r->child_status) == SIGTERM ?
+		      "; the command was still running and " : "; the command ", out);
+		print_command_end(out, r->child_status);
+	}
+	fputc('\n', out);
+	return 1;
+}
+
+/* How the session ended: failed, else why recording stopped
+ * (print_stopped), else as its row says (record_end_reason). */
 static void print_stop(FILE *out, const struct record_session *rs)
 {
 	if (rs->ended_failed > 0)
@@ -42,7 +130,7 @@ static void print_stop(FILE *out, const struct record_session *rs)
 	else if (rs->ended_failed < 0)
 		fprintf(out, "  FAILED, and its row could not be ended either: "
 			"the next faultline that opens the file finds it killed\n");
-	else if (rs->end_reason[0])
+	else if (!print_stopped(out, &rs->rec) && rs->end_reason[0])
 		fprintf(out, "  %s\n", rs->end_reason);
 }
 

@@ -6,6 +6,7 @@
 #include "../common/array.h"
 #include "../common/csv.h"
 #include "../common/json.h"
+#include "../common/sql_value.h"
 #include "../common/strbuf.h"
 #include "../common/term_text.h"
 #include "table_out.h"
@@ -60,46 +61,15 @@ static size_t width(const char *s)
 	return w;
 }
 
-/* One CSV field to out (common/csv.h): a TEXT value neutralised when it
- * begins like a formula; NULL is empty.  type: the value's SQLite type
- * (SQLITE_NULL for a column name). */
-static void csv_field(FILE *out, const char *s, int type)
+/* A column's name as a CSV field (common/csv.h). */
+static void csv_name(FILE *out, const char *name)
 {
 	struct strbuf sb;
 
-	if (!s)
-		return;
 	strbuf_init(&sb);
-	if (type == SQLITE_TEXT)
-		csv_add_text(&sb, s, strlen(s));
-	else
-		csv_add_field(&sb, s, strlen(s));
+	csv_add_field(&sb, name, strlen(name));
 	fputs(strbuf_str(&sb), out);
 	strbuf_release(&sb);
-}
-
-static void json_value(FILE *out, sqlite3_stmt *st, int i)
-{
-	const char *t = (const char *)sqlite3_column_text(st, i);
-
-	switch (sqlite3_column_type(st, i)) {
-	case SQLITE_INTEGER:
-		fprintf(out, "%lld", (long long)sqlite3_column_int64(st, i));
-		return;
-	case SQLITE_FLOAT:
-		/* SQLite's own text of a REAL ("0.25", "1.0e+20") is a JSON
-		 * number; an infinity is not. */
-		if (isfinite(sqlite3_column_double(st, i)) && t)
-			fputs(t, out);
-		else
-			fputs("null", out);
-		return;
-	case SQLITE_NULL:
-		fputs("null", out);
-		return;
-	default:
-		json_fputs(out, t ? t : "");
-	}
 }
 
 /* Rows of a table, kept until every width is known. */
@@ -243,7 +213,7 @@ static void stream_header(sqlite3_stmt *st, enum out_format f, FILE *out)
 	for (int i = 0; i < n; i++) {
 		if (i)
 			fputc(',', out);
-		csv_field(out, sqlite3_column_name(st, i), SQLITE_NULL);
+		csv_name(out, sqlite3_column_name(st, i));
 	}
 	fputs("\r\n", out);
 }
@@ -283,30 +253,35 @@ static void vertical_row(sqlite3_stmt *st, size_t row, FILE *out)
 static void stream_row(sqlite3_stmt *st, enum out_format f, size_t row, FILE *out)
 {
 	int n = sqlite3_column_count(st);
+	struct strbuf sb;
 
 	if (f == OUT_VERTICAL) {
 		vertical_row(st, row, out);
 		return;
 	}
+	/* Each value by common/sql_value.h's rules, which export's CSV
+	 * follows too. */
+	strbuf_init(&sb);
 	if (f == OUT_CSV) {
 		for (int i = 0; i < n; i++) {
 			if (i)
-				fputc(',', out);
-			csv_field(out, (const char *)sqlite3_column_text(st, i),
-				  sqlite3_column_type(st, i));
+				strbuf_addc(&sb, ',');
+			sql_value_csv(&sb, st, i);
 		}
-		fputs("\r\n", out);
-		return;
+		strbuf_adds(&sb, "\r\n");
+	} else {
+		strbuf_adds(&sb, row ? ",\n{" : "\n{");
+		for (int i = 0; i < n; i++) {
+			if (i)
+				strbuf_adds(&sb, ", ");
+			json_cstring(&sb, sqlite3_column_name(st, i));
+			strbuf_adds(&sb, ": ");
+			sql_value_json(&sb, st, i);
+		}
+		strbuf_addc(&sb, '}');
 	}
-	fputs(row ? ",\n{" : "\n{", out);
-	for (int i = 0; i < n; i++) {
-		if (i)
-			fputs(", ", out);
-		json_fputs(out, sqlite3_column_name(st, i));
-		fputs(": ", out);
-		json_value(out, st, i);
-	}
-	fputc('}', out);
+	fputs(strbuf_str(&sb), out);
+	strbuf_release(&sb);
 }
 
 int table_out(sqlite3_stmt *st, const struct table_style *style, FILE *out,

@@ -12,6 +12,7 @@
 #ifndef FL_CLOCK_H
 #define FL_CLOCK_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -45,5 +46,32 @@ struct clock_anchor {
 
 /* Takes an anchor now: the tightest of CLOCK_ANCHOR_TRIES brackets. */
 void clock_anchor_take(struct clock_anchor *a);
+
+/*
+ * UTC text, the one way faultline writes and reads a wall-clock time.
+ *
+ * utc_format: ts (CLOCK_REALTIME ns since the epoch) as UTC to the ns,
+ * "2026-11-23T22:52:30.497176895Z", into buf (UTC_LEN bytes at least:
+ * any int64 fits); returns buf.  A time before 1970 reads right.
+ */
+#define UTC_LEN 40
+const char *utc_format(char *buf, size_t n, int64_t ts);
+
+/* utc_parse's flags. */
+#define UTC_ZONE_OPTIONAL 1	/* no zone after the time means UTC */
+
+/*
+ * utc_parse: an RFC 3339 date and time, s[0..len) (need not end in a
+ * NUL), to CLOCK_REALTIME ns since the epoch:
+ *
+ *   YYYY-MM-DD ('T' | 't' | ' ') HH:MM:SS [.digits] ZONE
+ *   ZONE: 'Z' | 'z' | +HH:MM | -HH:MM; nothing with UTC_ZONE_OPTIONAL
+ *
+ * Fraction digits past the ninth are read and dropped; a leap second
+ * (:60) reads as the first second of the next minute.  0; -EINVAL when
+ * s is not of that form (or names a day that is not, 31 February);
+ * -ERANGE for a time before 1970 or past what int64 ns hold.
+ */
+int utc_parse(const char *s, size_t len, unsigned flags, int64_t *ns);
 
 #endif

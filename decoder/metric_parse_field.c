@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/clock.h"
 #include "metric_parse.h"
 
 #define NS_PER_S 1000000000ll
@@ -28,65 +29,6 @@ static void trim(const char **s, size_t *len)
 		(*len)--;
 }
 
-/* n digits at s as a number; the caller has checked they are digits. */
-static int digits_at(const char *s, size_t n)
-{
-	int v = 0;
-
-	for (size_t i = 0; i < n; i++)
-		v = v * 10 + (s[i] - '0');
-	return v;
-}
-
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; H. Hinnant's
- * days_from_civil). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-static int days_in_month(int y, int m)
-{
-	static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-	int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-
-	return m == 2 && leap ? 29 : days[m - 1];
-}
-
-/* Does s hold digits at each position of pattern's '9's and pattern's
- * other characters elsewhere? */
-static int matches(const char *s, size_t len, const char *pattern)
-{
-	size_t n = strlen(pattern);
-
-	if (len < n)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (pattern[i] == '9' ? !is_digit(s[i]) : s[i] != pattern[i])
-			return 0;
-	return 1;
-}
-
-/* seconds since the epoch and a ns part to ns, refusing what int64 ns
- * since 1970 cannot hold. */
-static int to_ns(int64_t secs, int64_t frac_ns, int64_t *ns)
-{
-	if (secs < 0)
-		return -ERANGE;
-	if (secs > INT64_MAX / NS_PER_S ||
-	    secs * NS_PER_S > INT64_MAX - frac_ns)
-		return -ERANGE;
-	*ns = secs * NS_PER_S + frac_ns;
-	return 0;
-}
-
 /* Up to 9 fraction digits as ns; further digits are read and dropped.
  * Returns the number of digits, 0 when there are none. */
 static size_t fraction_ns(const char *s, size_t len, int64_t *ns)
@@ -101,50 +43,6 @@ static size_t fraction_ns(const char *s, size_t len, int64_t *ns)
 		}
 	*ns = v;
 	return i;
-}
-
-/* YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM) */
-static int parse_rfc3339(const char *s, size_t len, int64_t *ns)
-{
-	int y, mo, d, h, mi, sec, off = 0;
-	int64_t frac = 0, secs;
-	size_t i = 19;
-
-	if (!matches(s, len, "9999-99-99T99:99:99") &&
-	    !matches(s, len, "9999-99-99t99:99:99") &&
-	    !matches(s, len, "9999-99-99 99:99:99"))
-		return -EINVAL;
-	y = digits_at(s, 4);
-	mo = digits_at(s + 5, 2);
-	d = digits_at(s + 8, 2);
-	h = digits_at(s + 11, 2);
-	mi = digits_at(s + 14, 2);
-	sec = digits_at(s + 17, 2);
-	if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 ||
-	    mi > 59 || sec > 60)
-		return -EINVAL;
-	if (i < len && s[i] == '.') {
-		size_t n = fraction_ns(s + i + 1, len - i - 1, &frac);
-
-		if (!n)
-			return -EINVAL;
-		i += 1 + n;
-	}
-	if (i + 1 == len && (s[i] == 'Z' || s[i] == 'z')) {
-		off = 0;
-	} else if (i + 6 == len && (s[i] == '+' || s[i] == '-') &&
-		   matches(s + i + 1, 5, "99:99")) {
-		int oh = digits_at(s + i + 1, 2), om = digits_at(s + i + 4, 2);
-
-		if (oh > 23 || om > 59)
-			return -EINVAL;
-		off = (oh * 60 + om) * 60 * (s[i] == '-' ? -1 : 1);
-	} else {
-		return -EINVAL;
-	}
-	/* A leap second (:60) reads as the first second of the next minute. */
-	secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - off;
-	return to_ns(secs, frac, ns);
 }
 
 /* Epoch number: digits[.digits] in unit (TS_AUTO: by magnitude). */
@@ -197,7 +95,7 @@ int metric_parse_ts(const char *s, size_t len, enum ts_kind unit,
 	trim(&s, &len);
 	if (len >= 5 && is_digit(s[0]) && s[4] == '-') {
 		*kind = TS_RFC3339;
-		return parse_rfc3339(s, len, ns);
+		return utc_parse(s, len, 0, ns);
 	}
 	return parse_epoch(s, len, unit, ns, kind);
 }

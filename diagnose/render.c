@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../common/clock.h"
 #include "../common/json.h"
 #include "../common/term_text.h"
 #include "pattern.h"
@@ -11,13 +12,9 @@
 /* ts (CLOCK_REALTIME ns) as UTC with ns, as the canned queries write it. */
 static void add_utc(struct strbuf *sb, int64_t ts)
 {
-	time_t s = (time_t)(ts / 1000000000);
-	struct tm tm;
-	char buf[32];
+	char buf[UTC_LEN];
 
-	gmtime_r(&s, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-	strbuf_addf(sb, "%s.%09" PRId64 "Z", buf, ts % 1000000000);
+	strbuf_adds(sb, utc_format(buf, sizeof(buf), ts));
 }
 
 static void add_ms(struct strbuf *sb, int64_t ns)

@@ -11,7 +11,12 @@
 #include "../common/strbuf.h"
 #include "../schema/db.h"
 #include "chrome_trace.h"
-#include "stack_text.h"
+#include "stack_frames.h"
+
+/* A thread with a track: its tid and pid. */
+struct ct_thread {
+	int64_t tid, pid;
+};
 
 /* The writer's state: one pass per table, each event appended to sb and
  * sb handed to the file every OUT_FILE_CHUNK bytes. */
@@ -21,9 +26,9 @@ struct ct {
 	const struct session_info *s;	/* borrowed */
 	struct out_file out;
 	struct strbuf sb;
-	struct stack_text stacks;
+	struct stack_frames stacks;
 	struct chrome_trace_counts n;
-	int64_t *tids;			/* owned: the named threads, ascending */
+	struct ct_thread *tids;		/* owned: the named threads, by tid */
 	size_t ntids, tids_cap;
 	int64_t fault_tid;		/* the thread of the last fault row */
 	int64_t min_fault_ns;		/* shorter faults are left out */
@@ -120,19 +125,31 @@ static void arg_hex(struct ct *c, sqlite3_stmt *st, int col, const char *key,
 	strbuf_add(&c->sb, p, (size_t)(hex + sizeof(hex) - p));
 }
 
-static int arg_stack(struct ct *c, sqlite3_stmt *st, int col, int *first)
+/* The stack of col (a stack_id, or NULL): its database id in args, and
+ * its innermost frame of the trace's stackFrames into *sf (0: none), for
+ * ev_sf after the args. */
+static int arg_stack(struct ct *c, sqlite3_stmt *st, int col, int *first,
+		     int64_t *sf)
 {
-	const char *text;
 	int err;
 
+	*sf = 0;
 	if (sqlite3_column_type(st, col) == SQLITE_NULL)
 		return 0;
-	err = stack_text_get(&c->stacks, sqlite3_column_int64(st, col), &text, c->e);
-	if (err == 0 && *text) {
-		arg_key(c, "stack", first);
-		json_cstring(&c->sb, text);
-	}
+	err = stack_frames_leaf(&c->stacks, sqlite3_column_int64(st, col), sf, c->e);
+	if (err == 0 && *sf)
+		arg_int(c, st, col, "stack_id", first);
 	return err;
+}
+
+/* ,"sf": the event's stack, by its innermost frame (stack_frames.h). */
+static void ev_sf(struct ct *c, int64_t sf)
+{
+	if (!sf)
+		return;
+	strbuf_adds(&c->sb, ",\"sf\":");
+	json_int(&c->sb, sf);
+	c->n.stacked++;
 }
 
 static void args_end(struct ct *c, int first)
@@ -208,7 +225,8 @@ static int thread_row(struct ct *c, sqlite3_stmt *st)
 		return 0;
 	if (ARRAY_RESERVE(c->tids, c->tids_cap, c->ntids + 1) < 0)
 		return errmsg_set(c->e, ENOMEM, "out of memory");
-	c->tids[c->ntids++] = tid;
+	c->tids[c->ntids].tid = tid;
+	c->tids[c->ntids++].pid = pid;
 	c->n.threads++;
 	if (tid == pid)
 		err = meta(c, "process_name", pid, tid, "name", comm, 0);
@@ -228,19 +246,20 @@ static const char threads_sql[] =
 	"SELECT tid, pid, comm, first_ts = max(first_ts) OVER (PARTITION BY tid)"
 	"  FROM thread WHERE session_id = ?1 ORDER BY tid, first_ts";
 
-static int tid_named(const struct ct *c, int64_t tid)
+/* The thread tid of the track list, or NULL when it has no track. */
+static const struct ct_thread *thread_of(const struct ct *c, int64_t tid)
 {
 	size_t lo = 0, hi = c->ntids;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (c->tids[mid] < tid)
+		if (c->tids[mid].tid < tid)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < c->ntids && c->tids[lo] == tid;
+	return lo < c->ntids && c->tids[lo].tid == tid ? &c->tids[lo] : NULL;
 }
 
 /* Names tid's fault track and adds tid to the sorted tids, so it is
@@ -251,18 +270,59 @@ static int name_unnamed(struct ct *c, int64_t pid, int64_t tid)
 
 	if (ARRAY_RESERVE(c->tids, c->tids_cap, c->ntids + 1) < 0)
 		return errmsg_set(c->e, ENOMEM, "out of memory");
-	while (i < c->ntids && c->tids[i] < tid)
+	while (i < c->ntids && c->tids[i].tid < tid)
 		i++;
 	memmove(c->tids + i + 1, c->tids + i, (c->ntids - i) * sizeof(*c->tids));
-	c->tids[i] = tid;
+	c->tids[i].tid = tid;
+	c->tids[i].pid = pid;
 	c->ntids++;
 	return name_fault_track(c, pid, tid, NULL);
 }
 
 /* ---- states, faults, tracepoint hits ------------------------------------ */
 
+/*
+ * A wake-up as a flow arrow (Trace Event Format flow events, version 1):
+ * "s" on the waker's own track at the wake-up, which binds to the waker's
+ * slice enclosing it (running, as it issued the wake-up); "f" with "bp":"e"
+ * on the woken thread's track 1 ns after it, which binds to the slice
+ * enclosing that: the woken thread's interval that the wake-up began.
+ * The id is the woken interval's rowid, unique in the session; both ends
+ * share cat and name, which Perfetto's importer keys a flow by too.  A
+ * waker without a track of its own (an interrupt, the idle task, a thread
+ * that was not recorded) gets no arrow: "woken_by" names it.
+ */
+static int wake_flow(struct ct *c, sqlite3_stmt *st)
+{
+	int64_t waker = sqlite3_column_int64(st, 6), id = sqlite3_column_int64(st, 14);
+	int64_t at = sqlite3_column_int64(st, 2) + sqlite3_column_int64(st, 3);
+	const struct ct_thread *w;
+	int err;
+
+	if (sqlite3_column_type(st, 6) == SQLITE_NULL || waker <= 0 ||
+	    !(w = thread_of(c, waker)))
+		return 0;
+	ev_begin(c, 's', "wakeup", "wake-up");
+	ev_ids(c, w->pid, w->tid);
+	ev_ts(c, at);
+	strbuf_adds(&c->sb, ",\"id\":");
+	json_int(&c->sb, id);
+	err = ev_end(c);
+	if (err < 0)
+		return err;
+	ev_begin(c, 'f', "wakeup", "wake-up");
+	strbuf_adds(&c->sb, ",\"bp\":\"e\"");
+	ev_ids(c, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 0));
+	ev_ts(c, at + 1);
+	strbuf_adds(&c->sb, ",\"id\":");
+	json_int(&c->sb, id);
+	c->n.wake_flows++;
+	return ev_end(c);
+}
+
 static int state_row(struct ct *c, sqlite3_stmt *st)
 {
+	int64_t sf;
 	int first = 1, err;
 
 	ev_begin(c, 'X', "state", (const char *)sqlite3_column_text(st, 4));
@@ -280,10 +340,13 @@ static int state_row(struct ct *c, sqlite3_stmt *st)
 		arg_int(c, st, 9, "uncertain", &first);
 	arg_int(c, st, 11, "next_tid", &first);
 	arg_text(c, st, 12, "next_comm", &first);
-	err = arg_stack(c, st, 10, &first);
+	err = arg_stack(c, st, 10, &first, &sf);
 	args_end(c, first);
+	ev_sf(c, sf);
 	c->n.states++;
-	return err < 0 ? err : ev_end(c);
+	if (err == 0)
+		err = ev_end(c);
+	return err < 0 ? err : wake_flow(c, st);
 }
 
 /* Rows in any order: viewers sort a trace's events themselves.  %s is
@@ -292,7 +355,7 @@ static const char states_sql[] =
 	"SELECT tid, pid, ts, dur, state, cpu, waker_tid, waker_cpu, preempted,"
 	"       uncertain, stack_id, next_tid, next_comm,"
 	"       (SELECT w.waker FROM thread_state_waker w"
-	"         WHERE w.session_id = ?1 AND w.state_id = x.rowid)"
+	"         WHERE w.session_id = ?1 AND w.state_id = x.rowid), x.rowid"
 	"  FROM thread_state AS x %s WHERE session_id = ?1";
 
 static int fault_row(struct ct *c, sqlite3_stmt *st)
@@ -301,11 +364,12 @@ static int fault_row(struct ct *c, sqlite3_stmt *st)
 	int unfinished = sqlite3_column_type(st, 3) == SQLITE_NULL;
 	const char *kind = (const char *)sqlite3_column_text(st, 4);
 	char name[32];
+	int64_t sf = 0;
 	int first = 1, err = 0;
 
 	/* A thread the thread table does not name: its fault track gets a
 	 * name at its first fault. */
-	if (tid != c->fault_tid && !tid_named(c, tid))
+	if (tid != c->fault_tid && !thread_of(c, tid))
 		err = name_unnamed(c, pid, tid);
 	c->fault_tid = tid;
 	snprintf(name, sizeof(name), unfinished ? "unfinished fault" : "%s fault",
@@ -324,8 +388,9 @@ static int fault_row(struct ct *c, sqlite3_stmt *st)
 	arg_int(c, st, 5, "cpu", &first);
 	arg_int(c, st, 6, "exit_cpu", &first);
 	if (err == 0)
-		err = arg_stack(c, st, 9, &first);
+		err = arg_stack(c, st, 9, &first, &sf);
 	args_end(c, first);
+	ev_sf(c, sf);
 	c->n.faults++;
 	return err < 0 ? err : ev_end(c);
 }
@@ -369,9 +434,11 @@ static const char tracepoints_sql[] =
 struct series {
 	char name[512];		/* the track's: name, then labels unless {} */
 	char key[64];		/* the counter's arg: its unit, else "value" */
-	int imported;
 };
 
+/* Every series, sampled or imported, is a counter track: Perfetto and
+ * chrome://tracing draw a ph C series as one chart of its values, where
+ * instants would be a mark per point with the value hidden in its args. */
 static int point_row(struct ct *c, sqlite3_stmt *st, const struct series *se)
 {
 	double v = sqlite3_column_double(st, 1);
@@ -381,18 +448,13 @@ static int point_row(struct ct *c, sqlite3_stmt *st, const struct series *se)
 		c->n.skipped_values++;
 		return 0;
 	}
-	ev_begin(c, se->imported ? 'i' : 'C', "metric", se->name);
-	if (se->imported)
-		strbuf_adds(&c->sb, ",\"s\":\"p\"");
+	ev_begin(c, 'C', "metric", se->name);
 	ev_ids(c, CHROME_TRACE_TID_BASE, CHROME_TRACE_TID_BASE);
 	ev_ts(c, sqlite3_column_int64(st, 0));
-	arg_key(c, se->imported ? "value" : se->key, &first);
+	arg_key(c, se->key, &first);
 	json_real(&c->sb, v);
 	args_end(c, first);
-	if (se->imported)
-		c->n.instants++;
-	else
-		c->n.counter_points++;
+	c->n.counter_points++;
 	return ev_end(c);
 }
 
@@ -434,14 +496,13 @@ static int series_row(struct ct *c, sqlite3_stmt *st)
 	else
 		snprintf(se.name, sizeof(se.name), "%s", name);
 	snprintf(se.key, sizeof(se.key), "%s", unit && *unit ? unit : "value");
-	se.imported = sqlite3_column_int(st, 4);
 	return err < 0 ? err : series_points(c, sqlite3_column_int64(st, 0), &se);
 }
 
 /* The series the session sampled, and the imported ones with a point in
  * its span (as queries/metrics.sql). */
 static const char series_sql[] =
-	"SELECT series_id, name, labels, unit, session_id IS NULL"
+	"SELECT series_id, name, labels, unit"
 	"  FROM metric_series ms"
 	" WHERE ms.session_id = ?1"
 	"    OR (ms.session_id IS NULL AND EXISTS (SELECT 1 FROM metric m"
@@ -502,9 +563,9 @@ static void header(struct ct *c)
 	json_key(sb, "origin_realtime_ns", 0);
 	strbuf_addf(sb, "\"%lld\"", (long long)c->s->start_ts);
 	json_key(sb, "origin_utc", 0);
-	json_cstring(sb, fmt_utc(utc, sizeof(utc), c->s->start_ts));
+	json_cstring(sb, utc_format(utc, sizeof(utc), c->s->start_ts));
 	json_key(sb, "end_utc", 0);
-	json_cstring(sb, fmt_utc(utc, sizeof(utc), c->s->end_ts));
+	json_cstring(sb, utc_format(utc, sizeof(utc), c->s->end_ts));
 	json_key(sb, "min_fault_duration_ns", 0);
 	json_int(sb, c->min_fault_ns);
 	json_key(sb, "fault_track_tid_offset", 0);
@@ -566,6 +627,35 @@ static int body(struct ct *c)
 	return err;
 }
 
+/* ,"stackFrames":{...}: every frame an event's "sf" leads to, written
+ * after the events, once they have all been seen. */
+static int stack_frames_out(struct ct *c)
+{
+	const struct stack_frames *f = &c->stacks;
+	int err = 0;
+
+	strbuf_adds(&c->sb, ",\n\"stackFrames\":{");
+	for (int64_t id = 1; err == 0 && id <= (int64_t)f->n; id++) {
+		const struct stack_frames_node *nd = stack_frames_node(f, id);
+
+		strbuf_adds(&c->sb, id > 1 ? ",\n\"" : "\n\"");
+		json_int(&c->sb, id);
+		strbuf_adds(&c->sb, "\":{\"name\":");
+		json_cstring(&c->sb, nd->name);
+		if (nd->parent) {
+			strbuf_adds(&c->sb, ",\"parent\":\"");
+			json_int(&c->sb, nd->parent);
+			strbuf_addc(&c->sb, '"');
+		}
+		strbuf_addc(&c->sb, '}');
+		err = out_file_put(&c->out, &c->sb, 0, c->e);
+	}
+	c->n.frames = f->n;
+	c->n.stacks = f->nleaves;
+	strbuf_adds(&c->sb, "}");
+	return err;
+}
+
 int chrome_trace_write(sqlite3 *db, const char *db_path,
 		       const struct session_info *s, uint64_t min_fault_ns,
 		       const char *out_path, struct chrome_trace_counts *n,
@@ -578,21 +668,25 @@ int chrome_trace_write(sqlite3 *db, const char *db_path,
 	c.min_fault_ns = min_fault_ns > INT64_MAX ? INT64_MAX : (int64_t)min_fault_ns;
 	c.fault_tid = -1;
 	strbuf_init(&c.sb);
-	stack_text_init(&c.stacks, db, db_path, s->id, 0);
+	stack_frames_init(&c.stacks, db, db_path, s->id);
 	err = out_file_open(&c.out, out_path, e);
 	if (err < 0)
 		goto out;
 	header(&c);
 	err = body(&c);
 	if (err == 0) {
-		strbuf_adds(&c.sb, "\n]}\n");
+		strbuf_adds(&c.sb, "\n]");
+		err = stack_frames_out(&c);
+	}
+	if (err == 0) {
+		strbuf_adds(&c.sb, "}\n");
 		err = out_file_put(&c.out, &c.sb, 1, e);
 	}
 	if (err == 0)
 		err = out_file_commit(&c.out, e);
 out:
 	out_file_abort(&c.out);
-	stack_text_release(&c.stacks);
+	stack_frames_release(&c.stacks);
 	strbuf_release(&c.sb);
 	free(c.tids);
 	if (n)

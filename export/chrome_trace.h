@@ -11,17 +11,23 @@
  *                   thread, named by M events (process_name,
  *                   thread_name: its latest name)
  *   thread_state    complete events (ph X) on the thread's own track,
- *                   named by state (running, sleeping, ...), cat "state"
+ *                   named by state (running, sleeping, ...), cat "state";
+ *                   a wake-up by a recorded thread is also a flow arrow
+ *                   (ph s on the waker, ph f on the woken, cat "wakeup")
  *   fault           complete events on the thread's fault track, named
  *                   "major fault" / "minor fault", cat "fault"; a fault
  *                   that never completed is an instant "unfinished fault"
  *   tracepoint_event  instants (ph i, scope thread) on the thread's track
- *   metric          a series the session sampled: a counter track (ph C)
- *                   on the "metrics" process; an imported series: process
- *                   instants there, one per point (the application's
- *                   events: NAKs, latency samples), its value in args
+ *   metric          a counter track (ph C) per series, sampled or
+ *                   imported, on the "metrics" process
  *   lost            global instants (scope g) where the kernel reported
  *                   lost records, with the CPU and count
+ *
+ * Stacks: each distinct stack is written once, as frames of the
+ * top-level "stackFrames" tree (stack_frames.h); an event taken in one
+ * says so with "sf" (its innermost frame) and args.stack_id (the
+ * database's).  A trace of half a million faults that each carried its
+ * stack as text was a hundred times the size of its database.
  *
  * Two tracks a thread: the format keeps one stack of nested slices per
  * (pid, tid), and a fault overlaps state intervals without nesting in
@@ -51,7 +57,10 @@
 /* What was written, for the command's closing line. */
 struct chrome_trace_counts {
 	uint64_t threads, states, faults, tracepoints;
-	uint64_t counter_points, instants, lost;
+	uint64_t counter_points, lost;
+	uint64_t wake_flows;		/* wake-ups drawn as arrows */
+	uint64_t stacked;		/* events with a stack ("sf") */
+	uint64_t stacks, frames;	/* distinct stacks; frames of the tree */
 	uint64_t lost_untimed;		/* lost rows without a ts: left out */
 	uint64_t skipped_values;	/* metric points that are not finite */
 };

@@ -9,7 +9,7 @@
 
 #include "../common/array.h"
 #include "../common/csv.h"
-#include "../common/json.h"
+#include "../common/sql_value.h"
 #include "../common/out_file.h"
 #include "../common/strbuf.h"
 #include "../schema/db.h"
@@ -64,39 +64,6 @@ static const char tables_sql[] =
 	"  FROM sqlite_master t WHERE t.type = 'table' AND t.name NOT LIKE 'sqlite_%'"
 	" ORDER BY t.name";
 
-static void csv_value(struct strbuf *sb, sqlite3_stmt *st, int col)
-{
-	double d;
-
-	switch (sqlite3_column_type(st, col)) {
-	case SQLITE_NULL:
-		return;
-	case SQLITE_INTEGER:
-		json_int(sb, sqlite3_column_int64(st, col));
-		return;
-	case SQLITE_FLOAT:
-		d = sqlite3_column_double(st, col);
-		if (isfinite(d))
-			json_real(sb, d);
-		else
-			strbuf_adds(sb, isnan(d) ? "nan" : d < 0 ? "-inf" : "inf");
-		return;
-	case SQLITE_BLOB: {
-		const unsigned char *b = sqlite3_column_blob(st, col);
-		int n = sqlite3_column_bytes(st, col);
-
-		strbuf_adds(sb, "x'");
-		for (int i = 0; i < n; i++)
-			strbuf_addf(sb, "%02x", b[i]);
-		strbuf_addc(sb, '\'');
-		return;
-	}
-	default:
-		csv_add_text(sb, (const char *)sqlite3_column_text(st, col),
-			     (size_t)sqlite3_column_bytes(st, col));
-	}
-}
-
 /* Writes one table's header and rows to o. */
 static int write_table(sqlite3 *db, const char *db_path,
 		       const struct session_info *s, const struct table_ref *t,
@@ -130,7 +97,7 @@ static int write_table(sqlite3 *db, const char *db_path,
 		for (int i = 0; i < ncol; i++) {
 			if (i)
 				strbuf_addc(&sb, ',');
-			csv_value(&sb, st, i);
+			sql_value_csv(&sb, st, i);
 		}
 		strbuf_adds(&sb, "\r\n");
 		(*rows)++;

@@ -25,20 +25,6 @@ int session_info_empty(const struct session_info *s)
 	       !s->has_metric_points;
 }
 
-const char *fmt_utc(char *buf, size_t n, int64_t ts)
-{
-	/* Floor division, so a time before 1970 still reads right. */
-	int64_t sec = ts / 1000000000 - (ts % 1000000000 < 0);
-	int64_t frac = ts - sec * 1000000000;
-	time_t t = (time_t)sec;
-	struct tm tm;
-	char day[32];
-
-	if (!gmtime_r(&t, &tm) || !strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm))
-		snprintf(day, sizeof(day), "%lld", (long long)sec);
-	snprintf(buf, n, "%s.%09lldZ", day, (long long)frac);
-	return buf;
-}
 
 static char *dup_col(sqlite3_stmt *st, int col)
 {

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/clock.h"
 #include "../common/errmsg.h"
 
 struct session_info {
@@ -43,12 +44,6 @@ int session_info_read(sqlite3 *db, const char *path, int64_t id,
 /* Does the session hold nothing to show: no fault, no thread state, no
  * tracepoint hit, no metric point in its span? */
 int session_info_empty(const struct session_info *s);
-
-/* ts (CLOCK_REALTIME ns since the epoch) as UTC to the ns,
- * "2026-11-23T22:52:30.497176895Z", into buf (at least UTC_LEN bytes);
- * returns buf. */
-#define UTC_LEN 40
-const char *fmt_utc(char *buf, size_t n, int64_t ts);
 
 /* Frees what s holds and initialises it again. */
 void session_info_release(struct session_info *s);

@@ -159,12 +159,12 @@ static int window_empty(const struct plot_source *src, const struct lanes *ln)
 	return errmsg_set(src->e, ENODATA, "nothing recorded between %s and %s%s "
 			  "in session %lld of '%s'; it ran from %s to %s: widen "
 			  "or move the window (--from/--to, --around/--window)",
-			  fmt_utc(from, sizeof(from), src->from_ts),
-			  fmt_utc(to, sizeof(to), src->to_ts),
+			  utc_format(from, sizeof(from), src->from_ts),
+			  utc_format(to, sizeof(to), src->to_ts),
 			  ln->nthreads || ln->nseries ? " for the threads and "
 			  "metrics asked for" : "", (long long)src->session,
-			  src->path, fmt_utc(start, sizeof(start), src->start_ts),
-			  fmt_utc(end, sizeof(end), src->end_ts));
+			  src->path, utc_format(start, sizeof(start), src->start_ts),
+			  utc_format(end, sizeof(end), src->end_ts));
 }
 
 static void header_of(struct plot_header *h, const struct session_info *s,

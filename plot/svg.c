@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../common/clock.h"
 #include "../common/utf8.h"
 #include "layout.h"
 #include "writers.h"
@@ -63,18 +64,13 @@ static void xml_text(struct strbuf *sb, const char *s)
 	}
 }
 
-/* HH:MM:SS with `places` decimals (<= 9), UTC. */
+/* HH:MM:SS with `places` decimals (<= 9), UTC: utc_format's, cut. */
 static const char *tod(char *buf, size_t n, int64_t ts, int places)
 {
-	int64_t sec = ts / NS_PER_S - (ts % NS_PER_S < 0);
-	int64_t frac = ts - sec * NS_PER_S, day = ((sec % 86400) + 86400) % 86400;
-	char digits[16];
+	char utc[UTC_LEN];
 
-	snprintf(digits, sizeof(digits), "%09lld", (long long)frac);
-	digits[places > 0 ? places : 0] = '\0';
-	snprintf(buf, n, "%02lld:%02lld:%02lld%s%s", (long long)(day / 3600),
-		 (long long)(day / 60 % 60), (long long)(day % 60),
-		 places > 0 ? "." : "", digits);
+	utc_format(utc, sizeof(utc), ts);
+	snprintf(buf, n, "%.*s", 8 + (places > 0 ? 1 + places : 0), utc + 11);
 	return buf;
 }
 
@@ -153,13 +149,11 @@ static int svg_begin(void *wp, const struct plot_header *h)
 	struct plot_writer *w = wp;
 	int width = LAYOUT_LEFT + (int)h->width_px + LAYOUT_RIGHT, height = height_of(h);
 	char a[40], b[40];
-	time_t day = (time_t)(h->from_ts / NS_PER_S);
-	struct tm tm;
-	char date[16] = "";
+	char date[UTC_LEN];
 
 	w->h = *h;
-	if (gmtime_r(&day, &tm))
-		strftime(date, sizeof(date), "%Y-%m-%d", &tm);
+	utc_format(date, sizeof(date), h->from_ts);
+	date[10] = '\0';	/* the day */
 	strbuf_addf(&w->sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		    "viewBox=\"0 0 %d %d\" data-x0=\"%d\" data-width=\"%u\" "

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../common/clock.h"
 #include "when.h"
 
 #define NS_PER_S 1000000000ll
@@ -60,41 +61,14 @@ static int all_digits(const char *s, int64_t *v)
 	return 0;
 }
 
-/* "YYYY-MM-DD" then 'T' or ' ', then a time of day, then "Z" or nothing. */
-static int date_time(const char *s, int64_t *ts)
-{
-	const char *p = s;
-	int y, mo, d;
-	int64_t tod;
-	struct tm tm;
-	time_t day;
-
-	if (fixed_digits(&p, 4, &y) < 0 || *p++ != '-' ||
-	    fixed_digits(&p, 2, &mo) < 0 || *p++ != '-' ||
-	    fixed_digits(&p, 2, &d) < 0 || (*p != 'T' && *p != ' ') ||
-	    mo < 1 || mo > 12 || d < 1 || d > 31)
-		return -1;
-	p++;
-	if (time_of_day(&p, &tod) < 0 || (*p == 'Z' ? p[1] : *p))
-		return -1;
-	memset(&tm, 0, sizeof(tm));
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	day = timegm(&tm);
-	if (day == (time_t)-1 || tm.tm_mday != d)	/* 31 February */
-		return -1;
-	*ts = (int64_t)day * NS_PER_S + tod;
-	return 0;
-}
-
 int plot_when_parse(const char *s, const char *opt, int64_t start_ts,
 		    int64_t end_ts, int64_t *ts, struct errmsg *e)
 {
 	const char *p = s;
 	int64_t tod;
 
-	if (all_digits(s, ts) == 0 || date_time(s, ts) == 0)
+	if (all_digits(s, ts) == 0 ||
+	    utc_parse(s, strlen(s), UTC_ZONE_OPTIONAL, ts) == 0)
 		return 0;
 	if (time_of_day(&p, &tod) == 0 && !*p) {
 		int64_t day = start_ts - start_ts % NS_PER_DAY;

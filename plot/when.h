@@ -3,7 +3,8 @@
  *
  *   1795474351237460456             ns since the Unix epoch
  *   2026-11-23T22:52:31.23746Z      a UTC date and time (the Z, or a
- *   2026-11-23 22:52:31.23746       space for the T, may be left out)
+ *   2026-11-23 22:52:31.23746       space for the T, may be left out;
+ *                                   common/clock.h's utc_parse)
  *   22:52:31.23746                  a UTC time of day, on the session's
  *                                   day: the day it began, or the next
  *                                   one when only that falls inside it

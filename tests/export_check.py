@@ -5,11 +5,15 @@
         Parses the trace with a JSON parser (numbers as exact decimals)
         and compares it with DB: every state interval and every fault as
         a complete event of its thread with ts and dur exact (to the ns,
-        so to the microsecond), every unfinished fault, tracepoint hit,
-        imported metric point and timed loss as an instant, every sampled
-        metric point as a counter event in time order, the threads' names;
-        and every thread's complete events properly nested.  With
-        MIN_FAULT_NS, only the completed faults at least that long.
+        so to the microsecond), every unfinished fault, tracepoint hit and
+        timed loss as an instant, every metric point (sampled or imported)
+        as a counter event in time order, the threads' names; every
+        event's stack ("sf", a frame of the stackFrames tree) as the
+        database names that stack's frames, each frame written once; every
+        wake-up by a thread with a track as a flow from the waker's track
+        to the woken interval; and every thread's complete events properly
+        nested.  With MIN_FAULT_NS, only the completed faults at least that
+        long.
     export_check.py csv DIR DB SESSION
         Reads every DIR/TABLE.csv with a CSV parser and compares it with
         the session's rows of that table, column by column.
@@ -118,6 +122,59 @@ def check_trace(path, dbpath, sess, min_fault):
     check_metrics(db, sess, start, end, ev, rel)
     check_names(db, sess, ev)
     check_nesting(ev)
+    check_stacks(db, sess, d.get("stackFrames", {}), ev)
+    check_flows(db, sess, ev, rel)
+
+
+def check_stacks(db, sess, frames, ev):
+    """Every event with a stack_id names it by "sf", whose chain of
+    parents spells the stack's frames, innermost first; no frame is
+    written twice (same name, same parent)."""
+    seen = set()
+    for fid, f in frames.items():
+        key = (f.get("parent"), f["name"])
+        if key in seen:
+            fail("frame %s (%r under %s) is written twice" % (fid, f["name"], key[0]))
+        seen.add(key)
+        if "parent" in f and f["parent"] not in frames:
+            fail("frame %s has parent %s, not in stackFrames" % (fid, f["parent"]))
+    want = {}
+    for sid, name in db.execute("SELECT stack_id, name FROM stack_frame_name"
+                                " WHERE session_id = ? ORDER BY stack_id, depth, idx",
+                                (sess,)):
+        want.setdefault(sid, []).append(name)
+    for e in ev:
+        sid = e.get("args", {}).get("stack_id") if isinstance(e.get("args"), dict) else None
+        if sid is None:
+            if "sf" in e:
+                fail("an event has sf %s but no stack_id" % e["sf"])
+            continue
+        got, node = [], str(e.get("sf"))
+        while node in frames and len(got) < 10000:
+            got.append(frames[node]["name"])
+            node = frames[node].get("parent")
+        if got != want.get(sid, []):
+            fail("stack %d: the trace's frames %s, the database's %s"
+                 % (sid, got[:4], want.get(sid, [])[:4]))
+            return
+
+
+def check_flows(db, sess, ev, rel):
+    """A wake-up by a thread with a track: "s" on the waker's track at
+    the end of the woken-from interval, "f" (bp e) on the woken thread's
+    track 1 ns later, one id; no other flow."""
+    tracks = {e["tid"] for e in ev if e["ph"] == "X" and e.get("cat") == "state"}
+    starts = {e["id"]: (e["tid"], rel(e)) for e in ev if e["ph"] == "s"}
+    ends = {e["id"]: (e["tid"], rel(e), e.get("bp")) for e in ev if e["ph"] == "f"}
+    want_s, want_f = {}, {}
+    for rowid, tid, end, waker in db.execute(
+            "SELECT rowid, tid, ts + dur, waker_tid FROM thread_state"
+            " WHERE session_id = ? AND waker_tid > 0", (sess,)):
+        if waker in tracks:
+            want_s[rowid] = (waker, end)
+            want_f[rowid] = (tid, end + 1, "e")
+    compare("wake-up flow starts", list(starts.items()), list(want_s.items()))
+    compare("wake-up flow ends", list(ends.items()), list(want_f.items()))
 
 
 def series_name(name, labels):
@@ -129,15 +186,14 @@ def finite(v):
 
 
 def check_metrics(db, sess, start, end, ev, rel):
-    for sid, name, labels, imported in db.execute(
-            "SELECT series_id, name, labels, session_id IS NULL FROM metric_series"
+    for sid, name, labels in db.execute(
+            "SELECT series_id, name, labels FROM metric_series"
             " WHERE session_id = ? OR session_id IS NULL", (sess,)).fetchall():
         want = [(ts, v) for ts, v in db.execute(
             "SELECT ts, value FROM metric WHERE series_id = ? AND ts BETWEEN ? AND ?"
             " ORDER BY ts", (sid, start, end)) if finite(v)]
-        ph = "i" if imported else "C"
         got = [(rel(e), float(list(e["args"].values())[0])) for e in ev
-               if e["ph"] == ph and e.get("cat") == "metric"
+               if e["ph"] == "C" and e.get("cat") == "metric"
                and e["name"] == series_name(name, labels)]
         if got != want:
             fail("metric %s: the export's %d points (in file order) are not the "

@@ -103,7 +103,7 @@ for bin in "$@"; do
 		target=${name#replay_}
 		args=(tests/fuzz/corpus/"$target" tests/fuzz/crashes/"$target")
 		;;
-	man_vs_help.sh)
+	man_vs_help.sh | completion.sh | deb_check.sh)
 		args=("$FAULTLINE")
 		;;
 	esac

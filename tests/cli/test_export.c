@@ -48,9 +48,74 @@ static void the_trace_holds_every_row_exactly_on_two_nested_tracks_a_thread(void
 				       "--format", "chrome-trace", "-o", trace, NULL), 0);
 	assert_non_null(strstr(r.err, "warning: 1 loss reports have no time"));
 	assert_non_null(strstr(r.err, "warning: 1 metric values are not finite"));
+	/* Imported series are counters too (7 sampled points, 2 imported);
+	 * three wake-ups by a recorded thread; two stacks that share main,
+	 * so four frames. */
 	assert_non_null(strstr(r.err, "2 threads, 208 state intervals, 207 faults, "
-			       "4 tracepoint hits, 7 counter points, 2 metric events, "
-			       "3 losses"));
+			       "4 tracepoint hits, 9 counter points, 3 losses, "
+			       "3 wake-up arrows, 2 stacks (4 frames)"));
+}
+
+/*
+ * A session whose 100,000 faults each carry one of 20 stacks 60 frames
+ * deep, named as a JVM's are (long names, the outer 50 frames shared):
+ * written once each, the trace stays within a few times the database's
+ * size, where a stack's text on every event made it a hundred times
+ * larger.
+ */
+static const char deep_sql[] =
+	"INSERT INTO session (session_id, start_ts, end_ts, status, host, kernel,"
+	" command_line, options, faultline_version, start_realtime_ns,"
+	" start_monotonic_ns, min_fault_dur, buffer_bytes, cpus) VALUES"
+	" (1, " T0 ", " T0 "+12000000000, 'complete', 'h', 'k', 'java -jar app.jar',"
+	"  '', '0.1.0', 0, 0, 0, 4096, 2);"
+	"INSERT INTO thread VALUES (1, 201, 200, 'java', " T0 ", " T0 "+12000000000);"
+	"INSERT INTO frame WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1"
+	" FROM c WHERE n < 310) SELECT 1, n, 200, 4096 * n, 0, 0,"
+	" '/usr/lib/jvm/lib/server/libjvm.so', 4096 * n, NULL, 'ok' FROM c;"
+	"INSERT INTO symbol SELECT 1, frame_id, 0,"
+	" 'org.example.server.pipeline.RequestHandler$Stage' || frame_id ||"
+	" '.process(Lorg/example/server/Request;)V', 16, 200, NULL, NULL, 0 FROM frame;"
+	"INSERT INTO stack WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1"
+	" FROM c WHERE n < 20) SELECT 1, n, 200, 60, 'fp', NULL FROM c;"
+	"INSERT INTO stack_frame SELECT 1, s.stack_id, d.n,"
+	" CASE WHEN d.n >= 10 THEN d.n + 1 ELSE 100 + s.stack_id * 10 + d.n END"
+	" FROM stack s, (WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n + 1"
+	" FROM c WHERE n < 59) SELECT n FROM c) d;"
+	"INSERT INTO fault (session_id, ts, dur, tid, pid, cpu, exit_cpu, kind, addr, ip,"
+	" stack_id) WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM c"
+	" WHERE n < 99999) SELECT 1, " T0 " + n * 100000, 1500 + n % 977, 201, 200,"
+	" n % 2, n % 2, 'minor', 140000000000000 + n * 4096, 140000000004096 + n % 20,"
+	" n % 20 + 1 FROM c;";
+
+static void deep_stacks_are_written_once_and_the_trace_stays_near_the_databases_size(void **state)
+{
+	const char *db = scratch_path("deep.db"), *trace = scratch_path("deep.json");
+	struct errmsg e;
+	struct stat dbs, trs;
+	sqlite3 *h = NULL;
+	struct run r;
+
+	(void)state;
+	errmsg_init(&e);
+	if (db_open_write(db, &h, &e) < 0)
+		fail_msg("%s", e.text);
+	if (sqlite3_exec(h, deep_sql, NULL, NULL, NULL) != SQLITE_OK)
+		fail_msg("deep fixture: %s", sqlite3_errmsg(h));
+	if (db_build_indexes(h, db, &e) < 0)
+		fail_msg("%s", e.text);
+	db_close(h);
+	assert_int_equal(run_faultline(&r, "export", db, "--format", "chrome-trace",
+				       "-o", trace, NULL), 0);
+	assert_non_null(strstr(r.err, "100000 faults, "));
+	if (!strstr(r.err, "20 stacks (250 frames)"))
+		fail_msg("expected 20 stacks of 250 frames: %s", r.err);
+	python_check(&r, "export_check.py", "chrome-trace", trace, db, "1", NULL);
+	assert_int_equal(stat(db, &dbs), 0);
+	assert_int_equal(stat(trace, &trs), 0);
+	if (trs.st_size > 3 * dbs.st_size)
+		fail_msg("the trace is %lld bytes, over 3 times the database's %lld",
+			 (long long)trs.st_size, (long long)dbs.st_size);
 }
 
 static void a_threshold_leaves_the_short_faults_out_and_says_so(void **state)
@@ -218,6 +283,7 @@ int main(void)
 		cmocka_unit_test_teardown(a_real_recording_exports_to_a_trace_and_csv_that_match_its_database,
 					  kill_leftovers),
 		cmocka_unit_test(the_trace_holds_every_row_exactly_on_two_nested_tracks_a_thread),
+		cmocka_unit_test(deep_stacks_are_written_once_and_the_trace_stays_near_the_databases_size),
 		cmocka_unit_test(a_threshold_leaves_the_short_faults_out_and_says_so),
 		cmocka_unit_test(the_trace_names_the_origin_and_keeps_hostile_names_valid_json),
 		cmocka_unit_test(the_csv_files_read_back_as_the_sessions_rows),

@@ -412,6 +412,38 @@ static void csv_text_that_begins_like_a_formula_is_neutralised_and_numbers_kept(
 	assert_non_null(strstr(buf, "2,20,-1,-4096,"));
 }
 
+/* One value is written one way wherever it goes (common/sql_value.h):
+ * query -f csv and export's CSV print the same line for the same row,
+ * and query -f json has the same numbers, null for an infinity. */
+static void query_csv_and_export_csv_write_a_value_alike(void **state)
+{
+	const char *db = fixture_copy("values.db", "CREATE TABLE later (r REAL, inf REAL,"
+				      " ninf REAL, b BLOB, n INTEGER, i INTEGER, t TEXT);"
+				      " INSERT INTO later VALUES (0.1, 1e999, -1e999, x'0a1b',"
+				      " NULL, 12, 'a,\"b\"')");
+	const char *sql = scratch_path("later.sql"), *dir = scratch_path("values-csv");
+	static const char line[] = "0.1,inf,-inf,x'0a1b',,12,\"a,\"\"b\"\"\"\r\n";
+	char path[512], buf[4096];
+	FILE *f = fopen(sql, "w");
+	struct run r;
+
+	(void)state;
+	assert_non_null(f);
+	fputs("-- Every row of the later table.\nSELECT * FROM later\n", f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(run_faultline(&r, "query", db, sql, "-f", "csv", NULL), 0);
+	assert_non_null(strstr(full_stdout(&r), line));
+	assert_int_equal(run_faultline(&r, "export", db, "--session", "2", "--format",
+				       "csv", "-o", dir, "-q", NULL), 0);
+	snprintf(path, sizeof(path), "%s/later.csv", dir);
+	slurp(path, buf, sizeof(buf));
+	assert_non_null(strstr(buf, line));
+	assert_int_equal(run_faultline(&r, "query", db, sql, "-f", "json", NULL), 0);
+	assert_non_null(strstr(full_stdout(&r), "{\"r\": 0.1, \"inf\": null, \"ninf\": null,"
+			       " \"b\": \"x'0a1b'\", \"n\": null, \"i\": 12,"
+			       " \"t\": \"a,\\\"b\\\"\"}"));
+}
+
 /* Lazy binding reads the caller's file at its recorded path to name the
  * function bound; whoever owns that directory can put a FIFO there.
  * diagnose ends at once, the finding without the name. */
@@ -982,6 +1014,7 @@ int main(void)
 		cmocka_unit_test(report_summarises_the_latest_session),
 		cmocka_unit_test(names_with_escape_sequences_are_shown_escaped_on_a_terminal),
 		cmocka_unit_test(csv_text_that_begins_like_a_formula_is_neutralised_and_numbers_kept),
+		cmocka_unit_test(query_csv_and_export_csv_write_a_value_alike),
 		cmocka_unit_test_teardown(diagnose_reads_no_fifo_planted_at_a_caller_s_path,
 					  kill_leftovers),
 		cmocka_unit_test(report_skips_a_last_session_that_recorded_nothing_and_says_so),

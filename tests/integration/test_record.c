@@ -350,6 +350,22 @@ static void the_summary_reports_counts_and_nothing_lost(void **state)
 	assert_non_null(strstr(r.err, "minor faults:"));
 }
 
+/* --duration ends a command that still runs, with SIGTERM, and the
+ * summary says so: a command cut short is not taken for one that
+ * finished.  The command would sleep far past the duration. */
+static void the_summary_says_when_duration_ended_the_command(void **state)
+{
+	const char *db = scratch_path("duration.db");
+	struct run r;
+	char *argv[] = { (char *)faultline_bin(), "record", "-o", (char *)db,
+			 "--duration", "1500ms", "--", "/bin/sleep", "600", NULL };
+
+	(void)state;
+	assert_int_equal(run_argv(&r, argv), 0);
+	assert_non_null(strstr(r.err, "  stopped after --duration 1500ms; the command was "
+			       "still running and was ended by SIGTERM\n"));
+}
+
 static void duration_stops_the_recording_and_ends_the_command(void **state)
 {
 	const char *db = scratch_path("dur.db");
@@ -623,6 +639,8 @@ int main(void)
 		cmocka_unit_test_teardown(record_comm_keeps_every_thread_and_hit_of_a_process_started_later, kill_leftovers),
 		cmocka_unit_test_teardown(a_threshold_stores_only_long_faults_but_counts_all, kill_leftovers),
 		cmocka_unit_test_teardown(a_second_recording_adds_a_session_to_the_same_database, kill_leftovers),
+		cmocka_unit_test_teardown(the_summary_says_when_duration_ended_the_command,
+					  kill_leftovers),
 		cmocka_unit_test_teardown(the_summary_reports_counts_and_nothing_lost, kill_leftovers),
 		cmocka_unit_test_teardown(duration_stops_the_recording_and_ends_the_command, kill_leftovers),
 		cmocka_unit_test_teardown(a_signal_or_duration_ends_the_command_while_recording, kill_leftovers),

@@ -4,9 +4,12 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "../../common/array.h"
+#include "../../common/clock.h"
 #include "../../common/demangle.h"
 #include "../../common/edit_distance.h"
 #include "../../common/json.h"
@@ -15,6 +18,63 @@
 #include "../../common/utf8.h"
 #include "../../decoder/tracepoint.h"
 #include "records.h"
+
+/* utc_format against libc's gmtime_r and strftime, as an oracle, over
+ * days before and after 1970, leap days and century years. */
+static void utc_format_writes_what_gmtime_says_to_the_ns(void **state)
+{
+	static const int64_t secs[] = { 0, -1, 59, 86399, 86400, 951782400,
+		951868799, 4107456000ll, -2208988800ll, 1700000000, 1795474351,
+		9223372036ll };
+	char got[UTC_LEN], want[64];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(secs); i++) {
+		time_t t = (time_t)secs[i];
+		struct tm tm;
+		size_t k;
+
+		assert_non_null(gmtime_r(&t, &tm));
+		k = strftime(want, sizeof(want), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(want + k, sizeof(want) - k, ".%09dZ", (int)(i * 7919));
+		utc_format(got, sizeof(got), secs[i] * 1000000000 + (int64_t)(i * 7919));
+		assert_string_equal(got, want);
+	}
+	assert_string_equal(utc_format(got, sizeof(got), -1),
+			    "1969-12-31T23:59:59.999999999Z");
+}
+
+static void utc_parse_reads_rfc_3339_and_what_utc_format_writes(void **state)
+{
+	const char *ok[] = { "2023-11-14T22:13:20Z", "2023-11-14t22:13:20z",
+			     "2023-11-14 22:13:20.000000000Z", "2023-11-14T23:13:20+01:00",
+			     "2023-11-14T21:43:20-00:30", "2023-11-14T22:13:20.0000000004Z" };
+	char buf[UTC_LEN];
+	int64_t ns;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
+		assert_int_equal(utc_parse(ok[i], strlen(ok[i]), 0, &ns), 0);
+		assert_int_equal(ns, 1700000000000000000ll);
+	}
+	/* What utc_format writes reads back as the same ns. */
+	utc_format(buf, sizeof(buf), 1795474351237460456ll);
+	assert_int_equal(utc_parse(buf, strlen(buf), 0, &ns), 0);
+	assert_int_equal(ns, 1795474351237460456ll);
+	/* No zone: UTC only where the caller says so. */
+	assert_int_equal(utc_parse("2023-11-14T22:13:20.5", 21, 0, &ns), -EINVAL);
+	assert_int_equal(utc_parse("2023-11-14T22:13:20.5", 21, UTC_ZONE_OPTIONAL, &ns), 0);
+	assert_int_equal(ns, 1700000000500000000ll);
+	/* Not read past len: the text need not end in a NUL. */
+	assert_int_equal(utc_parse("2023-11-14T22:13:20Zjunk", 20, 0, &ns), 0);
+	assert_int_equal(utc_parse("2023-02-29T00:00:00Z", 20, 0, &ns), -EINVAL);
+	assert_int_equal(utc_parse("2024-02-29T00:00:00Z", 20, 0, &ns), 0);
+	assert_int_equal(utc_parse("2023-11-14T24:00:00Z", 20, 0, &ns), -EINVAL);
+	assert_int_equal(utc_parse("2023-11-14T22:13:20.Z", 21, 0, &ns), -EINVAL);
+	assert_int_equal(utc_parse("2023-11-14T22:13:20+1:00", 24, 0, &ns), -EINVAL);
+	assert_int_equal(utc_parse("1969-12-31T23:59:59Z", 20, 0, &ns), -ERANGE);
+	assert_int_equal(utc_parse("2263-01-01T00:00:00Z", 20, 0, &ns), -ERANGE);
+}
 
 static void an_array_grows_by_doubling_and_keeps_its_contents(void **state)
 {
@@ -284,6 +344,8 @@ int main(void)
 		cmocka_unit_test(a_malformed_tracepoint_spec_names_the_option_and_the_form),
 		cmocka_unit_test(cxx_and_both_rust_manglings_demangle_and_c_names_stay),
 		cmocka_unit_test(edit_distance_counts_swaps_and_closest_needs_a_clear_winner),
+		cmocka_unit_test(utc_format_writes_what_gmtime_says_to_the_ns),
+		cmocka_unit_test(utc_parse_reads_rfc_3339_and_what_utc_format_writes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
