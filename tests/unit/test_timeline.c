@@ -27,7 +27,8 @@ static int store_state(void *ctx, const struct state_interval *iv)
 
 	assert_true(fx->n < MAX_IV);
 	assert_true(iv->nran <= CPU_SHARES_MAX + 1);
-	memcpy(fx->ran[fx->n], iv->ran, iv->nran * sizeof(*iv->ran));
+	if (iv->nran)
+		memcpy(fx->ran[fx->n], iv->ran, iv->nran * sizeof(*iv->ran));
 	fx->iv[fx->n] = *iv;
 	fx->iv[fx->n++].ran = NULL;
 	return 0;
