@@ -61,6 +61,16 @@ static struct thread *thread_of(struct fault_stream *s, const struct ev *e)
 	return t;
 }
 
+/* A blocked interval of a thread inside its system call: the call
+ * waited (for the disk, a page, a kernel lock) that long. */
+static void blocked_in_call(struct fault_stream *s, const struct state_interval *iv)
+{
+	struct thread *t = thread_table_find(&s->threads, iv->tid);
+
+	if (t && t->sys.active && t->sys.mono_ts <= iv->mono_ts)
+		t->sys.blocked_ns += iv->dur_ns;
+}
+
 static int store_state(void *ctx, const struct state_interval *iv)
 {
 	struct fault_stream *s = ctx;
@@ -69,6 +79,8 @@ static int store_state(void *ctx, const struct state_interval *iv)
 	if (!s->ops.store_state)
 		return 0;
 	s->st.intervals++;
+	if (iv->state == TS_BLOCKED)
+		blocked_in_call(s, iv);
 	if (s->nran && iv->state == TS_RUNNABLE && iv->tid == s->ran_tid) {
 		with_ran = *iv;
 		with_ran.ran = s->ran;
@@ -128,7 +140,9 @@ static int syscall_done(struct fault_stream *s, struct thread *t,
 		s->st.sys_timed++;
 		if (syscall_count(t, c) < 0)
 			return -ENOMEM;
-		store = c->dur_ns >= s->min_sys_ns;
+		/* A call that waited in state D is stored however short:
+		 * disk reads are rarely a millisecond each, and add up. */
+		store = c->dur_ns >= s->min_sys_ns || c->blocked_ns > 0;
 	}
 	s->st.sys_stored += store;
 	return s->ops.syscall_done ? s->ops.syscall_done(s->ops.ctx, c, store) : 0;

@@ -51,8 +51,9 @@ struct fault_stream_ops {
 	int (*syscall_wanted)(void *ctx, int32_t nr);
 	/* A finished call of a target thread, in the order of its exit (an
 	 * unfinished one's at the thread's exit or the end): store is 1 for
-	 * a call asked for at or over the threshold, or unfinished, else 0
-	 * (a shorter one, or one only traced: not to store).  Optional. */
+	 * a call asked for at or over the threshold, or that blocked (state
+	 * D) however briefly, or unfinished; else 0 (a shorter one, or one
+	 * only traced: not to store).  Optional. */
 	int (*syscall_done)(void *ctx, const struct syscall_call *c, int store);
 };
 

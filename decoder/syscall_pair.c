@@ -11,6 +11,7 @@ int syscall_pair_enter(struct syscall_pending *p, const struct ev *e)
 	p->cpu = e->cpu;
 	p->pid = e->pid;
 	p->nr = e->u.sys.nr;
+	p->blocked_ns = 0;
 	memcpy(p->args, e->u.sys.args, sizeof(p->args));
 	return dropped ? SP_UNPAIRED : 0;
 }
@@ -30,6 +31,7 @@ int syscall_pair_exit(struct syscall_pending *p, const struct ev *e,
 	done->cpu = p->cpu;
 	done->nr = p->nr;
 	done->ret = e->u.sys.ret;
+	done->blocked_ns = p->blocked_ns;
 	memcpy(done->args, p->args, sizeof(done->args));
 	p->active = 0;
 	return SP_DONE;
@@ -47,6 +49,7 @@ int syscall_pair_drain(struct syscall_pending *p, uint32_t tid,
 	out->pid = p->pid;
 	out->cpu = p->cpu;
 	out->nr = p->nr;
+	out->blocked_ns = p->blocked_ns;
 	memcpy(out->args, p->args, sizeof(out->args));
 	p->active = 0;
 	return 1;

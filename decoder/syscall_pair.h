@@ -31,6 +31,7 @@ struct syscall_call {
 	uint32_t cpu;		/* of the entry */
 	int32_t nr;
 	int64_t ret;		/* the exit's return value; 0 when unfinished */
+	uint64_t blocked_ns;	/* of it, the thread's time blocked (state D) */
 	uint64_t args[6];
 };
 
@@ -39,6 +40,7 @@ struct syscall_pending {
 	uint64_t mono_ts;
 	uint32_t cpu, pid;
 	int32_t nr;
+	uint64_t blocked_ns;	/* blocked intervals that ended during it */
 	uint64_t args[6];
 };
 

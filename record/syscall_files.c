@@ -71,7 +71,8 @@ static int make_room(struct syscall_files *f)
 }
 
 int syscall_files_add(struct syscall_files *f, uint32_t tid, uint32_t pid,
-		      int32_t nr, const char *fd_name, uint64_t dur_ns)
+		      int32_t nr, const char *fd_name, uint64_t dur_ns,
+		      uint64_t blocked_ns)
 {
 	struct syscall_file_sum *s;
 
@@ -88,6 +89,7 @@ int syscall_files_add(struct syscall_files *f, uint32_t tid, uint32_t pid,
 	}
 	s->calls++;
 	s->total_ns += dur_ns;
+	s->blocked_ns += blocked_ns;
 	if (dur_ns > s->max_ns)
 		s->max_ns = dur_ns;
 	return 0;

@@ -14,7 +14,7 @@ struct syscall_file_sum {
 	uint32_t tid, pid;
 	int32_t nr;
 	char *fd_name;		/* owned; NULL: not known */
-	uint64_t calls, total_ns, max_ns;
+	uint64_t calls, total_ns, max_ns, blocked_ns;
 };
 
 struct syscall_files {
@@ -25,9 +25,10 @@ struct syscall_files {
 void syscall_files_init(struct syscall_files *f);
 void syscall_files_release(struct syscall_files *f);
 
-/* One call of dur_ns on a descriptor that named fd_name (NULL: not
- * known; copied).  0 or -ENOMEM. */
+/* One call of dur_ns (blocked_ns of it in state D) on a descriptor that
+ * named fd_name (NULL: not known; copied).  0 or -ENOMEM. */
 int syscall_files_add(struct syscall_files *f, uint32_t tid, uint32_t pid,
-		      int32_t nr, const char *fd_name, uint64_t dur_ns);
+		      int32_t nr, const char *fd_name, uint64_t dur_ns,
+		      uint64_t blocked_ns);
 
 #endif

@@ -252,7 +252,7 @@ int record_syscalls_store_files(struct record_syscalls *rs, struct loader *l,
 		const struct syscall_file_sum *s = &rs->files.slots[i];
 		struct loader_syscall_file row = { s->tid, s->pid,
 			syscall_name(s->nr), s->fd_name, s->calls, s->total_ns,
-			s->max_ns };
+			s->max_ns, s->blocked_ns };
 		char other[32];
 
 		if (!s->calls)
@@ -282,7 +282,8 @@ int record_syscalls_flush(struct record_syscalls *rs, struct loader *l,
 				rs->unnamed++;
 			if (h->fd >= 0 && h->c.dur_ns != SYSCALL_NO_DUR &&
 			    syscall_files_add(&rs->files, h->c.tid, h->c.pid, h->c.nr,
-					      h->name_of_fd, h->c.dur_ns) < 0)
+					      h->name_of_fd, h->c.dur_ns,
+					      h->c.blocked_ns) < 0)
 				err = errmsg_set(e, ENOMEM, "out of memory");
 			if (err == 0 && h->args)
 				err = store_held(rs, l, h, e);

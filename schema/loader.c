@@ -186,16 +186,16 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 			      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
 	if (err == 0)
 		err = prepare(l, &l->sys, "INSERT INTO syscall (session_id, tid,"
-			      " pid, ts, dur, cpu, nr, name, ret, fd, fd_name, args)"
-			      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", e);
+			      " pid, ts, dur, cpu, nr, name, ret, blocked_ns, fd,"
+			      " fd_name, args) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
 	if (err == 0)
 		err = prepare(l, &l->sys_hist, "INSERT OR REPLACE INTO"
 			      " syscall_histogram (session_id, tid, name, lo_ns,"
 			      " hi_ns, count, max_ns) VALUES (?,?,?,?,?,?,?)", e);
 	if (err == 0)
 		err = prepare(l, &l->sys_file, "INSERT INTO syscall_file (session_id,"
-			      " tid, pid, name, fd_name, calls, total_ns, max_ns)"
-			      " VALUES (?,?,?,?,?,?,?,?)", e);
+			      " tid, pid, name, fd_name, calls, total_ns, max_ns,"
+			      " blocked_ns) VALUES (?,?,?,?,?,?,?,?,?)", e);
 	if (err == 0)
 		err = prepare(l, &l->ran, "INSERT INTO ran_instead (session_id,"
 			      " tid, ts, cpu, ran_tid, ran_comm, dur)"
@@ -356,9 +356,10 @@ int loader_syscall(struct loader *l, const struct loader_syscall *s,
 	sqlite3_bind_int64(st, 6, c->cpu);
 	sqlite3_bind_int64(st, 7, c->nr);
 	sqlite3_bind_text(st, 8, s->name, -1, SQLITE_TRANSIENT);
-	bind_opt(st, 10, s->fd);
-	bind_text_or_null(st, 11, s->fd_name);
-	sqlite3_bind_text(st, 12, s->args, -1, SQLITE_TRANSIENT);
+	bind_u64(st, 10, c->blocked_ns);
+	bind_opt(st, 11, s->fd);
+	bind_text_or_null(st, 12, s->fd_name);
+	sqlite3_bind_text(st, 13, s->args, -1, SQLITE_TRANSIENT);
 	return row_written(l, st, e);
 }
 
@@ -378,6 +379,7 @@ int loader_syscall_file(struct loader *l, const struct loader_syscall_file *s,
 	bind_u64(st, 6, s->calls);
 	bind_u64(st, 7, s->total_ns);
 	bind_u64(st, 8, s->max_ns);
+	bind_u64(st, 9, s->blocked_ns);
 	return row_written(l, st, e);
 }
 

@@ -126,7 +126,7 @@ int loader_syscall(struct loader *l, const struct loader_syscall *s,
 struct loader_syscall_file {
 	uint32_t tid, pid;
 	const char *name, *fd_name;
-	uint64_t calls, total_ns, max_ns;
+	uint64_t calls, total_ns, max_ns, blocked_ns;
 };
 int loader_syscall_file(struct loader *l, const struct loader_syscall_file *s,
 			struct errmsg *e);

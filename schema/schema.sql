@@ -257,7 +257,8 @@ CREATE TABLE fault_histogram (
 ) WITHOUT ROWID;
 
 -- One row per system call of a target thread (record --syscalls) that
--- took --min-syscall-duration or longer, timed from raw_syscalls:
+-- took --min-syscall-duration or longer, or blocked (state D) at all,
+-- timed from raw_syscalls:
 -- sys_enter to sys_exit in the calling thread, or that was still in
 -- progress when its thread exited or the recording ended (dur and ret
 -- NULL).  Shorter calls are counted in syscall_histogram, every one.
@@ -273,6 +274,9 @@ CREATE TABLE syscall (
 	-- recorded it did not know N.
 	name		TEXT NOT NULL,
 	ret		INTEGER,		-- a negative errno on failure
+	-- Of dur, the thread's time blocked (state D: the disk, a page, a
+	-- kernel lock); 0 when it never blocked, or without thread states.
+	blocked_ns	INTEGER NOT NULL,
 	-- The descriptor it worked on (its fd or epfd argument), and what
 	-- that named as strace -y says it: a path, 'tcp 127.0.0.1:6379->
 	-- 127.0.0.1:51234', 'pipe:[4242]'; NULL when it has none, or when
@@ -310,7 +314,8 @@ CREATE TABLE syscall_file (
 	fd_name		TEXT,
 	calls		INTEGER NOT NULL,
 	total_ns	INTEGER NOT NULL,
-	max_ns		INTEGER NOT NULL
+	max_ns		INTEGER NOT NULL,
+	blocked_ns	INTEGER NOT NULL	-- of total_ns, blocked (state D)
 );
 
 CREATE TABLE mapping (
