@@ -131,6 +131,8 @@ DIAGNOSE_SRC = diagnose/engine.c diagnose/group.c diagnose/describe.c \
 	       diagnose/p_anon_swapped.c diagnose/p_recorder.c \
 	       diagnose/p_preemption.c diagnose/p_slow_wakeup.c \
 	       diagnose/cpu_holders.c
+# diagnose: the system-call patterns (record --syscalls)
+DIAGNOSE_SRC += diagnose/p_file_io.c diagnose/p_fsync.c
 DECODER_SRC += decoder/plt_bind.c
 CLI_SRC += cli/diagnose.c cli/diagnose_event.c
 # plot --finding N

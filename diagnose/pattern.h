@@ -68,6 +68,8 @@ extern const struct diag_pattern diag_lazy_binding;
 extern const struct diag_pattern diag_reclaim;
 extern const struct diag_pattern diag_numa_balancing;
 extern const struct diag_pattern diag_file_evicted;
+extern const struct diag_pattern diag_file_io;
+extern const struct diag_pattern diag_fsync;
 extern const struct diag_pattern diag_anon_swapped;
 extern const struct diag_pattern diag_recorder;
 extern const struct diag_pattern diag_cpu_quota;

@@ -15,6 +15,8 @@ const struct diag_pattern *const diag_patterns[] = {
 	&diag_numa_balancing,
 	&diag_file_evicted,
 	&diag_anon_swapped,
+	&diag_file_io,
+	&diag_fsync,
 	&diag_recorder,
 	&diag_cpu_quota,
 	&diag_preemption,

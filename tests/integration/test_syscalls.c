@@ -167,6 +167,49 @@ static void a_reused_descriptor_is_never_named_as_another_file(void **state)
 				" fd_name = '%s/a'", tid, scratch_dir()), 0);
 }
 
+/*
+ * Many short reads of a file dropped from the page cache, each waiting
+ * for the disk: each is stored as it blocked, however short, and
+ * diagnose names the file as one finding with their sum.
+ */
+static void short_disk_reads_are_stored_and_diagnosed_by_their_file(void **state)
+{
+	const char *db = scratch_path("cold.db"), *data = scratch_path("cold.bin");
+	char script[1024], needle[600];
+	struct run r;
+	FILE *f = fopen(data, "w");
+
+	(void)state;
+	assert_non_null(f);
+	for (int i = 0; i < 4096; i++)
+		for (int k = 0; k < 4096; k++)
+			fputc(i * 31 + k, f);
+	assert_int_equal(fclose(f), 0);
+	if (file_evict(data) > 0)
+		skip_msg("the page cache kept %s after POSIX_FADV_DONTNEED", data);
+	/* Every 64th page, backwards: read-ahead cannot serve the next. */
+	snprintf(script, sizeof(script), "import os, time\n"
+		 "fd = os.open('%s', os.O_RDONLY)\n"
+		 "os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)\n"
+		 "for i in range(4095, 0, -64):\n"
+		 "    os.pread(fd, 4096, i * 4096)\n"
+		 "time.sleep(1)\n", data);
+	unsetenv("LINGER_MS");
+	if (run_faultline(&r, "record", "-q", "-o", db, "--syscalls", "--",
+			  "/usr/bin/python3", "-c", script, NULL) != 0)
+		fail_msg("record failed: %s", r.err);
+	assert_true(db_int(db, "SELECT count(*) FROM syscall WHERE name = 'pread64'"
+			   " AND fd_name = '%s' AND blocked_ns > 0", data) >= 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM syscall WHERE name ="
+				" 'pread64' AND fd_name = '%s' AND blocked_ns > dur",
+				data), 0);
+	assert_int_equal(run_faultline(&r, "diagnose", db, NULL), 0);
+	snprintf(needle, sizeof(needle), "cause:     %s", data);
+	if (!strstr(r.out, "file I/O: a read or write of a file waited for the disk")
+	    || !strstr(r.out, needle))
+		fail_msg("diagnose does not name %s:\n%s", data, r.out);
+}
+
 /* An unknown call is a usage error that names the one meant. */
 static void a_misspelt_call_is_refused_with_the_one_meant(void **state)
 {
@@ -185,6 +228,7 @@ int main(void)
 		cmocka_unit_test_teardown(a_call_in_progress_at_the_end_is_stored_unfinished,
 					  kill_leftovers),
 		cmocka_unit_test(a_reused_descriptor_is_never_named_as_another_file),
+		cmocka_unit_test(short_disk_reads_are_stored_and_diagnosed_by_their_file),
 		cmocka_unit_test(a_misspelt_call_is_refused_with_the_one_meant),
 	};
 
