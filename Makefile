@@ -511,7 +511,8 @@ bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_r
 		$(BUILD)/bench/pt_decode_rate $(PTFIX) \
 		$(BUILD)/bench/import_rate_parse \
 		$(BUILD)/bench/symbolize_rate \
-		$(BUILD)/bench/pingpong $(BUILD)/bench/wake_loop $(BUILD)/tests/udp_workload
+		$(BUILD)/bench/pingpong $(BUILD)/bench/wake_loop $(BUILD)/tests/udp_workload \
+		$(BUILD)/bench/syscall_loop
 	$(BUILD)/bench/loader_rate
 	$(BUILD)/bench/pt_decode_rate $(PTFIX)
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop RATE=$(BUILD)/bench/symbolize_rate \
@@ -519,6 +520,7 @@ bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_r
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop bench/collector/record_overhead.sh
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop bench/collector/stack_overhead.sh
 	FAULTLINE=$(FAULTLINE) PINGPONG=$(BUILD)/bench/pingpong bench/collector/switch_overhead.sh
+	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/syscall_loop bench/collector/syscall_overhead.sh
 	FAULTLINE=$(FAULTLINE) BUILD=$(BUILD) bench/queries/stalls_near.sh
 	FAULTLINE=$(FAULTLINE) BUILD=$(BUILD) bench/fleet/merge.sh
 	FAULTLINE=$(FAULTLINE) BUILD=$(BUILD) LOOP=$(BUILD)/bench/fault_loop \
@@ -550,6 +552,10 @@ $(BUILD)/bench/wake_loop: bench/collector/wake_loop.c
 	$(CC) -O2 -o $@ $<
 
 $(BUILD)/bench/fault_loop: bench/collector/fault_loop.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -o $@ $<
+
+$(BUILD)/bench/syscall_loop: bench/collector/syscall_loop.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -o $@ $<
 
