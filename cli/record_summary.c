@@ -347,6 +347,15 @@ void record_summary_print(FILE *out, const struct record_session *rs,
 			(unsigned long long)st->intervals,
 			(unsigned long long)st->ran_waits,
 			(unsigned long long)p->n.tracepoints);
+	if (st->tracepoints_other)
+		fprintf(out, "  -e: %llu hits in no target thread, not stored (an "
+			"interrupt's, or another process's)\n",
+			(unsigned long long)st->tracepoints_other);
+	if (st->tracepoints_other && !p->n.tracepoints)
+		warning("record", "no -e hit was in a target thread: the "
+			"tracepoint fires in interrupt context or in other threads "
+			"(block:block_rq_complete, irq:*, the kernel's workers); "
+			"record the whole machine with -a to keep its hits");
 	if (rs->cfg.syscalls)
 		fprintf(out, "  system calls: %llu timed, %llu stored (%llu unfinished), "
 			"%llu unpaired; on descriptors %llu named, %llu not (closed, "

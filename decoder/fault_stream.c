@@ -420,8 +420,10 @@ int fault_stream_event(void *stream, const struct ev *e)
 	}
 	if (e->cpu_wide && !s->cpu_wide_adds_threads) {
 		t = thread_table_find(&s->threads, e->tid);
-		if (!t || t->exited)
+		if (!t || t->exited) {
+			s->st.tracepoints_other += e->kind == EV_TRACEPOINT;
 			return 0;
+		}
 	} else if (!(t = thread_of(s, e))) {
 		return -ENOMEM;
 	}
@@ -454,6 +456,7 @@ int fault_stream_event(void *stream, const struct ev *e)
 	case EV_SYS_EXIT:
 		return on_syscall(s, t, e);
 	case EV_TRACEPOINT:
+		s->st.tracepoints_other += !t->wanted;
 		if (!t->wanted || !s->ops.store_tracepoint)
 			return 0;
 		s->st.tracepoints++;

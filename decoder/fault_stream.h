@@ -70,6 +70,8 @@ struct fault_stats {
 	uint64_t ran_waits;		/* of those, runnable waits stored with
 					 * what ran instead */
 	uint64_t tracepoints;		/* -e hits of target threads stored */
+	uint64_t tracepoints_other;	/* -e hits in no target thread (an
+					 * interrupt's, another process's) */
 	uint64_t sys_timed;		/* calls asked for, entry and exit paired */
 	uint64_t sys_stored;		/* of those, at or over the threshold */
 	uint64_t sys_unfinished;	/* calls asked for, still in progress */

@@ -69,12 +69,43 @@ static void a_utf8_string_field_round_trips(void **state)
 				"instr(fields, 'caf\xc3\xa9') > 0"), 1);
 }
 
+/*
+ * A tracepoint of another process's, or of an interrupt's, is about no
+ * target: with a command target such hits are not stored, and the
+ * summary counts them rather than say nothing.  Three execs of /bin/true
+ * by the test, while sleep is recorded, are three such hits at least.
+ */
+static void hits_outside_the_targets_are_counted_not_hidden(void **state)
+{
+	const char *db = scratch_path("exec.db");
+	char *argv[] = { (char *)faultline_bin(), "record", "-o", (char *)db, "-e",
+			 "sched:sched_process_exec", "--", "sleep", "2", NULL };
+	char *true_argv[] = { "/bin/true", NULL };
+	const char *line;
+	long long other = -1;
+	struct run r, t;
+
+	(void)state;
+	assert_int_equal(start_recording(&r, argv, 30000), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(run_argv(&t, true_argv), 0);
+	if (run_wait(&r) != 0)
+		fail_msg("record failed: %s", r.err);
+	line = strstr(r.err, "  -e: ");
+	assert_non_null(line);
+	assert_int_equal(sscanf(line, "  -e: %lld hits in no target thread", &other), 1);
+	assert_true(other >= 3);
+	/* sleep's own exec, at most, is a target's. */
+	assert_true(db_int(db, "SELECT count(*) FROM tracepoint_event") <= 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(udp_drops_equal_the_kernels_count_for_the_socket, kill_leftovers),
 		cmocka_unit_test_teardown(a_kernel_side_filter_keeps_only_what_it_matches, kill_leftovers),
 		cmocka_unit_test_teardown(a_utf8_string_field_round_trips, kill_leftovers),
+		cmocka_unit_test(hits_outside_the_targets_are_counted_not_hidden),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
