@@ -257,7 +257,7 @@ WORKLOAD_BIN += $(BUILD)/tests/cold_workload
 FUZZ_TARGETS += fuzz_unwind
 # record --udp-port
 UNIT_TESTS += test_proc_net_udp test_sampler_thread
-FUZZ_TARGETS += fuzz_proc_net_udp
+FUZZ_TARGETS += fuzz_proc_net_udp fuzz_proc_net_sock
 # record --pt
 FUZZ_TARGETS += fuzz_pt
 # faultline diagnose; plt_bind reads a library built here, lazily

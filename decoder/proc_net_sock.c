@@ -62,15 +62,17 @@ int sock_parse_inet_line(const char *line, size_t len, int v6,
 			 struct sock_line *out)
 {
 	char local[64], remote[64], inode[32], l[60], r[60], *end;
+	uint64_t ino;
 
 	if (field(line, len, 1, local, sizeof(local)) ||
 	    field(line, len, 2, remote, sizeof(remote)) ||
 	    field(line, len, 9, inode, sizeof(inode)) ||
 	    inet_text(local, v6, l, sizeof(l)) || inet_text(remote, v6, r, sizeof(r)))
 		return -EINVAL;
-	out->inode = strtoull(inode, &end, 10);
+	ino = strtoull(inode, &end, 10);
 	if (*end || !inode[0])
 		return -EINVAL;
+	out->inode = ino;
 	/* A listening or unconnected socket has no peer: port 0. */
 	if (!strcmp(strrchr(r, ':'), ":0"))
 		snprintf(out->addrs, sizeof(out->addrs), "%s", l);
@@ -82,13 +84,15 @@ int sock_parse_inet_line(const char *line, size_t len, int v6,
 int sock_parse_unix_line(const char *line, size_t len, struct sock_line *out)
 {
 	char num[32], inode[32], *end;
+	uint64_t ino;
 
 	if (field(line, len, 0, num, sizeof(num)) || !strchr(num, ':') ||
 	    field(line, len, 6, inode, sizeof(inode)))
 		return -EINVAL;
-	out->inode = strtoull(inode, &end, 10);
+	ino = strtoull(inode, &end, 10);
 	if (*end || !inode[0])
 		return -EINVAL;
+	out->inode = ino;
 	if (field(line, len, 7, out->addrs, sizeof(out->addrs)))
 		out->addrs[0] = '\0';
 	return 0;

@@ -12,7 +12,8 @@
  * RefCount, 2 Protocol, 3 Flags, 4 Type, 5 St, 6 Inode, 7 Path (absent
  * when unbound; '@' first for an abstract name).
  *
- * Pure: no I/O, no allocation; 0 with *out filled, or -EINVAL.
+ * Pure: no I/O, no allocation; 0 with *out filled, or -EINVAL with *out
+ * untouched.
  */
 #ifndef FL_PROC_NET_SOCK_H
 #define FL_PROC_NET_SOCK_H

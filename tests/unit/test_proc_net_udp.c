@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "../../common/array.h"
+#include "../../decoder/proc_net_sock.h"
 #include "../../decoder/proc_net_udp.h"
 #include "records.h"
 
@@ -273,10 +274,49 @@ static void malformed_snmp6_text_is_refused_and_out_kept(void **state)
 	}
 }
 
+/* What names a socket descriptor (record --syscalls): its addresses,
+ * the peer left out where there is none, a unix socket's path. */
+static void socket_lines_name_the_socket_as_strace_does(void **state)
+{
+	static const char tcp[] = "   3: 0100007F:18EB 0100007F:C8A2 01 "
+		"00000000:00000000 00:00000000 00000000     0        0 12345 1 "
+		"0000000000000000 20 4 30 10 -1\n";
+	static const char listen[] = "   0: 00000000:18EB 00000000:0000 0A "
+		"00000000:00000000 00:00000000 00000000     0        0 99 1\n";
+	static const char tcp6[] = "   0: 00000000000000000000000001000000:0050 "
+		"00000000000000000000000001000000:1092 01 00000000:00000000 "
+		"00:00000000 00000000     0        0 777 1\n";
+	static const char unix_line[] = "00000000e1b734ec: 00000003 00000000 "
+		"00000000 0001 03  1658 /run/x.sock\n";
+	static const char unbound[] = "00000000e1b734ec: 00000003 00000000 "
+		"00000000 0001 03  1659\n";
+	struct sock_line s;
+
+	(void)state;
+	assert_int_equal(sock_parse_inet_line(tcp, sizeof(tcp) - 1, 0, &s), 0);
+	assert_int_equal(s.inode, 12345);
+	assert_string_equal(s.addrs, "127.0.0.1:6379->127.0.0.1:51362");
+	assert_int_equal(sock_parse_inet_line(listen, sizeof(listen) - 1, 0, &s), 0);
+	assert_string_equal(s.addrs, "0.0.0.0:6379");
+	assert_int_equal(sock_parse_inet_line(tcp6, sizeof(tcp6) - 1, 1, &s), 0);
+	assert_int_equal(s.inode, 777);
+	assert_string_equal(s.addrs, "[::1]:80->[::1]:4242");
+	assert_int_equal(sock_parse_unix_line(unix_line, sizeof(unix_line) - 1, &s), 0);
+	assert_int_equal(s.inode, 1658);
+	assert_string_equal(s.addrs, "/run/x.sock");
+	assert_int_equal(sock_parse_unix_line(unbound, sizeof(unbound) - 1, &s), 0);
+	assert_string_equal(s.addrs, "");
+	/* A header line, and an inet line given as IPv6, are refused. */
+	assert_int_equal(sock_parse_inet_line("  sl  local_address rem_address", 31,
+					      0, &s), -EINVAL);
+	assert_int_equal(sock_parse_inet_line(tcp, sizeof(tcp) - 1, 1, &s), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_udp_line_gives_port_inode_depth_and_drops),
+		cmocka_unit_test(socket_lines_name_the_socket_as_strace_does),
 		cmocka_unit_test(a_udp6_line_gives_the_address_in_brackets),
 		cmocka_unit_test(fields_after_drops_and_tabs_between_fields_are_taken),
 		cmocka_unit_test(a_line_of_another_shape_is_refused_and_out_kept),
