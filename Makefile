@@ -481,7 +481,7 @@ fuzz: deps-check
 		clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
 			$(shell pkg-config --cflags libtraceevent libdw libelf) \
 			-o build/fuzz/$$t tests/fuzz/$$t.c $(COMMON_SRC) $(DECODER_SRC) \
-			$(shell pkg-config --libs libtraceevent libdw libelf) -lipt && \
+			$(shell pkg-config --libs libtraceevent libdw libelf) -lipt -liberty && \
 		build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) \
 			-artifact_prefix=tests/fuzz/crashes/$$t/ \
 			build/fuzz/corpus/$$t tests/fuzz/corpus/$$t || exit 1; \
