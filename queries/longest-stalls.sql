@@ -23,7 +23,9 @@
 --                       what held the CPU meanwhile ('; ran: cc1 (4242)
 --                       4.100 ms, idle 0.200 ms': ran_instead_named); for
 --                       another, what woke the thread as thread_state_waker
---                       words it: 'woken by rx (4242)'
+--                       words it: 'woken by rx (4242)', then the system
+--                       call it waited in (wait_in_call, record
+--                       --syscalls): '; in pread64 of /var/lib/x.db'
 --   stack      TEXT     innermost function first ('c <- b <- main'); NULL
 --                       when none was recorded
 WITH sess AS (
@@ -78,8 +80,13 @@ SELECT strftime('%Y-%m-%dT%H:%M:%S', s.ts / 1000000000, 'unixepoch')
                       ORDER BY i.dur DESC, i.ran_tid) i), '')
            FROM thread_state_reason r
           WHERE r.session_id = sess.id AND r.state_id = s.state_id)
-       ELSE 'woken by ' || (SELECT w.waker FROM thread_state_waker w
-                             WHERE w.session_id = sess.id AND w.state_id = s.state_id)
+       ELSE nullif(ltrim(coalesce('woken by ' || (SELECT w.waker FROM thread_state_waker w
+                             WHERE w.session_id = sess.id AND w.state_id = s.state_id),
+                                     '')
+                   || coalesce('; in ' || (SELECT c.waited_in FROM wait_in_call c
+                                            WHERE c.session_id = sess.id
+                                              AND c.state_id = s.state_id), ''),
+                         '; '), '')
        END AS states,
        (SELECT group_concat(name, ' <- ') FROM (
           SELECT name FROM stack_frame_name n

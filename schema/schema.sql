@@ -708,6 +708,25 @@ SELECT x.session_id, x.rowid AS state_id, x.tid, x.ts, x.waker_tid, x.waker_cpu,
   FROM thread_state x
   LEFT JOIN wake_source ws ON ws.session_id = x.session_id AND ws.state_id = x.rowid;
 
+-- The system call each interval off the CPU lay in (record --syscalls):
+-- its thread's latest stored call that began at or before the interval
+-- and had not returned by its end, in the one wording every reader
+-- shows, waited_in: 'pread64 of /var/lib/x.db', 'fsync of /var/log/a',
+-- 'futex'.  No row for an interval in no stored call (a call shorter
+-- than --min-syscall-duration that did not block is no row), nor in a
+-- session recorded without --syscalls.  state_id: thread_state's rowid;
+-- syscall_id: syscall's.
+CREATE VIEW wait_in_call AS
+SELECT x.session_id, x.rowid AS state_id, c.rowid AS syscall_id, c.name AS call,
+       c.fd_name, c.name || coalesce(' of ' || c.fd_name, '') AS waited_in
+  FROM thread_state x
+  JOIN syscall c ON c.rowid = (SELECT c2.rowid FROM syscall c2
+                                WHERE c2.session_id = x.session_id
+                                  AND c2.tid = x.tid AND c2.ts <= x.ts
+                                ORDER BY c2.ts DESC LIMIT 1)
+ WHERE x.state != 'running'
+   AND (c.dur IS NULL OR c.ts + c.dur >= x.ts + x.dur);
+
 -- Each thread that ran instead during a runnable wait (ran_instead), in
 -- the one wording every reader shows: holder 'cc1 (22745)', 'idle' for
 -- the CPU's idle task, 'others' for the threads past the eighth; who

@@ -203,6 +203,15 @@ static void short_disk_reads_are_stored_and_diagnosed_by_their_file(void **state
 	assert_int_equal(db_int(db, "SELECT count(*) FROM syscall WHERE name ="
 				" 'pread64' AND fd_name = '%s' AND blocked_ns > dur",
 				data), 0);
+	/* Each blocked wait is tied to the read it lay in. */
+	assert_true(db_int(db, "SELECT count(*) FROM wait_in_call w JOIN thread_state"
+			   " x ON x.rowid = w.state_id WHERE x.state = 'blocked'"
+			   " AND w.waited_in = 'pread64 of %s'", data) >= 1);
+	assert_int_equal(run_faultline(&r, "query", db, "longest-stalls", "--wide",
+				       "limit=50", NULL), 0);
+	snprintf(needle, sizeof(needle), "in pread64 of %s", data);
+	if (!strstr(r.out, needle))
+		fail_msg("longest-stalls does not say '%s':\n%s", needle, r.out);
 	assert_int_equal(run_faultline(&r, "diagnose", db, NULL), 0);
 	snprintf(needle, sizeof(needle), "cause:     %s", data);
 	if (!strstr(r.out, "file I/O: a read or write of a file waited for the disk")
