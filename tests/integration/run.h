@@ -20,6 +20,7 @@
 #include <string.h>
 #include <ftw.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -158,6 +159,27 @@ static void forget_started(pid_t pid)
 	for (int i = 0; i < nstarted; i++)
 		if (started[i] == pid)
 			started[i] = started[--nstarted];
+}
+
+/* A busy loop pinned to cpu, in a child a teardown's kill_leftovers
+ * ends; its pid. */
+static pid_t start_busy_loop_on(int cpu)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		for (;;)
+			;
+	}
+	assert_true(pid > 0);
+	if (nstarted < 64)
+		started[nstarted++] = pid;
+	return pid;
 }
 
 /* A cmocka teardown: kills and reaps whatever a test left running. */

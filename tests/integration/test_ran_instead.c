@@ -9,29 +9,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
-#include <sched.h>
 
 #include "run.h"
-
-/* A busy loop pinned to cpu, in a child; its pid. */
-static pid_t start_busy_loop(int cpu)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		sched_setaffinity(0, sizeof(set), &set);
-		for (;;)
-			;
-	}
-	assert_true(pid > 0);
-	if (nstarted < 64)
-		started[nstarted++] = pid;
-	return pid;
-}
 
 static void a_busy_loop_on_the_same_cpu_is_named_for_the_runnable_waits(void **state)
 {
@@ -45,7 +24,7 @@ static void a_busy_loop_on_the_same_cpu_is_named_for_the_runnable_waits(void **s
 
 	(void)state;
 	snprintf(cpus, sizeof(cpus), "%d", cpu);
-	loop = start_busy_loop(cpu);
+	loop = start_busy_loop_on(cpu);
 	/* A shell loop, CPU-bound for 0.5 s on the loop's CPU. */
 	if (run_faultline(&r, "record", "-o", db, "--", "taskset", "-c", cpus,
 			  "timeout", "0.5", "sh", "-c", "while :; do :; done",

@@ -9,29 +9,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
-#include <sched.h>
 
 #include "run.h"
-
-/* A busy loop pinned to cpu, in a child; its pid. */
-static pid_t start_busy_loop(int cpu)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		sched_setaffinity(0, sizeof(set), &set);
-		for (;;)
-			;
-	}
-	assert_true(pid > 0);
-	if (nstarted < 64)
-		started[nstarted++] = pid;
-	return pid;
-}
 
 /*
  * `sleep 0.3` pinned beside a busy loop on the same CPU: the timer's
@@ -48,7 +27,7 @@ static void a_timer_wakeup_under_a_busy_loop_is_never_credited_to_the_loop(void 
 
 	(void)state;
 	snprintf(cpus, sizeof(cpus), "%d", cpu);
-	loop = start_busy_loop(cpu);
+	loop = start_busy_loop_on(cpu);
 	if (run_faultline(&r, "record", "-q", "-o", db, "--", "taskset", "-c", cpus,
 			  "sleep", "0.3", NULL) != 0)
 		fail_msg("record failed: %s", r.err);
