@@ -551,11 +551,11 @@ $(BUILD)/bench/wake_loop: bench/collector/wake_loop.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -o $@ $<
 
-$(BUILD)/bench/fault_loop: bench/collector/fault_loop.c
+$(BUILD)/bench/fault_loop: bench/collector/fault_loop.c bench/collector/loop_clock.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -o $@ $<
 
-$(BUILD)/bench/syscall_loop: bench/collector/syscall_loop.c
+$(BUILD)/bench/syscall_loop: bench/collector/syscall_loop.c bench/collector/loop_clock.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -o $@ $<
 

@@ -16,25 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "loop_clock.h"
+
 #define CHUNK_PAGES 4096
-
-/* This process's CPU time so far, user and system, in ns. */
-static long long cpu_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ll +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ll;
-}
-
-static double now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
 
 int main(int argc, char **argv)
 {
