@@ -133,6 +133,8 @@ DIAGNOSE_SRC = diagnose/engine.c diagnose/group.c diagnose/describe.c \
 	       diagnose/cpu_holders.c
 # diagnose: the system-call patterns (record --syscalls)
 DIAGNOSE_SRC += diagnose/p_file_io.c diagnose/p_fsync.c
+# diagnose: the files of one directory, one finding
+DIAGNOSE_SRC += diagnose/by_directory.c
 DECODER_SRC += decoder/plt_bind.c
 CLI_SRC += cli/diagnose.c cli/diagnose_event.c
 # plot --finding N

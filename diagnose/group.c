@@ -8,6 +8,7 @@
 
 #include "../common/array.h"
 #include "../common/strbuf.h"
+#include "by_directory.h"
 #include "engine.h"
 #include "pattern.h"
 
@@ -182,7 +183,9 @@ int diag_group(sqlite3 *db, const struct diag_request *req,
 		qsort(res->stalls, res->nstalls, sizeof(*res->stalls), by_tid_ts);
 	count_once(res);
 	line_up(req, res);
-	err = make_findings(res);
+	err = diag_by_directory(res);
+	if (err == 0)
+		err = make_findings(res);
 	for (size_t i = 0; err == 0 && i < res->nfindings; i++) {
 		struct diag_finding *f = &res->findings[i];
 		const struct diag_pattern *p = diag_patterns[f->pattern];

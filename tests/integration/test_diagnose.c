@@ -363,9 +363,54 @@ static void what_the_machine_cannot_make_is_named_from_its_rows(void **state)
 	assert_false(has_finding(json, "preemption", 900002, NULL));
 }
 
+/*
+ * Major faults on 30 files, each in a directory of its own under one
+ * (as git's loose objects are): one finding for the directory, not 30.
+ */
+static void many_cold_files_under_one_directory_are_one_finding(void **state)
+{
+	const char *db = scratch_path("objs.db"), *top = scratch_path("objs");
+	char path[512], script[1024], needle[600];
+	struct run r;
+
+	(void)state;
+	assert_int_equal(mkdir(top, 0755), 0);
+	for (int i = 0; i < 30; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%02x", top, i);
+		assert_int_equal(mkdir(path, 0755), 0);
+		snprintf(path, sizeof(path), "%s/%02x/obj", top, i);
+		assert_non_null(f = fopen(path, "w"));
+		for (int k = 0; k < 8192; k++)
+			fputc(k * 7 + i, f);
+		assert_int_equal(fclose(f), 0);
+		if (file_evict(path) > 0)
+			skip_msg("the page cache kept %s after POSIX_FADV_DONTNEED", path);
+	}
+	snprintf(script, sizeof(script), "import mmap, glob\n"
+		 "for f in sorted(glob.glob('%s/*/obj')):\n"
+		 "    with open(f, 'rb') as fh:\n"
+		 "        m = mmap.mmap(fh.fileno(), 0, prot=mmap.PROT_READ)\n"
+		 "        m[0]\n"
+		 "        m.close()\n", top);
+	if (run_faultline(&r, "record", "-q", "-o", db, "--", "/usr/bin/python3",
+			  "-c", script, NULL) != 0)
+		fail_msg("record failed: %s", r.err);
+	assert_int_equal(run_faultline(&r, "diagnose", db, "--min-fault", "1ns",
+				       NULL), 0);
+	snprintf(needle, sizeof(needle), "cause:     %s/ (30 files)", top);
+	if (!strstr(r.out, needle))
+		fail_msg("no one finding for %s:\n%s", top, r.out);
+	snprintf(needle, sizeof(needle), "cause:     %s/00/obj", top);
+	if (strstr(r.out, needle))
+		fail_msg("a file of %s has a finding of its own:\n%s", top, r.out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(many_cold_files_under_one_directory_are_one_finding, kill_leftovers),
 		cmocka_unit_test_teardown(a_busier_thread_pinned_beside_it_is_named_as_preemption, kill_leftovers),
 		cmocka_unit_test_teardown(a_wakeup_left_waiting_behind_a_spinning_thread_is_slow, kill_leftovers),
 		cmocka_unit_test_teardown(each_wait_gets_the_reason_its_stack_shows, kill_leftovers),
