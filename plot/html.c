@@ -3,7 +3,7 @@
  * one JSON object, streamed as the lanes come:
  *
  *   {"session":N, "db":..., "origin_ns":"<from, CLOCK_REALTIME ns>",
- *    "span_ns":..., ..., "threads":[LANE...], "metrics":[LANE...],
+ *    "span_ns":..., ..., "metrics":[LANE...], "threads":[LANE...],
  *    "lost":[...], "stacks":{"ID":"f <- g", ...}, "counts":{...}}
  *
  * Every time in an item is ns relative to origin_ns (a double holds
@@ -42,7 +42,9 @@ extern const char plot_page_js[], plot_page_css[];
 #define CSP "default-src 'none'; script-src 'unsafe-inline'; " \
 	    "style-src 'unsafe-inline'; img-src data:"
 
-enum { SEC_NONE, SEC_THREADS, SEC_METRICS, SEC_LOST, SEC_STACKS };
+/* The sections in the order they are written: the metric lanes first,
+ * as they are drawn, under the axis. */
+enum { SEC_NONE, SEC_METRICS, SEC_THREADS, SEC_LOST, SEC_STACKS };
 
 void plot_writer_init(struct plot_writer *w, struct out_file *out,
 		      struct errmsg *e)
@@ -209,11 +211,11 @@ static void close_lane(struct plot_writer *w)
 	w->arr = 0;
 }
 
-/* Opens section sec ("threads", "metrics", "lost", "stacks"), closing
+/* Opens section sec ("metrics", "threads", "lost", "stacks"), closing
  * the one before; a section never opened is written empty. */
 static void open_section(struct plot_writer *w, int sec)
 {
-	static const char *const names[] = { "", "threads", "metrics", "lost", "stacks" };
+	static const char *const names[] = { "", "metrics", "threads", "lost", "stacks" };
 
 	close_lane(w);
 	while (w->section < sec) {

@@ -18,6 +18,7 @@
 #define LAYOUT_FAULT_H 17	/* the tallest: a 1 s fault */
 #define LAYOUT_EV_Y 37		/* tracepoint ticks, under the bar */
 #define LAYOUT_EV_H 6
-#define LAYOUT_TITLE 40		/* the SVG's title lines, above the axis */
+#define LAYOUT_TITLE 40		/* the SVG's title lines, above the legend */
+#define LAYOUT_LEGEND_ROW 18	/* a row of the SVG's legend, above the axis */
 
 #endif

@@ -3,8 +3,8 @@
  * the reduction (reduce.c) and the writers (html.c, svg.c).
  *
  * A plot covers a window [from, to) of one session on the wall clock
- * (CLOCK_REALTIME ns) and has lanes, top to bottom: one per thread (its
- * states, its faults, its tracepoint hits) and one per metric series.
+ * (CLOCK_REALTIME ns) and has lanes, top to bottom: one per metric series,
+ * then one per thread (its states, its faults, its tracepoint hits).
  * Lost-record spans cross every lane.
  *
  * Every item is either a recorded row (n == 1, every field of the row) or
@@ -13,8 +13,8 @@
  * keep_fault_ns long as a recorded row, whatever the resolution.
  *
  * The sink is the writer: the driver (plot.c) calls, in this order,
- *   begin; per thread lane: lane, states..., faults..., events...;
- *   per metric lane: lane, points...; lost...; stack...; end.
+ *   begin; per metric lane: lane, points...; per thread lane: lane,
+ *   states..., faults..., events...; lost...; stack...; end.
  * Items of a lane come in time order within each kind, except faults,
  * which come in time order within each fault kind.  Pointers in items
  * are borrowed: valid during the call only.

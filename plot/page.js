@@ -260,6 +260,13 @@ function defs() {
 		'<rect width="3" height="8" fill="rgba(90,90,90,0.35)"/></pattern></defs>');
 }
 
+/* A tick's label is centred on it unless that would run past the
+ * plot's right edge: then it ends at the tick (11 px digits are about
+ * 6.2 px wide). */
+function labelAnchor(x, text) {
+	return x + text.length * 3.1 > L.left + plotW + L.right - 2 ? "end" : "middle";
+}
+
 /* Ticks at round times of day: 1, 2 or 5 times a power of ten ns. */
 function axis(height) {
 	var span = view.v1 - view.v0, want = Math.max(2, Math.floor(plotW / 120)), step = 1;
@@ -276,7 +283,8 @@ function axis(height) {
 		var x = r2(xOf(t));
 		put("line", { x1: x, x2: x, y1: L.axis, y2: height, "class": "grid" });
 		put("line", { x1: x, x2: x, y1: L.axis - 6, y2: L.axis, "data-t": Math.round(t) });
-		put("text", { x: x, y: L.axis - 10, "text-anchor": "middle" }, tod(t, places));
+		put("text", { x: x, y: L.axis - 10, "text-anchor": labelAnchor(x, tod(t, places)) },
+		    tod(t, places));
 	}
 	put("text", { x: 4, y: L.axis - 10, "class": "sub" }, dateOf(view.v0) + " UTC");
 	put("line", { x1: L.left, x2: L.left + plotW, y1: L.axis, y2: L.axis });
@@ -395,8 +403,8 @@ function render() {
 	out = [];
 	defs();
 	axis(height);
-	threads.forEach(function (th) { drawThread(th, y, q); y += L.threadH + L.gap; });
 	metrics.forEach(function (m) { drawMetric(m, y, q); y += L.metricH + L.gap; });
+	threads.forEach(function (th) { drawThread(th, y, q); y += L.threadH + L.gap; });
 	drawLost(height);
 	put("rect", { "class": "sel", x: 0, y: L.axis, width: 0, height: height - L.axis,
 		visibility: "hidden" });

@@ -200,10 +200,12 @@ static int draw(struct plot_source *src, struct driver *d,
 	int err = driver_ops.begin(d, h);
 
 	plot_reduce_init(&r, h->quantum_ns, h->keep_fault_ns, &driver_ops, d, n);
-	for (size_t i = 0; err == 0 && i < ln->nthreads; i++)
-		err = thread_lane(src, d, &r, &ln->threads[i]);
+	/* Metrics first: they sit under the axis, above however many
+	 * threads there are, so they are on screen without scrolling. */
 	for (size_t i = 0; err == 0 && i < ln->nseries; i++)
 		err = metric_lane(src, d, &r, &ln->series[i]);
+	for (size_t i = 0; err == 0 && i < ln->nthreads; i++)
+		err = thread_lane(src, d, &r, &ln->threads[i]);
 	if (err == 0)
 		err = plot_source_lost(src, &driver_ops, d, n);
 	if (err == 0)

@@ -108,18 +108,27 @@ static const char svg_style[] =
 	" patternTransform=\"rotate(-45)\"><rect width=\"8\" height=\"8\" fill=\"rgba(120,120,120,0.18)\"/>"
 	"<rect width=\"3\" height=\"8\" fill=\"rgba(90,90,90,0.35)\"/></pattern></defs>\n";
 
-static int height_of(const struct plot_header *h)
+static int height_of(const struct plot_header *h, int top)
 {
-	return LAYOUT_TITLE + LAYOUT_AXIS + 4 +
+	return top + 4 +
 	       (int)h->nthreads * (LAYOUT_THREAD_H + LAYOUT_GAP) +
 	       (int)h->nmetrics * (LAYOUT_METRIC_H + LAYOUT_GAP) + 40;
+}
+
+/* A tick's label is centred on it unless that would run past the
+ * picture's right edge: then it ends at the tick (as page.js's
+ * labelAnchor; 11 px digits are about 6.2 px wide). */
+static const char *label_anchor(const struct plot_writer *w, double x, const char *text)
+{
+	return x + strlen(text) * 3.1 > LAYOUT_LEFT + w->h.width_px + LAYOUT_RIGHT - 2
+	       ? "end" : "middle";
 }
 
 /* Ticks at round times of day, as page.js's axis(). */
 static void axis(struct plot_writer *w, int height)
 {
 	int64_t span = w->h.to_ts - w->h.from_ts, step = 1, want;
-	int places;
+	int places, top = w->top;
 	char buf[40];
 
 	want = w->h.width_px / 120 > 2 ? w->h.width_px / 120 : 2;
@@ -134,24 +143,74 @@ static void axis(struct plot_writer *w, int height)
 	     t <= w->h.to_ts; t += step) {
 		double x = x_of(w, t);
 
+		tod(buf, sizeof(buf), t, places);
 		strbuf_addf(&w->sb, "<line class=\"grid\" x1=\"%.2f\" x2=\"%.2f\" y1=\"%d\" "
-			    "y2=\"%d\"/><text x=\"%.2f\" y=\"%d\" text-anchor=\"middle\">%s"
-			    "</text>\n", x, x, LAYOUT_TITLE + LAYOUT_AXIS, height - 36, x,
-			    LAYOUT_TITLE + LAYOUT_AXIS - 10, tod(buf, sizeof(buf), t, places));
+			    "y2=\"%d\"/><text x=\"%.2f\" y=\"%d\" text-anchor=\"%s\">%s"
+			    "</text>\n", x, x, top, height - 36, x, top - 10,
+			    label_anchor(w, x, buf), buf);
 	}
 	strbuf_addf(&w->sb, "<line class=\"axis\" x1=\"%d\" x2=\"%u\" y1=\"%d\" y2=\"%d\"/>\n",
-		    LAYOUT_LEFT, LAYOUT_LEFT + w->h.width_px, LAYOUT_TITLE + LAYOUT_AXIS,
-		    LAYOUT_TITLE + LAYOUT_AXIS);
+		    LAYOUT_LEFT, LAYOUT_LEFT + w->h.width_px, top, top);
+}
+
+/* The legend's entries: a swatch (SVG drawn in a 14 x 12 box at 0,0)
+ * and its words.  The states' come first, from plot_state_colors. */
+static const struct { const char *swatch, *text; } legend_marks[] = {
+	{ "<rect x=\"4\" y=\"0\" width=\"6\" height=\"12\" class=\"major\"/>",
+	  "major fault (height: duration, log scale)" },
+	{ "<rect x=\"4\" y=\"4\" width=\"6\" height=\"8\" class=\"minor\"/>", "minor fault" },
+	{ "<rect x=\"4\" y=\"1\" width=\"6\" height=\"11\" class=\"unfinished\"/>",
+	  "unfinished fault" },
+	{ "<line x1=\"7\" x2=\"7\" y1=\"1\" y2=\"12\" class=\"ev\"/>", "tracepoint hit" },
+	{ "<line x1=\"7\" x2=\"7\" y1=\"1\" y2=\"12\" class=\"tick\"/>", "metric event" },
+	{ "<polyline points=\"0,10 5,4 9,8 14,2\" class=\"mline\"/>", "metric value" },
+	{ "<rect width=\"14\" height=\"12\" class=\"lost\"/>", "records lost" },
+	{ "<rect width=\"14\" height=\"12\" fill=\"#999\"/><rect width=\"14\" "
+	  "height=\"12\" class=\"uncertain\"/>", "state built across lost records" },
+};
+
+/* Lays the legend out in rows under the title lines, wrapping at the
+ * picture's width, and writes it to sb (NULL: only counts).  The rows. */
+static int legend(struct strbuf *sb, int width)
+{
+	size_t nmarks = sizeof(legend_marks) / sizeof(legend_marks[0]);
+	double x = 6;
+	int row = 0;
+
+	for (size_t i = 0; i < PS_NSTATES + nmarks; i++) {
+		const char *text = i < PS_NSTATES ? plot_state_names[i]
+				 : legend_marks[i - PS_NSTATES].text;
+		double w = 18 + strlen(text) * 6.0 + 14;	/* 11 px text */
+		int y = LAYOUT_TITLE + row * LAYOUT_LEGEND_ROW;
+
+		if (x > 6 && x + w > width - 6) {
+			x = 6;
+			y = LAYOUT_TITLE + ++row * LAYOUT_LEGEND_ROW;
+		}
+		if (sb && i < PS_NSTATES)
+			strbuf_addf(sb, "<g class=\"legend\" transform=\"translate(%.0f,%d)\">"
+				    "<rect width=\"14\" height=\"12\" fill=\"%s\"/>", x, y,
+				    plot_state_colors[i]);
+		else if (sb)
+			strbuf_addf(sb, "<g class=\"legend\" transform=\"translate(%.0f,%d)\">%s",
+				    x, y, legend_marks[i - PS_NSTATES].swatch);
+		if (sb)
+			strbuf_addf(sb, "<text x=\"18\" y=\"10\">%s</text></g>\n", text);
+		x += w;
+	}
+	return row + 1;
 }
 
 static int svg_begin(void *wp, const struct plot_header *h)
 {
 	struct plot_writer *w = wp;
-	int width = LAYOUT_LEFT + (int)h->width_px + LAYOUT_RIGHT, height = height_of(h);
+	int width = LAYOUT_LEFT + (int)h->width_px + LAYOUT_RIGHT, height;
 	char a[40], b[40];
 	char date[UTC_LEN];
 
 	w->h = *h;
+	w->top = LAYOUT_TITLE + legend(NULL, width) * LAYOUT_LEGEND_ROW + LAYOUT_AXIS;
+	height = height_of(h, w->top);
 	utc_format(date, sizeof(date), h->from_ts);
 	date[10] = '\0';	/* the day */
 	strbuf_addf(&w->sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -170,8 +229,9 @@ static int svg_begin(void *wp, const struct plot_header *h)
 		    tod(b, sizeof(b), h->to_ts, 6));
 	xml_text(&w->sb, h->host);
 	strbuf_adds(&w->sb, "</text>\n");
+	legend(&w->sb, width);
 	axis(w, height);
-	w->lane_y = LAYOUT_TITLE + LAYOUT_AXIS + 4;	/* the next lane's top */
+	w->lane_y = w->top + 4;	/* the next lane's top */
 	return put(w);
 }
 
@@ -395,7 +455,7 @@ static int svg_lost(void *wp, const struct plot_lost *l)
 {
 	struct plot_writer *w = wp;
 	double x = x_of(w, l->from_ts), x2 = x_of(w, l->to_ts);
-	int top = LAYOUT_TITLE + LAYOUT_AXIS;
+	int top = w->top;
 	char what[96];
 
 	close_lane(w);
