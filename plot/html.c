@@ -10,6 +10,9 @@
  * those exactly; it cannot hold ns since the epoch).  Items are arrays,
  * short keys being most of a large page:
  *
+ *   processes   [{"pid","comm","threads","idle"}]: the thread lanes' processes,
+ *               by pid: lanes drawn, idle threads not drawn ("idle_hidden"
+ *               in all; "all_threads": 1 when they were asked for)
  *   thread lane {"tid","pid","comm","names","s":[...],"f":[...],"e":[...]}
  *     s  [t, dur, state, flags, cpu, waker_tid, waker, stack,
  *         next_tid, next_comm]          a recorded interval (trailing
@@ -180,6 +183,18 @@ static int html_begin(void *wp, const struct plot_header *h)
 	names_array(sb, "states", plot_state_names, PS_NSTATES);
 	names_array(sb, "state_colors", plot_state_colors, PS_NSTATES);
 	names_array(sb, "fault_kinds", plot_fault_names, PF_NKINDS);
+	key_int(sb, "all_threads", h->all_threads);
+	key_int(sb, "idle_hidden", h->nidle);
+	strbuf_adds(sb, ",\"processes\":[");
+	for (unsigned i = 0; i < h->nprocs; i++) {
+		strbuf_adds(sb, i ? ",\n{\"pid\":" : "\n{\"pid\":");
+		json_int(sb, h->procs[i].pid);
+		key_str(sb, "comm", h->procs[i].comm);
+		key_int(sb, "threads", h->procs[i].nthreads);
+		key_int(sb, "idle", h->procs[i].nidle);
+		strbuf_addc(sb, '}');
+	}
+	strbuf_addc(sb, ']');
 	return put_json(w, 0);
 }
 

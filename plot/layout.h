@@ -12,6 +12,7 @@
 #define LAYOUT_THREAD_H 44	/* a thread's lane */
 #define LAYOUT_METRIC_H 60	/* a metric's lane */
 #define LAYOUT_GAP 6		/* between lanes */
+#define LAYOUT_PROC_H 20	/* a process's header, above its threads */
 #define LAYOUT_STATE_Y 22	/* the state bar, from the lane's top */
 #define LAYOUT_STATE_H 14
 #define LAYOUT_FAULT_TOP 3	/* fault marks stand on the state bar */

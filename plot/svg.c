@@ -101,7 +101,8 @@ static const char svg_style[] =
 	".merged{opacity:.75}.ev{stroke:#7b3fa0;stroke-width:1.2}"
 	".tick{stroke:#0b7a75;stroke-width:1.5}.mline{fill:none;stroke:#1f5fa8;stroke-width:1.3}"
 	".mband{stroke:#9cc3ea}.lost{fill:url(#fl-lost);stroke:#888;stroke-width:.5}"
-	".uncertain{fill:url(#fl-hatch)}</style>\n"
+	".uncertain{fill:url(#fl-hatch)}.procbg{fill:#e8edf3}.proc{font-size:12px;"
+	"font-weight:600;fill:#223}</style>\n"
 	"<defs><pattern id=\"fl-hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\""
 	" patternTransform=\"rotate(45)\"><rect width=\"2.5\" height=\"6\" fill=\"rgba(0,0,0,0.45)\"/>"
 	"</pattern><pattern id=\"fl-lost\" width=\"8\" height=\"8\" patternUnits=\"userSpaceOnUse\""
@@ -112,7 +113,8 @@ static int height_of(const struct plot_header *h, int top)
 {
 	return top + 4 +
 	       (int)h->nthreads * (LAYOUT_THREAD_H + LAYOUT_GAP) +
-	       (int)h->nmetrics * (LAYOUT_METRIC_H + LAYOUT_GAP) + 40;
+	       (int)h->nmetrics * (LAYOUT_METRIC_H + LAYOUT_GAP) +
+	       (int)h->nprocs * LAYOUT_PROC_H + 54;
 }
 
 /* A tick's label is centred on it unless that would run past the
@@ -216,9 +218,9 @@ static int svg_begin(void *wp, const struct plot_header *h)
 	strbuf_addf(&w->sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		    "viewBox=\"0 0 %d %d\" data-x0=\"%d\" data-width=\"%u\" "
-		    "data-from-ns=\"%lld\" data-to-ns=\"%lld\">\n", width, height, width,
-		    height, LAYOUT_LEFT, h->width_px, (long long)h->from_ts,
-		    (long long)h->to_ts);
+		    "data-from-ns=\"%lld\" data-to-ns=\"%lld\" data-idle-hidden=\"%u\">\n",
+		    width, height, width, height, LAYOUT_LEFT, h->width_px,
+		    (long long)h->from_ts, (long long)h->to_ts, h->nidle);
 	strbuf_adds(&w->sb, svg_style);
 	strbuf_addf(&w->sb, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n"
 		    "<text class=\"title\" x=\"6\" y=\"18\">faultline plot: session %lld of ",
@@ -288,13 +290,43 @@ static void label(struct plot_writer *w, double y, const char *text,
 	strbuf_adds(&w->sb, "</text>\n");
 }
 
+/* The headers of the processes up to pid, each above its threads' lanes
+ * (which come by pid): its name, its lanes, its idle threads not drawn.
+ * A process whose threads were all idle has its header alone. */
+static void process_headers(struct plot_writer *w, int64_t pid)
+{
+	for (; w->next_proc < w->h.nprocs && w->h.procs[w->next_proc].pid <= pid;
+	     w->next_proc++) {
+		const struct plot_process *p = &w->h.procs[w->next_proc];
+		char text[200];
+
+		snprintf(text, sizeof(text), "%.40s (pid %lld): %u thread%s drawn",
+			 *p->comm ? p->comm : "process", (long long)p->pid, p->nthreads,
+			 p->nthreads == 1 ? "" : "s");
+		strbuf_addf(&w->sb, "<g class=\"process\" data-pid=\"%lld\"><rect "
+			    "class=\"procbg\" x=\"0\" y=\"%.0f\" width=\"%u\" height=\"%d\"/>"
+			    "<text class=\"proc\" x=\"6\" y=\"%.0f\">", (long long)p->pid,
+			    w->lane_y, LAYOUT_LEFT + w->h.width_px, LAYOUT_PROC_H - 2,
+			    w->lane_y + 13);
+		xml_text(&w->sb, text);
+		if (p->nidle)
+			strbuf_addf(&w->sb, ", %u idle not drawn (--all-threads draws them)",
+				    p->nidle);
+		strbuf_adds(&w->sb, "</text></g>\n");
+		w->lane_y += LAYOUT_PROC_H;
+	}
+}
+
 static int svg_lane(void *wp, const struct plot_lane *l)
 {
 	struct plot_writer *w = wp;
-	double y = w->lane_y, h = l->kind == LANE_THREAD ? LAYOUT_THREAD_H : LAYOUT_METRIC_H;
+	double y, h = l->kind == LANE_THREAD ? LAYOUT_THREAD_H : LAYOUT_METRIC_H;
 	char text[160], sub[200];
 
 	close_lane(w);
+	if (l->kind == LANE_THREAD)
+		process_headers(w, l->pid);
+	y = w->lane_y;
 	w->lane = *l;
 	w->lane_open = 1;
 	w->lane_y += h + LAYOUT_GAP;
@@ -459,6 +491,7 @@ static int svg_lost(void *wp, const struct plot_lost *l)
 	char what[96];
 
 	close_lane(w);
+	process_headers(w, INT64_MAX);
 	if (x2 - x < 2)
 		x2 = x + 2;
 	snprintf(what, sizeof(what), "lost %s: %lld on cpu %lld", l->kind,
@@ -484,6 +517,7 @@ static int svg_end(void *wp, const struct plot_counts *n)
 	struct strbuf *sb = &w->sb;
 
 	close_lane(w);
+	process_headers(w, INT64_MAX);
 	strbuf_addf(sb, "<text class=\"sub\" x=\"6\" y=\"%.0f\">Reduced at one pixel = ",
 		    w->lane_y + 14);
 	dur_text(sb, w->h.quantum_ns);
@@ -495,9 +529,14 @@ static int svg_end(void *wp, const struct plot_counts *n)
 	strbuf_addf(sb, " or more kept), %llu metric points as %llu.</text>\n"
 		    "<text class=\"sub\" x=\"6\" y=\"%.0f\">Hatched grey: records lost "
 		    "(from the CPU's last stored record to the loss report): not idleness. "
-		    "Hatched state: built across lost records.</text>\n</svg>\n",
+		    "Hatched state: built across lost records.</text>\n",
 		    (unsigned long long)n->points_in, (unsigned long long)n->points_out,
 		    w->lane_y + 28);
+	if (w->h.nidle)
+		strbuf_addf(sb, "<text class=\"sub\" x=\"6\" y=\"%.0f\">%u idle threads "
+			    "not drawn: no fault and no stall of 1 ms or more in the window "
+			    "(--all-threads draws them).</text>\n", w->lane_y + 42, w->h.nidle);
+	strbuf_adds(sb, "</svg>\n");
 	return out_file_put(w->out, sb, 1, w->e);
 }
 
