@@ -10,14 +10,18 @@
         that was busy in the window (a fault, or a stall of 1 ms or more
         as the stall view has them), and the others counted as idle.
     plot_check.py browser PAGE.html DB SESSION [--view V0,V1] [--fold PID,...]
-                  [--png OUT]
+                  [--input K,...] [--png OUT]
         Loads the page in headless Chromium: no console message, no
         request but the page itself, the script ran; then the DOM: a lane
         per metric and per thread of an open process, a header per
         process, every element's x where its data-t puts it, every kept
         fault and every imported event (NAK) of the view drawn at its
         time, the window line naming the view.  --view and --fold go in
-        the address (#view=V0,V1&fold=PID,...).  --png also renders it.
+        the address (#view=V0,V1&fold=PID,...).  --input K,... gives the
+        page, once drawn, keys (a key's name, as KeyboardEvent.key) and
+        Ctrl + wheel steps ("wheel:X:DY": X px into the plot area, DY px
+        of wheel), then checks the view and the address they must lead
+        to.  --png also renders it.
     plot_check.py svg PICTURE.svg DB SESSION [--all-threads]
         A well-formed SVG with a lane per busy thread of the picture's
         window, and the idle ones counted.
@@ -353,10 +357,81 @@ def check_dom(dom, D, dbpath, sess, view, folds, text):
                 fail("the %s event at %d has no tick" % (m["name"], ts))
 
 
-def check_browser(page, dbpath, sess, view, folds, png):
+# What the page's keys and wheel do to the view (page.js: within,
+# zoomAbout, pan), to know where a list of inputs must lead.
+def within(full, a, b):
+    span = min(max(b - a, 1000), full)
+    a = max(0, min(a, full - span))
+    return a, a + span
+
+
+def after_inputs(D, view, inputs, width):
+    v0, v1 = view if view else (0, max(D["span_ns"], 1))
+    for i in inputs:
+        span, mid = v1 - v0, (v0 + v1) / 2
+        if i.startswith("wheel:"):
+            x, dy = (float(n) for n in i.split(":")[1:])
+            t, k = v0 + x * span / width, 2 ** max(-1, min(1, dy / 300))
+            v0, v1 = within(D["span_ns"], t - (t - v0) * k, t + (v1 - t) * k)
+        elif i in ("+", "=", "w", "-", "s"):
+            k = 0.5 if i in ("+", "=", "w") else 2
+            v0, v1 = within(D["span_ns"], mid - (mid - v0) * k, mid + (v1 - mid) * k)
+        elif i in ("ArrowLeft", "a", "ArrowRight", "d"):
+            dt = span / 5 * (-1 if i in ("ArrowLeft", "a") else 1)
+            v0, v1 = within(D["span_ns"], v0 + dt, v1 + dt)
+    return round(v0), round(v1)
+
+
+INPUT_SCRIPT = """<script>
+(function () {
+  var svg = document.getElementById("fl-plot"), x0 = Number(svg.getAttribute("data-x0"));
+  %s.forEach(function (i) {
+    var plot = document.getElementById("fl-plot"), r = plot.getBoundingClientRect();
+    if (i.indexOf("wheel:") === 0) {
+      var a = i.split(":");
+      plot.parentNode.dispatchEvent(new WheelEvent("wheel", { ctrlKey: true, bubbles: true,
+        cancelable: true, deltaY: Number(a[2]), clientX: r.left + x0 + Number(a[1]),
+        clientY: r.top + 60 }));
+    } else {
+      window.dispatchEvent(new KeyboardEvent("keydown", { key: i, bubbles: true }));
+    }
+  });
+  document.body.setAttribute("data-hash", location.hash);
+})();
+</script>
+"""
+
+
+def with_inputs(page, inputs, scratch):
+    """A copy of the page that gives itself the inputs once drawn."""
+    text = open(page, encoding="utf-8").read()
+    end = text.rindex("</body>")
+    copy = os.path.join(scratch, "input.html")
+    with open(copy, "w", encoding="utf-8") as f:
+        f.write(text[:end] + INPUT_SCRIPT % json.dumps(inputs) + text[end:])
+    return copy
+
+
+def check_inputs(dom, D, view, inputs):
+    svg = [a for tag, a, _ in dom.elements if tag == "svg" and a.get("id") == "fl-plot"][0]
+    body = [a for tag, a, _ in dom.elements if tag == "body"][0]
+    want = after_inputs(D, view, inputs, float(svg["data-width"]))
+    got = (int(svg["data-view-from"]), int(svg["data-view-to"]))
+    if abs(got[0] - want[0]) > 1 or abs(got[1] - want[1]) > 1:
+        fail("after %s the view is %d,%d, not %d,%d" % (inputs, *got, *want))
+    full = want == (0, max(D["span_ns"], 1))
+    hash_want = "" if full else "#view=%d,%d" % got
+    if body.get("data-hash", "") != hash_want:
+        fail("after %s the address ends in %r, not %r"
+             % (inputs, body.get("data-hash", ""), hash_want))
+
+
+def check_browser(page, dbpath, sess, view, folds, png, inputs=None):
     D = page_data(page)
     scratch = tempfile.mkdtemp(prefix="faultline-plot-check.")
     try:
+        if inputs:
+            page = with_inputs(page, inputs, scratch)
         url = "file://" + os.path.abspath(page)
         parts = (["view=%d,%d" % view] if view else []) + \
             (["fold=" + ",".join(map(str, folds))] if folds else [])
@@ -377,6 +452,13 @@ def check_browser(page, dbpath, sess, view, folds, png):
             return
         dom = Dom()
         dom.feed(r.stdout)
+        if inputs:
+            check_inputs(dom, D, view, inputs)
+            svg = [a for tag, a, _ in dom.elements if tag == "svg"
+                   and a.get("id") == "fl-plot"][0]
+            view = (int(svg["data-view-from"]), int(svg["data-view-to"]))
+            if view == (0, max(D["span_ns"], 1)):
+                view = None     # back to the whole window
         check_dom(dom, D, dbpath, sess, view, set(folds), dom.text)
         if png:
             r = chromium(["--screenshot=" + os.path.abspath(png), url], scratch)
@@ -413,6 +495,7 @@ def main(argv):
         return 2
     mode, path, dbpath, sess = argv[0], argv[1], argv[2], int(argv[3])
     view, png, folds, all_threads, rest = None, None, [], False, argv[4:]
+    inputs = None
     while rest:
         if rest[0] == "--all-threads":
             all_threads = True
@@ -422,13 +505,15 @@ def main(argv):
             view = tuple(int(x) for x in rest[1].split(","))
         elif rest[0] == "--fold":
             folds = [int(x) for x in rest[1].split(",")]
+        elif rest[0] == "--input":
+            inputs = rest[1].split(",")
         elif rest[0] == "--png":
             png = rest[1]
         rest = rest[2:]
     if mode == "data":
         check_data(path, dbpath, sess)
     elif mode == "browser":
-        check_browser(path, dbpath, sess, view, folds, png)
+        check_browser(path, dbpath, sess, view, folds, png, inputs)
     elif mode == "svg":
         check_svg(path, dbpath, sess, all_threads)
     else:

@@ -277,6 +277,30 @@ static const char *idle_fixture(void)
 }
 
 /*
+ * The keys and the wheel move the view as the man page says, and the
+ * window line and the address follow: + twice and Ctrl + wheel zoom in,
+ * an arrow moves along; - past the whole window stops at it; so does a
+ * move past its end.
+ */
+static void keys_and_the_wheel_zoom_and_move_the_view_and_the_address(void **state)
+{
+	const char *page = scratch_path("keys.html");
+	struct run r;
+
+	(void)state;
+	plot_ok(&r, plot_fixture_db(), "--session", "2", "-o", page, "-q", NULL);
+	python_check(&r, "plot_check.py", "browser", page, plot_fixture_db(), "2",
+		     "--input", "+,+,ArrowRight,wheel:400:-300", "--png",
+		     scratch_path("keys.png"), NULL);
+	python_check(&r, "plot_check.py", "browser", page, plot_fixture_db(), "2",
+		     "--view", "2000000000,3000000000", "--input", "-,-,-,-,a", NULL);
+	python_check(&r, "plot_check.py", "browser", page, plot_fixture_db(), "2",
+		     "--view", "2000000000,3000000000", "--input",
+		     "d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d",
+		     NULL);
+}
+
+/*
  * Threads come by process, each process under a header; a thread with
  * neither a fault nor a stall of 1 ms in the window gets no lane, and
  * its process counts it, unless --all-threads.  A fold closed through the
@@ -385,6 +409,7 @@ int main(void)
 		cmocka_unit_test(an_svg_picture_has_a_lane_per_busy_thread),
 		cmocka_unit_test(an_svg_picture_stays_well_formed_with_a_name_cut_mid_character),
 		cmocka_unit_test(idle_threads_are_folded_away_and_counted),
+		cmocka_unit_test(keys_and_the_wheel_zoom_and_move_the_view_and_the_address),
 		cmocka_unit_test(bad_input_gets_one_message_and_leaves_no_file),
 	};
 
