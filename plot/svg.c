@@ -16,6 +16,8 @@
 #include "writers.h"
 
 #define NS_PER_S 1000000000ll
+#define FOOTER_LINES 7		/* the notes under the lanes, at most */
+#define FOOTER_LINE_H 14
 
 static double x_of(const struct plot_writer *w, int64_t ts)
 {
@@ -101,7 +103,7 @@ static const char svg_style[] =
 	".merged{opacity:.75}.ev{stroke:#7b3fa0;stroke-width:1.2}"
 	".tick{stroke:#0b7a75;stroke-width:1.5}.mline{fill:none;stroke:#1f5fa8;stroke-width:1.3}"
 	".mband{stroke:#9cc3ea}.lost{fill:url(#fl-lost);stroke:#888;stroke-width:.5}"
-	".uncertain{fill:url(#fl-hatch)}.procbg{fill:#e8edf3}.proc{font-size:12px;"
+	".uncertain{fill:url(#fl-hatch)}.procbg{fill:#e8edf3}.proc{font-size:11px;"
 	"font-weight:600;fill:#223}</style>\n"
 	"<defs><pattern id=\"fl-hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\""
 	" patternTransform=\"rotate(45)\"><rect width=\"2.5\" height=\"6\" fill=\"rgba(0,0,0,0.45)\"/>"
@@ -114,7 +116,7 @@ static int height_of(const struct plot_header *h, int top)
 	return top + 4 +
 	       (int)h->nthreads * (LAYOUT_THREAD_H + LAYOUT_GAP) +
 	       (int)h->nmetrics * (LAYOUT_METRIC_H + LAYOUT_GAP) +
-	       (int)h->nprocs * LAYOUT_PROC_H + 54;
+	       (int)h->nprocs * LAYOUT_PROC_H + FOOTER_LINES * FOOTER_LINE_H + 16;
 }
 
 /* A tick's label is centred on it unless that would run past the
@@ -300,9 +302,9 @@ static void process_headers(struct plot_writer *w, int64_t pid)
 		const struct plot_process *p = &w->h.procs[w->next_proc];
 		char text[200];
 
-		snprintf(text, sizeof(text), "%.40s (pid %lld): %u thread%s drawn",
-			 *p->comm ? p->comm : "process", (long long)p->pid, p->nthreads,
-			 p->nthreads == 1 ? "" : "s");
+		/* Short enough for the narrowest picture: 430 px. */
+		snprintf(text, sizeof(text), "%.20s (pid %lld): %u drawn",
+			 *p->comm ? p->comm : "process", (long long)p->pid, p->nthreads);
 		strbuf_addf(&w->sb, "<g class=\"process\" data-pid=\"%lld\"><rect "
 			    "class=\"procbg\" x=\"0\" y=\"%.0f\" width=\"%u\" height=\"%d\"/>"
 			    "<text class=\"proc\" x=\"6\" y=\"%.0f\">", (long long)p->pid,
@@ -310,8 +312,7 @@ static void process_headers(struct plot_writer *w, int64_t pid)
 			    w->lane_y + 13);
 		xml_text(&w->sb, text);
 		if (p->nidle)
-			strbuf_addf(&w->sb, ", %u idle not drawn (--all-threads draws them)",
-				    p->nidle);
+			strbuf_addf(&w->sb, ", %u idle hidden (--all-threads)", p->nidle);
 		strbuf_adds(&w->sb, "</text></g>\n");
 		w->lane_y += LAYOUT_PROC_H;
 	}
@@ -511,6 +512,18 @@ static int svg_stack(void *wp, int64_t stack_id, const char *text)
 	return 0;
 }
 
+/* Ends the footer's line being written, if any, and begins the next
+ * under it with text (NULL: none yet). */
+static void footer_line(struct plot_writer *w, const char *text)
+{
+	if (w->footer_lines++)
+		strbuf_adds(&w->sb, "</text>\n");
+	strbuf_addf(&w->sb, "<text class=\"sub\" x=\"6\" y=\"%.0f\">",
+		    w->lane_y + FOOTER_LINE_H * w->footer_lines);
+	if (text)
+		strbuf_adds(&w->sb, text);
+}
+
 static int svg_end(void *wp, const struct plot_counts *n)
 {
 	struct plot_writer *w = wp;
@@ -518,24 +531,31 @@ static int svg_end(void *wp, const struct plot_counts *n)
 
 	close_lane(w);
 	process_headers(w, INT64_MAX);
-	strbuf_addf(sb, "<text class=\"sub\" x=\"6\" y=\"%.0f\">Reduced at one pixel = ",
-		    w->lane_y + 14);
+	/* Short lines, FOOTER_LINES at most, so the narrowest picture
+	 * (200 px of plot) cuts none. */
+	footer_line(w, "Reduced at one pixel = ");
 	dur_text(sb, w->h.quantum_ns);
-	strbuf_addf(sb, ": %llu state intervals drawn as %llu, %llu faults as %llu single "
-		    "and %llu merged marks (every fault of ", (unsigned long long)n->states_in,
-		    (unsigned long long)n->states_out, (unsigned long long)n->faults_in,
-		    (unsigned long long)n->faults_kept, (unsigned long long)n->fault_merges);
+	strbuf_addf(sb, ": %llu state intervals drawn as %llu,", (unsigned long long)n->states_in,
+		    (unsigned long long)n->states_out);
+	footer_line(w, NULL);
+	strbuf_addf(sb, "%llu faults as %llu single and %llu merged marks (every fault of ",
+		    (unsigned long long)n->faults_in, (unsigned long long)n->faults_kept,
+		    (unsigned long long)n->fault_merges);
 	dur_text(sb, w->h.keep_fault_ns);
-	strbuf_addf(sb, " or more kept), %llu metric points as %llu.</text>\n"
-		    "<text class=\"sub\" x=\"6\" y=\"%.0f\">Hatched grey: records lost "
-		    "(from the CPU's last stored record to the loss report): not idleness. "
-		    "Hatched state: built across lost records.</text>\n",
-		    (unsigned long long)n->points_in, (unsigned long long)n->points_out,
-		    w->lane_y + 28);
-	if (w->h.nidle)
-		strbuf_addf(sb, "<text class=\"sub\" x=\"6\" y=\"%.0f\">%u idle threads "
-			    "not drawn: no fault and no stall of 1 ms or more in the window "
-			    "(--all-threads draws them).</text>\n", w->lane_y + 42, w->h.nidle);
+	strbuf_adds(sb, " or more kept),");
+	footer_line(w, NULL);
+	strbuf_addf(sb, "%llu metric points as %llu.", (unsigned long long)n->points_in,
+		    (unsigned long long)n->points_out);
+	footer_line(w, "Hatched grey: records lost (from the CPU's last stored record");
+	footer_line(w, "to the loss report): not idleness. Hatched state: built across "
+		    "lost records.");
+	if (w->h.nidle) {
+		footer_line(w, NULL);
+		strbuf_addf(sb, "%u idle threads not drawn: no fault and no stall of 1 ms",
+			    w->h.nidle);
+		footer_line(w, "or more in the window (--all-threads draws them).");
+	}
+	strbuf_adds(sb, "</text>\n");
 	strbuf_adds(sb, "</svg>\n");
 	return out_file_put(w->out, sb, 1, w->e);
 }
