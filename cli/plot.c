@@ -39,6 +39,7 @@ struct plot_args {
 	struct plot_metric_pick *metrics;	/* owned; names borrowed */
 	size_t nmetrics, metrics_cap;
 	uint64_t width, zoom, threshold_ns;
+	int all_threads;
 	int quiet;
 };
 
@@ -197,7 +198,7 @@ static int plot_run(const char *path, struct plot_args *a, enum plot_format form
 	struct plot_spec spec = { format, 0, 0, a->tids, a->ntids, a->metrics,
 				  a->nmetrics, (unsigned)a->width,
 				  format == PLOT_SVG ? 1 : (unsigned)a->zoom,
-				  (int64_t)a->threshold_ns };
+				  (int64_t)a->threshold_ns, a->all_threads };
 	struct plot_finding found = { 0, 0, 0 };
 	struct session_info si;
 	struct plot_counts n;
@@ -244,7 +245,8 @@ static const char plot_usage[] =
 	"faultline plot DB -o FILE.html|FILE.svg [--session N]\n"
 	"                      [--from TS] [--to TS] [--around TS] [--window DUR]\n"
 	"                      [--finding N]\n"
-	"                      [--tid TID]... [--metric NAME[=line|ticks]]...\n"
+	"                      [--tid TID]... [--all-threads]\n"
+	"                      [--metric NAME[=line|ticks]]...\n"
 	"                      [--width PX] [--zoom N] [--fault-threshold DUR] [-q]";
 
 static const char plot_examples[] =
@@ -306,6 +308,9 @@ int cmd_plot(int argc, char **argv)
 		  "Nth finding", OPT_CALLBACK, &a.finding, parse_finding },
 		{ 0, "tid", "TID", "a lane for this thread (repeat; default: every "
 		  "thread with rows)", OPT_CALLBACK, &a, add_tid },
+		{ 0, "all-threads", NULL, "a lane for idle threads too (default: "
+		  "only threads with a fault or a stall of 1ms or more)", OPT_FLAG,
+		  &a.all_threads, NULL },
 		{ 0, "metric", "NAME", "a lane for this metric, =line or =ticks to "
 		  "choose how (repeat; default: every metric)", OPT_CALLBACK, &a,
 		  add_metric },

@@ -3,13 +3,16 @@
  * one JSON object, streamed as the lanes come:
  *
  *   {"session":N, "db":..., "origin_ns":"<from, CLOCK_REALTIME ns>",
- *    "span_ns":..., ..., "threads":[LANE...], "metrics":[LANE...],
+ *    "span_ns":..., ..., "metrics":[LANE...], "threads":[LANE...],
  *    "lost":[...], "stacks":{"ID":"f <- g", ...}, "counts":{...}}
  *
  * Every time in an item is ns relative to origin_ns (a double holds
  * those exactly; it cannot hold ns since the epoch).  Items are arrays,
  * short keys being most of a large page:
  *
+ *   processes   [{"pid","comm","threads","idle"}]: the thread lanes' processes,
+ *               by pid: lanes drawn, idle threads not drawn ("idle_hidden"
+ *               in all; "all_threads": 1 when they were asked for)
  *   thread lane {"tid","pid","comm","names","s":[...],"f":[...],"e":[...]}
  *     s  [t, dur, state, flags, cpu, waker_tid, waker, stack,
  *         next_tid, next_comm]          a recorded interval (trailing
@@ -42,7 +45,9 @@ extern const char plot_page_js[], plot_page_css[];
 #define CSP "default-src 'none'; script-src 'unsafe-inline'; " \
 	    "style-src 'unsafe-inline'; img-src data:"
 
-enum { SEC_NONE, SEC_THREADS, SEC_METRICS, SEC_LOST, SEC_STACKS };
+/* The sections in the order they are written: the metric lanes first,
+ * as they are drawn, under the axis. */
+enum { SEC_NONE, SEC_METRICS, SEC_THREADS, SEC_LOST, SEC_STACKS };
 
 void plot_writer_init(struct plot_writer *w, struct out_file *out,
 		      struct errmsg *e)
@@ -178,6 +183,18 @@ static int html_begin(void *wp, const struct plot_header *h)
 	names_array(sb, "states", plot_state_names, PS_NSTATES);
 	names_array(sb, "state_colors", plot_state_colors, PS_NSTATES);
 	names_array(sb, "fault_kinds", plot_fault_names, PF_NKINDS);
+	key_int(sb, "all_threads", h->all_threads);
+	key_int(sb, "idle_hidden", h->nidle);
+	strbuf_adds(sb, ",\"processes\":[");
+	for (unsigned i = 0; i < h->nprocs; i++) {
+		strbuf_adds(sb, i ? ",\n{\"pid\":" : "\n{\"pid\":");
+		json_int(sb, h->procs[i].pid);
+		key_str(sb, "comm", h->procs[i].comm);
+		key_int(sb, "threads", h->procs[i].nthreads);
+		key_int(sb, "idle", h->procs[i].nidle);
+		strbuf_addc(sb, '}');
+	}
+	strbuf_addc(sb, ']');
 	return put_json(w, 0);
 }
 
@@ -209,11 +226,11 @@ static void close_lane(struct plot_writer *w)
 	w->arr = 0;
 }
 
-/* Opens section sec ("threads", "metrics", "lost", "stacks"), closing
+/* Opens section sec ("metrics", "threads", "lost", "stacks"), closing
  * the one before; a section never opened is written empty. */
 static void open_section(struct plot_writer *w, int sec)
 {
-	static const char *const names[] = { "", "threads", "metrics", "lost", "stacks" };
+	static const char *const names[] = { "", "metrics", "threads", "lost", "stacks" };
 
 	close_lane(w);
 	while (w->section < sec) {

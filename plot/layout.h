@@ -12,12 +12,14 @@
 #define LAYOUT_THREAD_H 44	/* a thread's lane */
 #define LAYOUT_METRIC_H 60	/* a metric's lane */
 #define LAYOUT_GAP 6		/* between lanes */
+#define LAYOUT_PROC_H 20	/* a process's header, above its threads */
 #define LAYOUT_STATE_Y 22	/* the state bar, from the lane's top */
 #define LAYOUT_STATE_H 14
 #define LAYOUT_FAULT_TOP 3	/* fault marks stand on the state bar */
 #define LAYOUT_FAULT_H 17	/* the tallest: a 1 s fault */
 #define LAYOUT_EV_Y 37		/* tracepoint ticks, under the bar */
 #define LAYOUT_EV_H 6
-#define LAYOUT_TITLE 40		/* the SVG's title lines, above the axis */
+#define LAYOUT_TITLE 40		/* the SVG's title lines, above the legend */
+#define LAYOUT_LEGEND_ROW 18	/* a row of the SVG's legend, above the axis */
 
 #endif

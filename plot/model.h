@@ -3,8 +3,9 @@
  * the reduction (reduce.c) and the writers (html.c, svg.c).
  *
  * A plot covers a window [from, to) of one session on the wall clock
- * (CLOCK_REALTIME ns) and has lanes, top to bottom: one per thread (its
- * states, its faults, its tracepoint hits) and one per metric series.
+ * (CLOCK_REALTIME ns) and has lanes, top to bottom: one per metric series,
+ * then one per thread (its states, its faults, its tracepoint hits),
+ * grouped by process (plot_process, in the header).
  * Lost-record spans cross every lane.
  *
  * Every item is either a recorded row (n == 1, every field of the row) or
@@ -13,8 +14,8 @@
  * keep_fault_ns long as a recorded row, whatever the resolution.
  *
  * The sink is the writer: the driver (plot.c) calls, in this order,
- *   begin; per thread lane: lane, states..., faults..., events...;
- *   per metric lane: lane, points...; lost...; stack...; end.
+ *   begin; per metric lane: lane, points...; per thread lane: lane,
+ *   states..., faults..., events...; lost...; stack...; end.
  * Items of a lane come in time order within each kind, except faults,
  * which come in time order within each fault kind.  Pointers in items
  * are borrowed: valid during the call only.
@@ -106,6 +107,18 @@ struct plot_lane {
 	double vmin, vmax;		/* of its points in the window */
 };
 
+/* A process of the plot's threads: its lanes follow its header, in one
+ * fold.  nidle: its threads with rows in the window but neither a fault
+ * nor a stall of PLOT_STALL_NS there, which get no lane unless asked for
+ * (--all-threads). */
+struct plot_process {
+	int64_t pid;
+	const char *comm;	/* borrowed: its main thread's name, else its
+				 * first thread's; "" when none was recorded */
+	unsigned nthreads;	/* lanes drawn */
+	unsigned nidle;		/* idle threads not drawn */
+};
+
 /* What the page says about the plot and its reduction. */
 struct plot_header {
 	int64_t session;
@@ -115,7 +128,13 @@ struct plot_header {
 	unsigned width_px, zoom;
 	int64_t quantum_ns;		/* a column: (to - from) / (width * zoom) */
 	int64_t keep_fault_ns;
-	unsigned nthreads, nmetrics;
+	unsigned nthreads, nmetrics;	/* lanes */
+	const struct plot_process *procs;	/* borrowed: by pid, each
+						 * with a thread drawn or
+						 * idle */
+	unsigned nprocs;
+	unsigned nidle;			/* idle threads not drawn, in all */
+	int all_threads;		/* idle threads were asked for */
 };
 
 struct plot_counts {

@@ -18,7 +18,7 @@ var tParse = performance.now();
 var D = JSON.parse(document.getElementById("fl-data").textContent);
 var SVGNS = "http://www.w3.org/2000/svg";
 /* The layout; plot/layout.h holds the same numbers for the SVG writer. */
-var L = { left: 210, right: 20, axis: 34, threadH: 44, metricH: 60, gap: 6,
+var L = { left: 210, right: 20, axis: 34, threadH: 44, metricH: 60, gap: 6, procH: 20,
 	  stateY: 22, stateH: 14, faultTop: 3, faultH: 17, evY: 37, evH: 6 };
 var MERGED = 4, UNCERTAIN = 1, PREEMPTED = 2;
 var root = document.getElementById("fl-root");
@@ -75,6 +75,18 @@ function byT(a, b) { return a[0] - b[0]; }
 var threads = D.threads || [], metrics = D.metrics || [];
 threads.forEach(function (th) { th.f.sort(byT); });
 
+/* The thread lanes by process (both come by pid), each process a fold:
+ * { pid, comm, idle (threads not drawn), threads: [lane...] }. */
+var groups = (D.processes || []).map(function (p) {
+	return { pid: p.pid, comm: p.comm, idle: p.idle, threads: [] };
+});
+threads.forEach(function (th) {
+	var g = groups.filter(function (x) { return x.pid === th.pid; })[0];
+	if (!g) { g = { pid: th.pid, comm: th.comm, idle: 0, threads: [] }; groups.push(g); }
+	g.threads.push(th);
+});
+var folded = {};	/* pid: true while its fold is closed */
+
 /* ---- DOM helpers -------------------------------------------------------- */
 
 function el(tag, attrs, parent) {
@@ -101,12 +113,15 @@ function header() {
 		" (" + tod(0, 3) + " UTC)";
 	html("h1", "faultline plot: session " + D.session + " of " + D.db, root);
 	html("p", "host " + D.host + " · " + D.command, root, "meta");
-	html("p", "Window " + dateOf(0) + " " + tod(0, 6) + " to " + tod(D.span_ns, 6) +
-	     " UTC (" + dur(D.span_ns) + "); the session ran " + tod(D.session_start, 6) +
-	     " to " + tod(D.session_end, 6) + ".", root, "meta");
-	html("p", "Drag across the plot to zoom in, double-click to zoom out, Esc for " +
-	     "the whole window; hover for the row. Times are UTC, wall clock " +
-	     "(CLOCK_REALTIME).", root, "hint");
+	windowLine = html("p", "", root, "meta");
+	windowLine.id = "fl-window";
+	html("p", "Drag across the plot, or Ctrl + wheel, or + and \u2212, to zoom in " +
+	     "and out; Shift + wheel, or \u2190 and \u2192, to move along; " +
+	     "double-click to go back, Esc for the whole window; click a process " +
+	     "to fold or unfold its threads; hover for the row. Times are UTC, wall " +
+	     "clock (CLOCK_REALTIME)." + (D.idle_hidden ? " " + thousands(D.idle_hidden) +
+	     " idle threads (no fault, no stall of 1 ms or more in the window) have no " +
+	     "lane: plot with --all-threads to draw them." : ""), root, "hint");
 	legend();
 }
 
@@ -115,6 +130,18 @@ function swatch(parent, draw, label) {
 	var s = el("svg", { width: 18, height: 14 }, span);
 	draw(s);
 	html("span", label, span);
+}
+
+var windowLine;
+
+/* The header's line for the view: what is shown, and of what. */
+function windowText() {
+	var whole = view.v0 === full.v0 && view.v1 === full.v1;
+	return (whole ? "Window " : "View ") + dateOf(view.v0) + " " + tod(view.v0, 6) +
+		" to " + tod(view.v1, 6) + " UTC (" + dur(view.v1 - view.v0) + ")" +
+		(whole ? "" : " of the window " + tod(0, 6) + " to " + tod(D.span_ns, 6) +
+		 " (" + dur(D.span_ns) + ")") + "; the session ran " +
+		tod(D.session_start, 6) + " to " + tod(D.session_end, 6) + ".";
 }
 
 function legend() {
@@ -235,7 +262,7 @@ function mergePoints(items, v0, v1, q, isEvent) {
 /* ---- drawing ------------------------------------------------------------- */
 
 var full = { v0: 0, v1: Math.max(D.span_ns, 1) }, view = full, zooms = [];
-var plotBox, svg, sel, plotW, lanes = [], lostHits = [], out;
+var plotBox, svg, sel, plotW, lanes = [], lostHits = [], procHits = [], out;
 
 function xOf(t) { return L.left + (t - view.v0) * plotW / (view.v1 - view.v0); }
 function tOf(x) { return view.v0 + (x - L.left) * (view.v1 - view.v0) / plotW; }
@@ -260,6 +287,13 @@ function defs() {
 		'<rect width="3" height="8" fill="rgba(90,90,90,0.35)"/></pattern></defs>');
 }
 
+/* A tick's label is centred on it unless that would run past the
+ * plot's right edge: then it ends at the tick (11 px digits are about
+ * 6.2 px wide). */
+function labelAnchor(x, text) {
+	return x + text.length * 3.1 > L.left + plotW + L.right - 2 ? "end" : "middle";
+}
+
 /* Ticks at round times of day: 1, 2 or 5 times a power of ten ns. */
 function axis(height) {
 	var span = view.v1 - view.v0, want = Math.max(2, Math.floor(plotW / 120)), step = 1;
@@ -276,7 +310,8 @@ function axis(height) {
 		var x = r2(xOf(t));
 		put("line", { x1: x, x2: x, y1: L.axis, y2: height, "class": "grid" });
 		put("line", { x1: x, x2: x, y1: L.axis - 6, y2: L.axis, "data-t": Math.round(t) });
-		put("text", { x: x, y: L.axis - 10, "text-anchor": "middle" }, tod(t, places));
+		put("text", { x: x, y: L.axis - 10, "text-anchor": labelAnchor(x, tod(t, places)) },
+		    tod(t, places));
 	}
 	put("text", { x: 4, y: L.axis - 10, "class": "sub" }, dateOf(view.v0) + " UTC");
 	put("line", { x1: L.left, x2: L.left + plotW, y1: L.axis, y2: L.axis });
@@ -340,6 +375,33 @@ function drawThread(th, y, q) {
 	lanes.push(lane);
 }
 
+/* A process's header: its fold's handle, what it holds; closed, its
+ * threads' faults drawn on it, so a folded process still shows where
+ * it stalled. */
+function drawProcess(g, y, q, width) {
+	var closed = !!folded[g.pid], n = g.threads.length;
+	var text = (closed ? "\u25b8 " : "\u25be ") + (g.comm || "process") + " (pid " + g.pid +
+		"): " + n + " thread" + (n === 1 ? "" : "s") + (closed ? " folded" : "") +
+		(g.idle ? ", " + g.idle + " idle not drawn (--all-threads)" : "");
+	var lane = { y0: y, y1: y + L.procH, hits: [] };
+	out.push('<g class="process' + (closed ? " folded" : "") + '" data-pid="' + g.pid + '">');
+	put("rect", { x: 0, y: y, width: width, height: L.procH - 2, "class": "procbg" });
+	if (closed)
+		g.threads.forEach(function (th) {
+			var name = (th.comm || "thread") + " " + th.tid;
+			mergeFaults(th.f, view.v0, view.v1, q).forEach(function (f) {
+				var x = Math.max(xOf(f.t), L.left), w = Math.max(xOf(f.t + f.d) - x, 2);
+				put("rect", { x: r2(x), y: y + 3, width: r2(w), height: L.procH - 8,
+					"data-t": f.t, "data-n": f.n, "class": "fault " + D.fault_kinds[f.k] + (f.n > 1 ? " merged" : "") });
+				hit(lane, x, x + w, y + 3, y + L.procH - 5, function () { return faultTip(name, f); });
+			});
+		});
+	put("text", { x: 6, y: y + 13, "class": "proc" }, text);	/* over the marks */
+	out.push("</g>");
+	lanes.push(lane);
+	procHits.push({ y0: y, y1: y + L.procH, pid: g.pid });
+}
+
 function drawMetric(m, y, q) {
 	var lane = { y0: y, y1: y + L.metricH, hits: [] };
 	var labels = m.labels && m.labels !== "{}" ? " " + m.labels : "";
@@ -386,17 +448,25 @@ function drawLost(height) {
 
 function render() {
 	var width = Math.max(640, Math.floor(plotBox.clientWidth || 1200));
-	var height = L.axis + threads.length * (L.threadH + L.gap) +
-		metrics.length * (L.metricH + L.gap) + 8;
+	var height = L.axis + metrics.length * (L.metricH + L.gap) + 8;
+	groups.forEach(function (g) {
+		height += L.procH + (folded[g.pid] ? 0 : g.threads.length * (L.threadH + L.gap));
+	});
 	var q, y = L.axis + 4;
 	plotW = width - L.left - L.right;
 	q = Math.max(1, (view.v1 - view.v0) / plotW);
 	lanes = [];
+	procHits = [];
 	out = [];
 	defs();
 	axis(height);
-	threads.forEach(function (th) { drawThread(th, y, q); y += L.threadH + L.gap; });
 	metrics.forEach(function (m) { drawMetric(m, y, q); y += L.metricH + L.gap; });
+	groups.forEach(function (g) {
+		drawProcess(g, y, q, width);
+		y += L.procH;
+		if (folded[g.pid]) return;
+		g.threads.forEach(function (th) { drawThread(th, y, q); y += L.threadH + L.gap; });
+	});
 	drawLost(height);
 	put("rect", { "class": "sel", x: 0, y: L.axis, width: 0, height: height - L.axis,
 		visibility: "hidden" });
@@ -409,7 +479,9 @@ function render() {
 	plotBox.appendChild(svg);
 	sel = svg.lastChild;
 	replot.textContent = "faultline plot " + shellQuote(D.db) + " --session " + D.session +
-		" --from " + utc(view.v0) + " --to " + utc(view.v1) + " -o view.html";
+		" --from " + utc(view.v0) + " --to " + utc(view.v1) +
+		(D.all_threads ? " --all-threads" : "") + " -o view.html";
+	windowLine.textContent = windowText();
 }
 
 function utc(t) { return dateOf(t) + "T" + tod(t, 9) + "Z"; }
@@ -482,7 +554,7 @@ function lostTip(l) {
 		"what any thread did here is not fully recorded"].join("\n");
 }
 
-var tip = html("div", null, null), drag = null;
+var tip = html("div", null, null), drag = null, dragged = false;
 tip.id = "fl-tip";
 tip.hidden = true;
 
@@ -519,22 +591,92 @@ function showTip(ev) {
 
 /* ---- zoom ---------------------------------------------------------------- */
 
-/* The view is in the address too, "#view=V0,V1" (ns from the origin), so
- * a zoomed view can be bookmarked or sent, and Back zooms out. */
+/* The view is in the address too, "#view=V0,V1" (ns from the origin),
+ * and the closed folds, "&fold=PID,PID", so a link opens the same view:
+ * a zoom by dragging is a new entry (Back zooms out), a step of the wheel
+ * or a key replaces the entry. */
 function viewOfHash() {
-	var m = /^#view=(-?\d+),(-?\d+)$/.exec(location.hash);
+	var m = /^#view=(-?\d+),(-?\d+)(&|$)/.exec(location.hash);
 	var v0 = m ? Number(m[1]) : 0, v1 = m ? Number(m[2]) : 0;
 	return m && v1 > v0 ? { v0: v0, v1: v1 } : full;
 }
 
-function setView(v, remember) {
-	var hash = v === full ? "" : "#view=" + Math.round(v.v0) + "," + Math.round(v.v1);
+function foldsOfHash() {
+	var m = /[#&]fold=([0-9,]*)/.exec(location.hash), f = {};
+	if (m) m[1].split(",").forEach(function (p) { if (p) f[p] = true; });
+	return f;
+}
+
+function hashOf(v) {
+	var closed = Object.keys(folded).filter(function (p) { return folded[p]; });
+	var parts = [];
+	if (v.v0 !== full.v0 || v.v1 !== full.v1)
+		parts.push("view=" + Math.round(v.v0) + "," + Math.round(v.v1));
+	if (closed.length) parts.push("fold=" + closed.join(","));
+	return parts.length ? "#" + parts.join("&") : "";
+}
+
+/* how: "push" (a new entry in the history), "replace", or "none" (the
+ * address already says it). */
+function setView(v, remember, how) {
+	var hash = hashOf(v);
 	if (remember) zooms.push(view);
 	view = v;
 	tip.hidden = true;
 	render();
-	if (location.hash !== hash && (hash || location.hash))
+	if (how === "none" || location.hash === hash || (!hash && !location.hash)) return;
+	if (how === "replace")
+		history.replaceState(null, "", hash || location.pathname + location.search);
+	else
 		location.hash = hash;
+}
+
+/* The view [a, b] kept inside the window and at least 1 us long. */
+function within(a, b) {
+	var span = Math.min(Math.max(b - a, 1000), full.v1 - full.v0);
+	a = Math.max(full.v0, Math.min(a, full.v1 - span));
+	return a === full.v0 && span === full.v1 - full.v0 ? full : { v0: a, v1: a + span };
+}
+
+/* Zoom by factor k (< 1: in) about time t, or move by dt. */
+function zoomAbout(t, k) {
+	setView(within(t - (t - view.v0) * k, t + (view.v1 - t) * k), false, "replace");
+}
+function pan(dt) { setView(within(view.v0 + dt, view.v1 + dt), false, "replace"); }
+
+function toggleFold(pid) {
+	folded[pid] = !folded[pid];
+	setView(view, false, "replace");
+}
+
+function onKey(ev) {
+	var span = view.v1 - view.v0, mid = (view.v0 + view.v1) / 2;
+	if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+	switch (ev.key) {
+	case "Escape": zooms = []; setView(full, false, "push"); break;
+	case "+": case "=": case "w": zoomAbout(mid, 0.5); break;
+	case "-": case "_": case "s": zoomAbout(mid, 2); break;
+	case "ArrowLeft": case "a": pan(-span / 5); break;
+	case "ArrowRight": case "d": pan(span / 5); break;
+	default: return;
+	}
+	ev.preventDefault();
+}
+
+/* Ctrl + wheel (a pinch on a touchpad) zooms about the pointer; Shift +
+ * wheel, or a sideways one, moves along; a plain wheel scrolls the page. */
+function onWheel(ev) {
+	var p = pointer(ev), unit = ev.deltaMode === 1 ? 30 : ev.deltaMode === 2 ? 600 : 1;
+	var dy = ev.deltaY * unit, dx = ev.deltaX * unit;
+	if (p.x < L.left) return;
+	if (ev.ctrlKey || ev.metaKey) {
+		zoomAbout(tOf(Math.min(p.x, L.left + plotW)), Math.pow(2, Math.max(-1, Math.min(1, dy / 300))));
+	} else if (ev.shiftKey || Math.abs(dx) > Math.abs(dy)) {
+		pan((ev.shiftKey && !dx ? dy : dx) * (view.v1 - view.v0) / plotW);
+	} else {
+		return;
+	}
+	ev.preventDefault();
 }
 
 function listen() {
@@ -543,6 +685,11 @@ function listen() {
 		if (ev.button !== 0 || p.x < L.left) return;
 		drag = { x: Math.min(p.x, L.left + plotW) };
 		ev.preventDefault();
+	});
+	plotBox.addEventListener("click", function (ev) {
+		var p = pointer(ev);
+		if (dragged) return;	/* the end of a zoom, not a click */
+		procHits.forEach(function (h) { if (p.y >= h.y0 && p.y < h.y1) toggleFold(h.pid); });
 	});
 	window.addEventListener("mousemove", function (ev) {
 		if (!drag) { if (svg && svg.contains(ev.target)) showTip(ev); else tip.hidden = true; return; }
@@ -557,21 +704,20 @@ function listen() {
 		var x = clampX(pointer(ev).x), a = Math.min(x, drag.x), b = Math.max(x, drag.x);
 		drag = null;
 		sel.setAttribute("visibility", "hidden");
-		if (b - a < 4) return;
-		var v0 = tOf(a), v1 = Math.max(tOf(b), v0 + 1000);	/* 1 us at least */
-		setView({ v0: v0, v1: v1 }, true);
+		dragged = b - a >= 4;
+		if (!dragged) return;
+		setView(within(tOf(a), tOf(b)), true, "push");
 	});
 	plotBox.addEventListener("dblclick", function () {
-		setView(zooms.length ? zooms.pop() : full, false);
+		setView(zooms.length ? zooms.pop() : full, false, "push");
 	});
+	plotBox.addEventListener("wheel", onWheel, { passive: false });
 	window.addEventListener("hashchange", function () {
-		var v = viewOfHash();
-		if (Math.round(v.v0) !== Math.round(view.v0) || Math.round(v.v1) !== Math.round(view.v1))
-			setView(v, false);
+		if (location.hash === hashOf(view)) return;	/* ours */
+		folded = foldsOfHash();
+		setView(viewOfHash(), false, "none");
 	});
-	window.addEventListener("keydown", function (ev) {
-		if (ev.key === "Escape") { zooms = []; setView(full, false); }
-	});
+	window.addEventListener("keydown", onKey);
 	var pending = null;
 	window.addEventListener("resize", function () {
 		if (pending) clearTimeout(pending);
@@ -585,6 +731,7 @@ notes();
 root.insertBefore(plotBox, root.lastChild);
 document.body.appendChild(tip);
 view = viewOfHash();
+folded = foldsOfHash();
 render();
 listen();
 root.setAttribute("data-parse-ms", (t0 - tParse).toFixed(1));

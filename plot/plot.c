@@ -139,11 +139,45 @@ static int metric_lane(struct plot_source *src, struct driver *d,
 }
 
 struct lanes {
-	struct plot_thread *threads;	/* owned */
+	struct plot_thread *threads;	/* owned: by pid, tid; drawn or idle */
 	size_t nthreads;
 	struct plot_series *series;	/* owned */
 	size_t nseries;
+	struct plot_process *procs;	/* owned; names borrowed from threads */
+	size_t nprocs;
+	int idle_shown;			/* idle threads get lanes too */
 };
+
+static int drawn(const struct lanes *ln, const struct plot_thread *t)
+{
+	return ln->idle_shown || t->busy;
+}
+
+/* The processes of ln's threads (in pid order already), with what is
+ * drawn of each.  -ENOMEM. */
+static int processes_of(struct lanes *ln, struct errmsg *e)
+{
+	struct plot_process *p = NULL;
+
+	if (ln->nthreads && !(ln->procs = calloc(ln->nthreads, sizeof(*ln->procs))))
+		return errmsg_set(e, ENOMEM, "out of memory");
+	for (size_t i = 0; i < ln->nthreads; i++) {
+		const struct plot_thread *t = &ln->threads[i];
+
+		if (!p || p->pid != t->pid) {
+			p = &ln->procs[ln->nprocs++];
+			p->pid = t->pid;
+			p->comm = t->comm;
+		}
+		if (t->tid == t->pid)
+			p->comm = t->comm;
+		if (drawn(ln, t))
+			p->nthreads++;
+		else
+			p->nidle++;
+	}
+	return 0;
+}
 
 /* -ENODATA when no lane has a row in the window. */
 static int window_empty(const struct plot_source *src, const struct lanes *ln)
@@ -188,8 +222,14 @@ static void header_of(struct plot_header *h, const struct session_info *s,
 	if (h->quantum_ns < 1)
 		h->quantum_ns = 1;
 	h->keep_fault_ns = spec->keep_fault_ns;
-	h->nthreads = (unsigned)ln->nthreads;
 	h->nmetrics = (unsigned)ln->nseries;
+	h->procs = ln->procs;
+	h->nprocs = (unsigned)ln->nprocs;
+	for (size_t i = 0; i < ln->nprocs; i++) {
+		h->nthreads += ln->procs[i].nthreads;
+		h->nidle += ln->procs[i].nidle;
+	}
+	h->all_threads = spec->all_threads;
 }
 
 static int draw(struct plot_source *src, struct driver *d,
@@ -200,10 +240,13 @@ static int draw(struct plot_source *src, struct driver *d,
 	int err = driver_ops.begin(d, h);
 
 	plot_reduce_init(&r, h->quantum_ns, h->keep_fault_ns, &driver_ops, d, n);
-	for (size_t i = 0; err == 0 && i < ln->nthreads; i++)
-		err = thread_lane(src, d, &r, &ln->threads[i]);
+	/* Metrics first: they sit under the axis, above however many
+	 * threads there are, so they are on screen without scrolling. */
 	for (size_t i = 0; err == 0 && i < ln->nseries; i++)
 		err = metric_lane(src, d, &r, &ln->series[i]);
+	for (size_t i = 0; err == 0 && i < ln->nthreads; i++)
+		if (drawn(ln, &ln->threads[i]))
+			err = thread_lane(src, d, &r, &ln->threads[i]);
 	if (err == 0)
 		err = plot_source_lost(src, &driver_ops, d, n);
 	if (err == 0)
@@ -223,7 +266,9 @@ int plot_write(sqlite3 *db, const char *db_path, const struct session_info *s,
 	struct plot_source src = { db, db_path, s->id, spec->from_ts, spec->to_ts,
 				   s->start_ts, s->end_ts, e };
 	struct plot_counts count;
-	struct lanes ln = { NULL, 0, NULL, 0 };
+	/* Threads asked for by tid are drawn whatever they did. */
+	struct lanes ln = { NULL, 0, NULL, 0, NULL, 0,
+			    spec->all_threads || spec->ntids };
 	struct plot_header h;
 	struct out_file out;
 	struct driver d;
@@ -243,6 +288,8 @@ int plot_write(sqlite3 *db, const char *db_path, const struct session_info *s,
 	if (err == 0)
 		err = window_empty(&src, &ln);
 	if (err == 0)
+		err = processes_of(&ln, e);
+	if (err == 0)
 		err = out_file_open(&out, out_path, e);
 	if (err == 0) {
 		header_of(&h, s, spec, db_path, &ln);
@@ -255,6 +302,7 @@ int plot_write(sqlite3 *db, const char *db_path, const struct session_info *s,
 	stack_text_release(&d.stacks);
 	plot_threads_free(ln.threads, ln.nthreads);
 	plot_series_free(ln.series, ln.nseries);
+	free(ln.procs);
 	if (n)
 		*n = count;
 	return err;

@@ -37,6 +37,9 @@ struct plot_spec {
 					 * much zooming in (columns = width *
 					 * zoom); SVG: 1 */
 	int64_t keep_fault_ns;		/* faults this long are always drawn */
+	int all_threads;		/* without tids: a lane for every thread
+					 * with rows, idle ones too (default:
+					 * only those busy, source.h) */
 };
 
 /* Stack lines in the page name at most this many functions. */

@@ -97,8 +97,21 @@ static const char threads_sql[] =
 	"   WHERE session_id = ?1)"
 	" ORDER BY pid, tid";
 
-static int thread_has_rows(struct plot_source *src, sqlite3_stmt *st, int64_t tid,
-			   int *has)
+/* Is the thread busy in the window: a fault (finished or not, reaching
+ * into it: the same one-entry test as has_rows_sql), or an interval off
+ * the CPU that is a stall (the stall view: runnable, blocked, waiting,
+ * or asleep on a resource) of at least ?5 ns overlapping it?  A thread
+ * that only ran and slept idle is not. */
+static const char busy_sql[] =
+	"SELECT coalesce((SELECT coalesce(ts + dur > ?3, ts >= ?3) FROM fault"
+	"                  WHERE session_id = ?1 AND tid = ?2 AND ts < ?4"
+	"                  ORDER BY ts DESC LIMIT 1), 0)"
+	"    OR EXISTS (SELECT 1 FROM stall WHERE session_id = ?1 AND tid = ?2"
+	"                  AND ts < ?4 AND ts + dur > ?3 AND state_id IS NOT NULL"
+	"                  AND dur >= ?5)";
+
+static int thread_test(struct plot_source *src, sqlite3_stmt *st, int64_t tid,
+		       int *yes)
 {
 	int rc;
 
@@ -107,7 +120,7 @@ static int thread_has_rows(struct plot_source *src, sqlite3_stmt *st, int64_t ti
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW)
 		return step_failed(src, rc);
-	*has = sqlite3_column_int(st, 0);
+	*yes = sqlite3_column_int(st, 0);
 	return 0;
 }
 
@@ -152,16 +165,21 @@ int plot_source_threads(struct plot_source *src, const int64_t *tids, size_t n,
 {
 	struct plot_thread *v = NULL, *all = NULL;
 	size_t nv = 0, cap = 0, nall = 0, allcap = 0;
-	sqlite3_stmt *st = NULL, *rows = NULL;
+	sqlite3_stmt *st = NULL, *rows = NULL, *busy = NULL;
 	int rc, err = prepare(src, threads_sql, &st);
 
 	if (err == 0)
 		err = prepare(src, has_rows_sql, &rows);
 	if (err == 0)
+		err = prepare(src, busy_sql, &busy);
+	if (err == 0)
+		sqlite3_bind_int64(busy, 5, PLOT_STALL_NS);
+	if (err == 0)
 		bind_window(src, st, 0);
 	while (err == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct plot_thread t = { sqlite3_column_int64(st, 0),
-			sqlite3_column_int64(st, 1), dup_text(st, 2), dup_text(st, 3), 0 };
+			sqlite3_column_int64(st, 1), dup_text(st, 2), dup_text(st, 3),
+			0, 0 };
 
 		if (!t.comm || !t.names ||
 		    ARRAY_RESERVE(all, allcap, nall + 1) < 0) {
@@ -179,7 +197,9 @@ int plot_source_threads(struct plot_source *src, const int64_t *tids, size_t n,
 	for (size_t i = 0; err == 0 && i < nall; i++) {
 		if (!wanted(tids, n, all[i].tid))
 			continue;
-		err = thread_has_rows(src, rows, all[i].tid, &all[i].has_rows);
+		err = thread_test(src, rows, all[i].tid, &all[i].has_rows);
+		if (err == 0 && all[i].has_rows)
+			err = thread_test(src, busy, all[i].tid, &all[i].busy);
 		if (err == 0 && (n || all[i].has_rows)) {
 			if (ARRAY_RESERVE(v, cap, nv + 1) < 0) {
 				err = errmsg_set(src->e, ENOMEM, "out of memory");
@@ -191,6 +211,7 @@ int plot_source_threads(struct plot_source *src, const int64_t *tids, size_t n,
 	}
 	sqlite3_finalize(st);
 	sqlite3_finalize(rows);
+	sqlite3_finalize(busy);
 	plot_threads_free(all, nall);
 	if (err < 0) {
 		plot_threads_free(v, nv);

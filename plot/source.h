@@ -34,7 +34,13 @@ struct plot_thread {
 	char *comm;		/* owned: its name at the window's end */
 	char *names;		/* owned: every name it had, ", " between */
 	int has_rows;		/* a state, fault or hit in the window */
+	int busy;		/* a fault in the window, or a stall (the
+				 * stall view) of PLOT_STALL_NS or more
+				 * reaching into it; 0: idle */
 };
+
+/* The shortest stall off the CPU that makes a thread worth a lane. */
+#define PLOT_STALL_NS 1000000
 
 /* A metric as asked for: --metric NAME[=line|ticks]. */
 struct plot_metric_pick {
@@ -55,7 +61,8 @@ struct plot_series {
 /*
  * The lanes.  Threads: those of tids (n of them; an id the session never
  * recorded is -ENOENT, e listing the ones it did), or, when n is 0, every
- * thread with a row in the window, by pid then tid.  Series: those named
+ * thread with a row in the window, by pid then tid; each says whether it
+ * was busy there.  Series: those named
  * by picks (a name no series of the session has is -ENOENT, e listing the
  * names there are), or, when npicks is 0, every series with a point in
  * the window: the session's own (record --udp-port) drawn as a line, the

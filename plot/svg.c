@@ -16,6 +16,8 @@
 #include "writers.h"
 
 #define NS_PER_S 1000000000ll
+#define FOOTER_LINES 7		/* the notes under the lanes, at most */
+#define FOOTER_LINE_H 14
 
 static double x_of(const struct plot_writer *w, int64_t ts)
 {
@@ -101,25 +103,36 @@ static const char svg_style[] =
 	".merged{opacity:.75}.ev{stroke:#7b3fa0;stroke-width:1.2}"
 	".tick{stroke:#0b7a75;stroke-width:1.5}.mline{fill:none;stroke:#1f5fa8;stroke-width:1.3}"
 	".mband{stroke:#9cc3ea}.lost{fill:url(#fl-lost);stroke:#888;stroke-width:.5}"
-	".uncertain{fill:url(#fl-hatch)}</style>\n"
+	".uncertain{fill:url(#fl-hatch)}.procbg{fill:#e8edf3}.proc{font-size:11px;"
+	"font-weight:600;fill:#223}</style>\n"
 	"<defs><pattern id=\"fl-hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\""
 	" patternTransform=\"rotate(45)\"><rect width=\"2.5\" height=\"6\" fill=\"rgba(0,0,0,0.45)\"/>"
 	"</pattern><pattern id=\"fl-lost\" width=\"8\" height=\"8\" patternUnits=\"userSpaceOnUse\""
 	" patternTransform=\"rotate(-45)\"><rect width=\"8\" height=\"8\" fill=\"rgba(120,120,120,0.18)\"/>"
 	"<rect width=\"3\" height=\"8\" fill=\"rgba(90,90,90,0.35)\"/></pattern></defs>\n";
 
-static int height_of(const struct plot_header *h)
+static int height_of(const struct plot_header *h, int top)
 {
-	return LAYOUT_TITLE + LAYOUT_AXIS + 4 +
+	return top + 4 +
 	       (int)h->nthreads * (LAYOUT_THREAD_H + LAYOUT_GAP) +
-	       (int)h->nmetrics * (LAYOUT_METRIC_H + LAYOUT_GAP) + 40;
+	       (int)h->nmetrics * (LAYOUT_METRIC_H + LAYOUT_GAP) +
+	       (int)h->nprocs * LAYOUT_PROC_H + FOOTER_LINES * FOOTER_LINE_H + 16;
+}
+
+/* A tick's label is centred on it unless that would run past the
+ * picture's right edge: then it ends at the tick (as page.js's
+ * labelAnchor; 11 px digits are about 6.2 px wide). */
+static const char *label_anchor(const struct plot_writer *w, double x, const char *text)
+{
+	return x + strlen(text) * 3.1 > LAYOUT_LEFT + w->h.width_px + LAYOUT_RIGHT - 2
+	       ? "end" : "middle";
 }
 
 /* Ticks at round times of day, as page.js's axis(). */
 static void axis(struct plot_writer *w, int height)
 {
 	int64_t span = w->h.to_ts - w->h.from_ts, step = 1, want;
-	int places;
+	int places, top = w->top;
 	char buf[40];
 
 	want = w->h.width_px / 120 > 2 ? w->h.width_px / 120 : 2;
@@ -134,32 +147,82 @@ static void axis(struct plot_writer *w, int height)
 	     t <= w->h.to_ts; t += step) {
 		double x = x_of(w, t);
 
+		tod(buf, sizeof(buf), t, places);
 		strbuf_addf(&w->sb, "<line class=\"grid\" x1=\"%.2f\" x2=\"%.2f\" y1=\"%d\" "
-			    "y2=\"%d\"/><text x=\"%.2f\" y=\"%d\" text-anchor=\"middle\">%s"
-			    "</text>\n", x, x, LAYOUT_TITLE + LAYOUT_AXIS, height - 36, x,
-			    LAYOUT_TITLE + LAYOUT_AXIS - 10, tod(buf, sizeof(buf), t, places));
+			    "y2=\"%d\"/><text x=\"%.2f\" y=\"%d\" text-anchor=\"%s\">%s"
+			    "</text>\n", x, x, top, height - 36, x, top - 10,
+			    label_anchor(w, x, buf), buf);
 	}
 	strbuf_addf(&w->sb, "<line class=\"axis\" x1=\"%d\" x2=\"%u\" y1=\"%d\" y2=\"%d\"/>\n",
-		    LAYOUT_LEFT, LAYOUT_LEFT + w->h.width_px, LAYOUT_TITLE + LAYOUT_AXIS,
-		    LAYOUT_TITLE + LAYOUT_AXIS);
+		    LAYOUT_LEFT, LAYOUT_LEFT + w->h.width_px, top, top);
+}
+
+/* The legend's entries: a swatch (SVG drawn in a 14 x 12 box at 0,0)
+ * and its words.  The states' come first, from plot_state_colors. */
+static const struct { const char *swatch, *text; } legend_marks[] = {
+	{ "<rect x=\"4\" y=\"0\" width=\"6\" height=\"12\" class=\"major\"/>",
+	  "major fault (height: duration, log scale)" },
+	{ "<rect x=\"4\" y=\"4\" width=\"6\" height=\"8\" class=\"minor\"/>", "minor fault" },
+	{ "<rect x=\"4\" y=\"1\" width=\"6\" height=\"11\" class=\"unfinished\"/>",
+	  "unfinished fault" },
+	{ "<line x1=\"7\" x2=\"7\" y1=\"1\" y2=\"12\" class=\"ev\"/>", "tracepoint hit" },
+	{ "<line x1=\"7\" x2=\"7\" y1=\"1\" y2=\"12\" class=\"tick\"/>", "metric event" },
+	{ "<polyline points=\"0,10 5,4 9,8 14,2\" class=\"mline\"/>", "metric value" },
+	{ "<rect width=\"14\" height=\"12\" class=\"lost\"/>", "records lost" },
+	{ "<rect width=\"14\" height=\"12\" fill=\"#999\"/><rect width=\"14\" "
+	  "height=\"12\" class=\"uncertain\"/>", "state built across lost records" },
+};
+
+/* Lays the legend out in rows under the title lines, wrapping at the
+ * picture's width, and writes it to sb (NULL: only counts).  The rows. */
+static int legend(struct strbuf *sb, int width)
+{
+	size_t nmarks = sizeof(legend_marks) / sizeof(legend_marks[0]);
+	double x = 6;
+	int row = 0;
+
+	for (size_t i = 0; i < PS_NSTATES + nmarks; i++) {
+		const char *text = i < PS_NSTATES ? plot_state_names[i]
+				 : legend_marks[i - PS_NSTATES].text;
+		double w = 18 + strlen(text) * 6.0 + 14;	/* 11 px text */
+		int y = LAYOUT_TITLE + row * LAYOUT_LEGEND_ROW;
+
+		if (x > 6 && x + w > width - 6) {
+			x = 6;
+			y = LAYOUT_TITLE + ++row * LAYOUT_LEGEND_ROW;
+		}
+		if (sb && i < PS_NSTATES)
+			strbuf_addf(sb, "<g class=\"legend\" transform=\"translate(%.0f,%d)\">"
+				    "<rect width=\"14\" height=\"12\" fill=\"%s\"/>", x, y,
+				    plot_state_colors[i]);
+		else if (sb)
+			strbuf_addf(sb, "<g class=\"legend\" transform=\"translate(%.0f,%d)\">%s",
+				    x, y, legend_marks[i - PS_NSTATES].swatch);
+		if (sb)
+			strbuf_addf(sb, "<text x=\"18\" y=\"10\">%s</text></g>\n", text);
+		x += w;
+	}
+	return row + 1;
 }
 
 static int svg_begin(void *wp, const struct plot_header *h)
 {
 	struct plot_writer *w = wp;
-	int width = LAYOUT_LEFT + (int)h->width_px + LAYOUT_RIGHT, height = height_of(h);
+	int width = LAYOUT_LEFT + (int)h->width_px + LAYOUT_RIGHT, height;
 	char a[40], b[40];
 	char date[UTC_LEN];
 
 	w->h = *h;
+	w->top = LAYOUT_TITLE + legend(NULL, width) * LAYOUT_LEGEND_ROW + LAYOUT_AXIS;
+	height = height_of(h, w->top);
 	utc_format(date, sizeof(date), h->from_ts);
 	date[10] = '\0';	/* the day */
 	strbuf_addf(&w->sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		    "viewBox=\"0 0 %d %d\" data-x0=\"%d\" data-width=\"%u\" "
-		    "data-from-ns=\"%lld\" data-to-ns=\"%lld\">\n", width, height, width,
-		    height, LAYOUT_LEFT, h->width_px, (long long)h->from_ts,
-		    (long long)h->to_ts);
+		    "data-from-ns=\"%lld\" data-to-ns=\"%lld\" data-idle-hidden=\"%u\">\n",
+		    width, height, width, height, LAYOUT_LEFT, h->width_px,
+		    (long long)h->from_ts, (long long)h->to_ts, h->nidle);
 	strbuf_adds(&w->sb, svg_style);
 	strbuf_addf(&w->sb, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n"
 		    "<text class=\"title\" x=\"6\" y=\"18\">faultline plot: session %lld of ",
@@ -170,8 +233,9 @@ static int svg_begin(void *wp, const struct plot_header *h)
 		    tod(b, sizeof(b), h->to_ts, 6));
 	xml_text(&w->sb, h->host);
 	strbuf_adds(&w->sb, "</text>\n");
+	legend(&w->sb, width);
 	axis(w, height);
-	w->lane_y = LAYOUT_TITLE + LAYOUT_AXIS + 4;	/* the next lane's top */
+	w->lane_y = w->top + 4;	/* the next lane's top */
 	return put(w);
 }
 
@@ -228,13 +292,42 @@ static void label(struct plot_writer *w, double y, const char *text,
 	strbuf_adds(&w->sb, "</text>\n");
 }
 
+/* The headers of the processes up to pid, each above its threads' lanes
+ * (which come by pid): its name, its lanes, its idle threads not drawn.
+ * A process whose threads were all idle has its header alone. */
+static void process_headers(struct plot_writer *w, int64_t pid)
+{
+	for (; w->next_proc < w->h.nprocs && w->h.procs[w->next_proc].pid <= pid;
+	     w->next_proc++) {
+		const struct plot_process *p = &w->h.procs[w->next_proc];
+		char text[200];
+
+		/* Short enough for the narrowest picture: 430 px. */
+		snprintf(text, sizeof(text), "%.20s (pid %lld): %u drawn",
+			 *p->comm ? p->comm : "process", (long long)p->pid, p->nthreads);
+		strbuf_addf(&w->sb, "<g class=\"process\" data-pid=\"%lld\"><rect "
+			    "class=\"procbg\" x=\"0\" y=\"%.0f\" width=\"%u\" height=\"%d\"/>"
+			    "<text class=\"proc\" x=\"6\" y=\"%.0f\">", (long long)p->pid,
+			    w->lane_y, LAYOUT_LEFT + w->h.width_px, LAYOUT_PROC_H - 2,
+			    w->lane_y + 13);
+		xml_text(&w->sb, text);
+		if (p->nidle)
+			strbuf_addf(&w->sb, ", %u idle hidden (--all-threads)", p->nidle);
+		strbuf_adds(&w->sb, "</text></g>\n");
+		w->lane_y += LAYOUT_PROC_H;
+	}
+}
+
 static int svg_lane(void *wp, const struct plot_lane *l)
 {
 	struct plot_writer *w = wp;
-	double y = w->lane_y, h = l->kind == LANE_THREAD ? LAYOUT_THREAD_H : LAYOUT_METRIC_H;
+	double y, h = l->kind == LANE_THREAD ? LAYOUT_THREAD_H : LAYOUT_METRIC_H;
 	char text[160], sub[200];
 
 	close_lane(w);
+	if (l->kind == LANE_THREAD)
+		process_headers(w, l->pid);
+	y = w->lane_y;
 	w->lane = *l;
 	w->lane_open = 1;
 	w->lane_y += h + LAYOUT_GAP;
@@ -395,10 +488,11 @@ static int svg_lost(void *wp, const struct plot_lost *l)
 {
 	struct plot_writer *w = wp;
 	double x = x_of(w, l->from_ts), x2 = x_of(w, l->to_ts);
-	int top = LAYOUT_TITLE + LAYOUT_AXIS;
+	int top = w->top;
 	char what[96];
 
 	close_lane(w);
+	process_headers(w, INT64_MAX);
 	if (x2 - x < 2)
 		x2 = x + 2;
 	snprintf(what, sizeof(what), "lost %s: %lld on cpu %lld", l->kind,
@@ -418,26 +512,51 @@ static int svg_stack(void *wp, int64_t stack_id, const char *text)
 	return 0;
 }
 
+/* Ends the footer's line being written, if any, and begins the next
+ * under it with text (NULL: none yet). */
+static void footer_line(struct plot_writer *w, const char *text)
+{
+	if (w->footer_lines++)
+		strbuf_adds(&w->sb, "</text>\n");
+	strbuf_addf(&w->sb, "<text class=\"sub\" x=\"6\" y=\"%.0f\">",
+		    w->lane_y + FOOTER_LINE_H * w->footer_lines);
+	if (text)
+		strbuf_adds(&w->sb, text);
+}
+
 static int svg_end(void *wp, const struct plot_counts *n)
 {
 	struct plot_writer *w = wp;
 	struct strbuf *sb = &w->sb;
 
 	close_lane(w);
-	strbuf_addf(sb, "<text class=\"sub\" x=\"6\" y=\"%.0f\">Reduced at one pixel = ",
-		    w->lane_y + 14);
+	process_headers(w, INT64_MAX);
+	/* Short lines, FOOTER_LINES at most, so the narrowest picture
+	 * (200 px of plot) cuts none. */
+	footer_line(w, "Reduced at one pixel = ");
 	dur_text(sb, w->h.quantum_ns);
-	strbuf_addf(sb, ": %llu state intervals drawn as %llu, %llu faults as %llu single "
-		    "and %llu merged marks (every fault of ", (unsigned long long)n->states_in,
-		    (unsigned long long)n->states_out, (unsigned long long)n->faults_in,
-		    (unsigned long long)n->faults_kept, (unsigned long long)n->fault_merges);
+	strbuf_addf(sb, ": %llu state intervals drawn as %llu,", (unsigned long long)n->states_in,
+		    (unsigned long long)n->states_out);
+	footer_line(w, NULL);
+	strbuf_addf(sb, "%llu faults as %llu single and %llu merged marks (every fault of ",
+		    (unsigned long long)n->faults_in, (unsigned long long)n->faults_kept,
+		    (unsigned long long)n->fault_merges);
 	dur_text(sb, w->h.keep_fault_ns);
-	strbuf_addf(sb, " or more kept), %llu metric points as %llu.</text>\n"
-		    "<text class=\"sub\" x=\"6\" y=\"%.0f\">Hatched grey: records lost "
-		    "(from the CPU's last stored record to the loss report): not idleness. "
-		    "Hatched state: built across lost records.</text>\n</svg>\n",
-		    (unsigned long long)n->points_in, (unsigned long long)n->points_out,
-		    w->lane_y + 28);
+	strbuf_adds(sb, " or more kept),");
+	footer_line(w, NULL);
+	strbuf_addf(sb, "%llu metric points as %llu.", (unsigned long long)n->points_in,
+		    (unsigned long long)n->points_out);
+	footer_line(w, "Hatched grey: records lost (from the CPU's last stored record");
+	footer_line(w, "to the loss report): not idleness. Hatched state: built across "
+		    "lost records.");
+	if (w->h.nidle) {
+		footer_line(w, NULL);
+		strbuf_addf(sb, "%u idle threads not drawn: no fault and no stall of 1 ms",
+			    w->h.nidle);
+		footer_line(w, "or more in the window (--all-threads draws them).");
+	}
+	strbuf_adds(sb, "</text>\n");
+	strbuf_adds(sb, "</svg>\n");
 	return out_file_put(w->out, sb, 1, w->e);
 }
 

@@ -37,6 +37,11 @@ struct plot_writer {
 	struct plot_lane lane;
 	double lane_y;
 	int lane_open;			/* svg: a lane's <g> is open */
+	int footer_lines;		/* svg: lines of the notes begun */
+	unsigned next_proc;		/* svg: h.procs[next_proc] has no
+					 * header yet */
+	int top;			/* svg: the axis line's y, under the
+					 * title lines and the legend */
 };
 
 extern const struct plot_sink_ops plot_html_ops, plot_svg_ops;

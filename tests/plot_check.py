@@ -6,14 +6,25 @@
         window is in it once, as recorded or inside a merge (counts and
         durations add up exactly), every fault at or over the threshold
         and every unfinished one as recorded, with its own fields.
-    plot_check.py browser PAGE.html DB SESSION [--view V0,V1] [--png OUT]
+        For a page of every thread (no --tid): a lane for each thread
+        that was busy in the window (a fault, or a stall of 1 ms or more
+        as the stall view has them), and the others counted as idle.
+    plot_check.py browser PAGE.html DB SESSION [--view V0,V1] [--fold PID,...]
+                  [--input K,...] [--png OUT]
         Loads the page in headless Chromium: no console message, no
         request but the page itself, the script ran; then the DOM: a lane
-        per thread and metric, every element's x where its data-t puts it,
-        every kept fault and every imported event (NAK) of the view drawn
-        at its time.  --png also renders it to a PNG.
-    plot_check.py svg PICTURE.svg DB SESSION
-        A well-formed SVG with a lane per thread of the picture's window.
+        per metric and per thread of an open process, a header per
+        process, every element's x where its data-t puts it, every kept
+        fault and every imported event (NAK) of the view drawn at its
+        time, the window line naming the view.  --view and --fold go in
+        the address (#view=V0,V1&fold=PID,...).  --input K,... gives the
+        page, once drawn, keys (a key's name, as KeyboardEvent.key) and
+        Ctrl + wheel steps ("wheel:X:DY": X px into the plot area, DY px
+        of wheel), then checks the view and the address they must lead
+        to.  --png also renders it.
+    plot_check.py svg PICTURE.svg DB SESSION [--all-threads]
+        A well-formed SVG with a lane per busy thread of the picture's
+        window, and the idle ones counted.
     plot_check.py get PAGE.html EXPR
         Prints json.dumps(EXPR) for the page's data D (for exact checks).
 
@@ -131,6 +142,39 @@ def check_counts(db, sess, D, lo, hi):
                 fail("metric %s: the point at %d is in no item" % (m["name"], ts))
 
 
+BUSY_SQL = """
+    SELECT DISTINCT tid FROM fault WHERE session_id = :s AND ts < :hi
+       AND coalesce(ts + dur > :lo, ts >= :lo)
+    UNION SELECT DISTINCT tid FROM stall WHERE session_id = :s AND ts < :hi
+       AND ts + dur > :lo AND state_id IS NOT NULL AND dur >= 1000000"""
+ROWS_SQL = """
+    SELECT DISTINCT tid FROM thread_state WHERE session_id = :s AND ts < :hi
+       AND ts + dur > :lo
+    UNION SELECT DISTINCT tid FROM fault WHERE session_id = :s AND ts < :hi
+       AND coalesce(ts + dur > :lo, ts >= :lo)
+    UNION SELECT DISTINCT tid FROM tracepoint_event WHERE session_id = :s
+       AND ts BETWEEN :lo AND :hi"""
+
+
+def busy_and_idle(db, sess, lo, hi):
+    """The threads with rows in [lo, hi) that were busy, and the others."""
+    args = {"s": sess, "lo": lo, "hi": hi}
+    busy = {t for (t,) in db.execute(BUSY_SQL, args)}
+    rows = {t for (t,) in db.execute(ROWS_SQL, args)}
+    return busy & rows, rows - busy
+
+
+def check_idle(lanes, idle_hidden, all_threads, db, sess, lo, hi):
+    busy, idle = busy_and_idle(db, sess, lo, hi)
+    want = busy | idle if all_threads else busy
+    if lanes != want:
+        fail("thread lanes %s, but the threads %s were %s in the window"
+             % (sorted(lanes), sorted(want), "there" if all_threads else "busy"))
+    if idle_hidden != (0 if all_threads else len(idle)):
+        fail("%d idle threads said not drawn, but %s were idle"
+             % (idle_hidden, sorted(idle)))
+
+
 def check_data(page, dbpath, sess):
     D = page_data(page)
     db = sqlite3.connect("file:%s?mode=ro" % dbpath, uri=True)
@@ -141,6 +185,15 @@ def check_data(page, dbpath, sess):
         check_states(db, sess, D, lo, hi, th)
         check_faults(db, sess, D, lo, hi, th)
     check_counts(db, sess, D, lo, hi)
+    check_idle(set(threads_in(D)), D["idle_hidden"], D["all_threads"], db, sess, lo, hi)
+    procs = [(p["pid"], p["threads"]) for p in D["processes"]]
+    per_pid = {}
+    for th in D["threads"]:
+        per_pid[th["pid"]] = per_pid.get(th["pid"], 0) + 1
+    if [(p, n) for p, n in procs if n] != sorted(per_pid.items()):
+        fail("processes %s, but the lanes are %s" % (procs, sorted(per_pid.items())))
+    if sum(p["idle"] for p in D["processes"]) != D["idle_hidden"]:
+        fail("the processes' idle threads do not add up to %d" % D["idle_hidden"])
 
 
 # ---- browser ------------------------------------------------------------
@@ -195,9 +248,16 @@ class Dom(html.parser.HTMLParser):
         self.lane = None
         self.depth = 0          # <g> nesting
         self.lane_depth = 0
+        self.text = {}          # id: the text of the element with that id
+        self.open_id = None
+
+    def handle_data(self, data):
+        if self.open_id:
+            self.text[self.open_id] = self.text.get(self.open_id, "") + data
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        self.open_id = a.get("id")
         if tag == "g":
             self.depth += 1
             if "lane" in a.get("class", ""):
@@ -233,7 +293,14 @@ def check_positions(dom, svg):
     return n
 
 
-def check_dom(dom, D, dbpath, sess, view):
+def tod(ns):
+    """HH:MM:SS.ffffff UTC of a CLOCK_REALTIME ns count, as the page words it."""
+    s = ns // 10**9
+    return "%02d:%02d:%02d.%06d" % (s // 3600 % 24, s // 60 % 60, s % 60,
+                                    ns % 10**9 // 1000)
+
+
+def check_dom(dom, D, dbpath, sess, view, folds, text):
     svgs = [a for tag, a, _ in dom.elements if tag == "svg" and a.get("id") == "fl-plot"]
     if len(svgs) != 1:
         fail("the page has %d plots (svg#fl-plot), not 1" % len(svgs))
@@ -244,8 +311,20 @@ def check_dom(dom, D, dbpath, sess, view):
         fail("the view is %d,%d, not the %d,%d asked for in the address" % (v0, v1, *view))
     tids = {int(a["data-tid"]) for tag, a, _ in dom.elements
             if tag == "g" and "thread" in a.get("class", "")}
-    if tids != set(threads_in(D)):
-        fail("thread lanes %s, the data has %s" % (sorted(tids), sorted(threads_in(D))))
+    open_tids = {t for t, th in threads_in(D).items() if th["pid"] not in folds}
+    if tids != open_tids:
+        fail("thread lanes %s, the data has %s in open folds"
+             % (sorted(tids), sorted(open_tids)))
+    heads = [(int(a["data-pid"]), "folded" in a["class"]) for tag, a, _ in dom.elements
+             if tag == "g" and a.get("class", "").startswith("process")]
+    if heads != [(p["pid"], p["pid"] in folds) for p in D["processes"]]:
+        fail("process headers (pid, folded) %s, the data has %s, %s folded"
+             % (heads, [p["pid"] for p in D["processes"]], sorted(folds)))
+    line = text.get("fl-window", "")
+    if not line.startswith("View " if view else "Window ") or \
+            tod(origin + v0) not in line or tod(origin + v1) not in line:
+        fail("the window line %r does not name the view %s to %s"
+             % (line, tod(origin + v0), tod(origin + v1)))
     names = [a["data-name"] for tag, a, _ in dom.elements
              if tag == "g" and "metric" in a.get("class", "")]
     if names != [m["name"] for m in D["metrics"]]:
@@ -260,7 +339,7 @@ def check_dom(dom, D, dbpath, sess, view):
             "SELECT tid, ts FROM fault WHERE session_id = ? AND ts >= ? AND ts < ?"
             " AND (dur IS NULL OR dur >= ?)",
             (sess, origin + v0, origin + v1, D["keep_fault_ns"])):
-        if tid in threads_in(D) and (str(tid), ts - origin) not in drawn:
+        if tid in open_tids and (str(tid), ts - origin) not in drawn:
             fail("the fault of %d at %d is not drawn at its time" % (tid, ts))
     ticks = {int(a["data-t"]) for tag, a, _ in dom.elements
              if tag == "line" and "tick" in a.get("class", "")}
@@ -278,13 +357,86 @@ def check_dom(dom, D, dbpath, sess, view):
                 fail("the %s event at %d has no tick" % (m["name"], ts))
 
 
-def check_browser(page, dbpath, sess, view, png):
+# What the page's keys and wheel do to the view (page.js: within,
+# zoomAbout, pan), to know where a list of inputs must lead.
+def within(full, a, b):
+    span = min(max(b - a, 1000), full)
+    a = max(0, min(a, full - span))
+    return a, a + span
+
+
+def after_inputs(D, view, inputs, width):
+    v0, v1 = view if view else (0, max(D["span_ns"], 1))
+    for i in inputs:
+        span, mid = v1 - v0, (v0 + v1) / 2
+        if i.startswith("wheel:"):
+            x, dy = (float(n) for n in i.split(":")[1:])
+            t, k = v0 + x * span / width, 2 ** max(-1, min(1, dy / 300))
+            v0, v1 = within(D["span_ns"], t - (t - v0) * k, t + (v1 - t) * k)
+        elif i in ("+", "=", "w", "-", "s"):
+            k = 0.5 if i in ("+", "=", "w") else 2
+            v0, v1 = within(D["span_ns"], mid - (mid - v0) * k, mid + (v1 - mid) * k)
+        elif i in ("ArrowLeft", "a", "ArrowRight", "d"):
+            dt = span / 5 * (-1 if i in ("ArrowLeft", "a") else 1)
+            v0, v1 = within(D["span_ns"], v0 + dt, v1 + dt)
+    return round(v0), round(v1)
+
+
+INPUT_SCRIPT = """<script>
+(function () {
+  var svg = document.getElementById("fl-plot"), x0 = Number(svg.getAttribute("data-x0"));
+  %s.forEach(function (i) {
+    var plot = document.getElementById("fl-plot"), r = plot.getBoundingClientRect();
+    if (i.indexOf("wheel:") === 0) {
+      var a = i.split(":");
+      plot.parentNode.dispatchEvent(new WheelEvent("wheel", { ctrlKey: true, bubbles: true,
+        cancelable: true, deltaY: Number(a[2]), clientX: r.left + x0 + Number(a[1]),
+        clientY: r.top + 60 }));
+    } else {
+      window.dispatchEvent(new KeyboardEvent("keydown", { key: i, bubbles: true }));
+    }
+  });
+  document.body.setAttribute("data-hash", location.hash);
+})();
+</script>
+"""
+
+
+def with_inputs(page, inputs, scratch):
+    """A copy of the page that gives itself the inputs once drawn."""
+    text = open(page, encoding="utf-8").read()
+    end = text.rindex("</body>")
+    copy = os.path.join(scratch, "input.html")
+    with open(copy, "w", encoding="utf-8") as f:
+        f.write(text[:end] + INPUT_SCRIPT % json.dumps(inputs) + text[end:])
+    return copy
+
+
+def check_inputs(dom, D, view, inputs):
+    svg = [a for tag, a, _ in dom.elements if tag == "svg" and a.get("id") == "fl-plot"][0]
+    body = [a for tag, a, _ in dom.elements if tag == "body"][0]
+    want = after_inputs(D, view, inputs, float(svg["data-width"]))
+    got = (int(svg["data-view-from"]), int(svg["data-view-to"]))
+    if abs(got[0] - want[0]) > 1 or abs(got[1] - want[1]) > 1:
+        fail("after %s the view is %d,%d, not %d,%d" % (inputs, *got, *want))
+    full = want == (0, max(D["span_ns"], 1))
+    hash_want = "" if full else "#view=%d,%d" % got
+    if body.get("data-hash", "") != hash_want:
+        fail("after %s the address ends in %r, not %r"
+             % (inputs, body.get("data-hash", ""), hash_want))
+
+
+def check_browser(page, dbpath, sess, view, folds, png, inputs=None):
     D = page_data(page)
     scratch = tempfile.mkdtemp(prefix="faultline-plot-check.")
     try:
+        if inputs:
+            page = with_inputs(page, inputs, scratch)
         url = "file://" + os.path.abspath(page)
-        if view:
-            url += "#view=%d,%d" % view
+        parts = (["view=%d,%d" % view] if view else []) + \
+            (["fold=" + ",".join(map(str, folds))] if folds else [])
+        if parts:
+            url += "#" + "&".join(parts)
         netlog = os.path.join(scratch, "net.json")
         r = chromium(["--log-net-log=" + netlog, "--dump-dom", url], scratch)
         if r is None:
@@ -300,7 +452,14 @@ def check_browser(page, dbpath, sess, view, png):
             return
         dom = Dom()
         dom.feed(r.stdout)
-        check_dom(dom, D, dbpath, sess, view)
+        if inputs:
+            check_inputs(dom, D, view, inputs)
+            svg = [a for tag, a, _ in dom.elements if tag == "svg"
+                   and a.get("id") == "fl-plot"][0]
+            view = (int(svg["data-view-from"]), int(svg["data-view-to"]))
+            if view == (0, max(D["span_ns"], 1)):
+                view = None     # back to the whole window
+        check_dom(dom, D, dbpath, sess, view, set(folds), dom.text)
         if png:
             r = chromium(["--screenshot=" + os.path.abspath(png), url], scratch)
             if not os.path.exists(png) or os.path.getsize(png) < 10000:
@@ -311,18 +470,17 @@ def check_browser(page, dbpath, sess, view, png):
 
 # ---- svg ----------------------------------------------------------------
 
-def check_svg(path, dbpath, sess):
+def check_svg(path, dbpath, sess, all_threads):
     doc = xml.dom.minidom.parse(path)
     svg = doc.documentElement
     lo, hi = int(svg.getAttribute("data-from-ns")), int(svg.getAttribute("data-to-ns"))
     lanes = {int(g.getAttribute("data-tid")) for g in doc.getElementsByTagName("g")
              if g.getAttribute("data-tid")}
     db = sqlite3.connect("file:%s?mode=ro" % dbpath, uri=True)
-    want = {t for (t,) in db.execute(
-        "SELECT DISTINCT tid FROM thread_state WHERE session_id = ? AND ts < ?"
-        " AND ts + dur > ?", (sess, hi, lo))}
-    if not want <= lanes:
-        fail("threads %s have no lane" % sorted(want - lanes))
+    check_idle(lanes, int(svg.getAttribute("data-idle-hidden")), all_threads,
+               db, sess, lo, hi)
+    if not [g for g in doc.getElementsByTagName("g") if "legend" in g.getAttribute("class")]:
+        fail("no legend in the picture")
     if not doc.getElementsByTagName("rect"):
         fail("no marks in the picture")
 
@@ -336,19 +494,28 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     mode, path, dbpath, sess = argv[0], argv[1], argv[2], int(argv[3])
-    view, png, rest = None, None, argv[4:]
+    view, png, folds, all_threads, rest = None, None, [], False, argv[4:]
+    inputs = None
     while rest:
+        if rest[0] == "--all-threads":
+            all_threads = True
+            rest = rest[1:]
+            continue
         if rest[0] == "--view":
             view = tuple(int(x) for x in rest[1].split(","))
+        elif rest[0] == "--fold":
+            folds = [int(x) for x in rest[1].split(",")]
+        elif rest[0] == "--input":
+            inputs = rest[1].split(",")
         elif rest[0] == "--png":
             png = rest[1]
         rest = rest[2:]
     if mode == "data":
         check_data(path, dbpath, sess)
     elif mode == "browser":
-        check_browser(path, dbpath, sess, view, png)
+        check_browser(path, dbpath, sess, view, folds, png, inputs)
     elif mode == "svg":
-        check_svg(path, dbpath, sess)
+        check_svg(path, dbpath, sess, all_threads)
     else:
         print(__doc__, file=sys.stderr)
         return 2

@@ -206,7 +206,7 @@ static void the_window_and_the_lanes_are_what_was_asked(void **state)
 	python_check(&r, "plot_check.py", "browser", page, plot_fixture_db(), "2", NULL);
 }
 
-static void an_svg_picture_has_a_lane_per_thread(void **state)
+static void an_svg_picture_has_a_lane_per_busy_thread(void **state)
 {
 	const char *svg = scratch_path("fixture.svg");
 	struct run r;
@@ -243,6 +243,103 @@ static void an_svg_picture_stays_well_formed_with_a_name_cut_mid_character(void 
 	python_check(&r, "plot_check.py", "svg", svg, db, "2", NULL);
 	slurp(svg, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "rx-\xe6\x97\xa5\xef\xbf\xbd?"));
+}
+
+/* A copy of the fixture with two idle threads: 104 in process 100 ran,
+ * slept woken by a thread (idle waiting) and waited 0.5 ms for a CPU
+ * (runnable, but shorter than a stall worth a lane); 201, alone in
+ * process 200, only slept.  Path in a static buffer. */
+static const char *idle_fixture(void)
+{
+	static char db[256];
+	char sql[512];
+	sqlite3 *h = NULL;
+
+	snprintf(db, sizeof(db), "%s", scratch_path("idle.db"));
+	unlink(db);
+	snprintf(sql, sizeof(sql), "VACUUM INTO '%s'", db);
+	assert_int_equal(sqlite3_open(plot_fixture_db(), &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h,
+		"INSERT INTO thread VALUES (2, 104, 100, 'idler', " T0 ", " T0 "+10000000000),"
+		" (2, 201, 200, 'other', " T0 ", " T0 "+10000000000);"
+		"INSERT INTO thread_state (session_id, tid, pid, ts, dur, state, cpu,"
+		" waker_tid, waker_cpu, preempted, uncertain) VALUES"
+		" (2, 104, 100, " T0 "+2000000000, 1000000000, 'running', 1, NULL, NULL, 0, 0),"
+		" (2, 104, 100, " T0 "+3000000000, 2000000000, 'sleeping', NULL, 101, 0, 0, 0),"
+		" (2, 104, 100, " T0 "+5000000000, 500000, 'runnable', NULL, NULL, NULL, 0, 0),"
+		" (2, 201, 200, " T0 "+2000000000, 3000000000, 'sleeping', NULL, 101, 0, 0, 0);",
+		NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	return db;
+}
+
+/*
+ * The keys and the wheel move the view as the man page says, and the
+ * window line and the address follow: + twice and Ctrl + wheel zoom in,
+ * an arrow moves along; - past the whole window stops at it; so does a
+ * move past its end.
+ */
+static void keys_and_the_wheel_zoom_and_move_the_view_and_the_address(void **state)
+{
+	const char *page = scratch_path("keys.html");
+	struct run r;
+
+	(void)state;
+	plot_ok(&r, plot_fixture_db(), "--session", "2", "-o", page, "-q", NULL);
+	python_check(&r, "plot_check.py", "browser", page, plot_fixture_db(), "2",
+		     "--input", "+,+,ArrowRight,wheel:400:-300", "--png",
+		     scratch_path("keys.png"), NULL);
+	python_check(&r, "plot_check.py", "browser", page, plot_fixture_db(), "2",
+		     "--view", "2000000000,3000000000", "--input", "-,-,-,-,a", NULL);
+	python_check(&r, "plot_check.py", "browser", page, plot_fixture_db(), "2",
+		     "--view", "2000000000,3000000000", "--input",
+		     "d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d,d",
+		     NULL);
+}
+
+/*
+ * Threads come by process, each process under a header; a thread with
+ * neither a fault nor a stall of 1 ms in the window gets no lane, and
+ * its process counts it, unless --all-threads.  A fold closed through the
+ * address hides its process's lanes and keeps its header.
+ */
+static void idle_threads_are_folded_away_and_counted(void **state)
+{
+	const char *db = idle_fixture(), *page = scratch_path("idle.html");
+	const char *svg = scratch_path("idle.svg");
+	struct run r;
+
+	(void)state;
+	plot_ok(&r, db, "--session", "2", "-o", page, "-q", NULL);
+	assert_string_equal(page_get(page, "[t['tid'] for t in D['threads']]"),
+			    "[101, 102, 103]");
+	assert_string_equal(page_get(page, "[(p['pid'], p['threads'], p['idle']) "
+				     "for p in D['processes']]"), "[[100, 3, 1], [200, 0, 1]]");
+	assert_string_equal(page_get(page, "[D['idle_hidden'], D['all_threads']]"), "[2, 0]");
+	python_check(&r, "plot_check.py", "data", page, db, "2", NULL);
+	python_check(&r, "plot_check.py", "browser", page, db, "2", "--png",
+		     scratch_path("idle.png"), NULL);
+	python_check(&r, "plot_check.py", "browser", page, db, "2", "--view",
+		     "2000000000,3000000000", "--fold", "100", "--png",
+		     scratch_path("idle-folded.png"), NULL);
+	plot_ok(&r, db, "--session", "2", "-o", svg, "-q", NULL);
+	python_check(&r, "plot_check.py", "svg", svg, db, "2", NULL);
+
+	plot_ok(&r, db, "--session", "2", "-o", page, "-q", "--all-threads", NULL);
+	assert_string_equal(page_get(page, "[t['tid'] for t in D['threads']]"),
+			    "[101, 102, 103, 104, 201]");
+	assert_string_equal(page_get(page, "[(p['pid'], p['threads'], p['idle']) "
+				     "for p in D['processes']]"), "[[100, 4, 0], [200, 1, 0]]");
+	python_check(&r, "plot_check.py", "data", page, db, "2", NULL);
+	plot_ok(&r, db, "--session", "2", "-o", svg, "-q", "--all-threads", NULL);
+	python_check(&r, "plot_check.py", "svg", svg, db, "2", "--all-threads", NULL);
+	/* A thread asked for by tid is drawn, idle or not. */
+	plot_ok(&r, db, "--session", "2", "-o", page, "-q", "--tid", "201", NULL);
+	assert_string_equal(page_get(page, "[[t['tid'] for t in D['threads']], "
+				     "D['idle_hidden']]"), "[[201], 0]");
 }
 
 /* faultline plot ARGS... refused with status and one line holding says. */
@@ -309,8 +406,10 @@ int main(void)
 		cmocka_unit_test(lost_records_shade_from_the_cpus_last_record_to_the_report),
 		cmocka_unit_test(merges_say_what_they_hold),
 		cmocka_unit_test(the_window_and_the_lanes_are_what_was_asked),
-		cmocka_unit_test(an_svg_picture_has_a_lane_per_thread),
+		cmocka_unit_test(an_svg_picture_has_a_lane_per_busy_thread),
 		cmocka_unit_test(an_svg_picture_stays_well_formed_with_a_name_cut_mid_character),
+		cmocka_unit_test(idle_threads_are_folded_away_and_counted),
+		cmocka_unit_test(keys_and_the_wheel_zoom_and_move_the_view_and_the_address),
 		cmocka_unit_test(bad_input_gets_one_message_and_leaves_no_file),
 	};
 
