@@ -243,24 +243,36 @@ static int json_section(sqlite3 *db, const char *title, const char *query,
 	return err < 0 ? error("report", "%s", e.text) : 0;
 }
 
+/* diagnose on session id, its events the database's one metric when it
+ * has one (*event: the metric's name, the caller's to free, or NULL). */
+static int run_diagnose(sqlite3 *db, int64_t id, struct diag_request *req,
+			struct diag_result *res, const char **event,
+			struct errmsg *e)
+{
+	int err;
+
+	diag_request_init(req);
+	diag_result_init(res);
+	req->session_id = id;
+	*event = NULL;
+	err = diag_default_event(db, NULL, event, e);
+	req->event = *event;
+	return err ? err : diag_run(db, req, res, e);
+}
+
+/* The findings as JSON, after the report's other keys. */
 static int json_findings(sqlite3 *db, int64_t id)
 {
 	struct diag_request req;
 	struct diag_result res;
-	const char *event = NULL;
+	const char *event;
 	struct strbuf sb;
 	struct errmsg e;
 	int err;
 
 	errmsg_init(&e);
-	diag_request_init(&req);
-	diag_result_init(&res);
 	strbuf_init(&sb);
-	req.session_id = id;
-	err = diag_default_event(db, NULL, &event, &e);
-	req.event = event;
-	if (err == 0)
-		err = diag_run(db, &req, &res, &e);
+	err = run_diagnose(db, id, &req, &res, &event, &e);
 	if (err == 0) {
 		diag_render_json(&req, &res, &sb);
 		err = strbuf_error(&sb);
@@ -448,20 +460,14 @@ static int findings(sqlite3 *db, const char *path, int64_t id)
 {
 	struct diag_request req;
 	struct diag_result res;
-	const char *event = NULL;
+	const char *event;
 	struct strbuf sb;
 	struct errmsg e;
 	int err;
 
 	errmsg_init(&e);
-	diag_request_init(&req);
-	diag_result_init(&res);
 	strbuf_init(&sb);
-	req.session_id = id;
-	err = diag_default_event(db, NULL, &event, &e);
-	req.event = event;
-	if (err == 0)
-		err = diag_run(db, &req, &res, &e);
+	err = run_diagnose(db, id, &req, &res, &event, &e);
 	if (err == 0) {
 		printf("\n== Findings: why the threads stalled (faultline diagnose)\n\n");
 		say_metric_choice(db, path, event);
