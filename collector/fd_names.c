@@ -134,9 +134,21 @@ const char *fd_names_get(struct fd_names *c, uint32_t pid, int64_t fd,
 	if (!s->name) {
 		s->read_ns = monotonic_ns();
 		s->name = read_name(pid, fd);
+		s->handed = 0;
 	}
 	*read_ns = s->read_ns;
+	s->handed += s->name != NULL;
 	return s->name;
+}
+
+int fd_names_handed(const struct fd_names *c, uint32_t pid, int64_t fd)
+{
+	const struct fd_name_slot *s;
+
+	if (!c->nslots || fd < 0 || fd > INT32_MAX)
+		return 0;
+	s = &c->slots[slot_of(c, key_of(pid, fd))];
+	return s->key && s->name && s->handed;
 }
 
 void fd_names_forget(struct fd_names *c, uint32_t pid, int64_t fd)

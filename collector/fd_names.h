@@ -21,6 +21,7 @@ struct fd_name_slot {
 	uint64_t key;		/* (pid << 32 | fd) + 1; 0: empty */
 	char *name;		/* owned; NULL: to be read again */
 	uint64_t read_ns;	/* when /proc was read, CLOCK_MONOTONIC */
+	uint32_t handed;	/* times name was handed out since it was read */
 };
 
 struct fd_names {
@@ -36,6 +37,10 @@ void fd_names_release(struct fd_names *c);
  * (CLOCK_MONOTONIC).  Borrowed until the next call. */
 const char *fd_names_get(struct fd_names *c, uint32_t pid, int64_t fd,
 			 uint64_t *read_ns);
+
+/* Whether fd of pid's current name has been handed out (so a change of
+ * the number may make a name handed out untrue). */
+int fd_names_handed(const struct fd_names *c, uint32_t pid, int64_t fd);
 
 /* fd of pid may name something else from now on. */
 void fd_names_forget(struct fd_names *c, uint32_t pid, int64_t fd);

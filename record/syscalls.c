@@ -112,11 +112,17 @@ int record_syscalls_wanted(const struct record_syscalls *rs, int32_t nr)
 }
 
 /* A change of pid's descriptor fd at mono_ts (-1: all of them): the
- * names of held rows read after it, of calls before it, are not theirs. */
+ * names of held rows read after it, of calls before it, are not theirs.
+ * A row's fate is settled by the first change after it (a later one is
+ * later than its reading too), so the rows are looked through only when
+ * the name has been handed out since it was read: a close of a
+ * descriptor nobody named costs no scan. */
 static void changed(struct record_syscalls *rs, uint32_t pid, int64_t fd,
 		    uint64_t mono_ts)
 {
-	for (size_t i = 0; i < rs->nheld; i++) {
+	int scan = fd < 0 || fd_names_handed(&rs->names, pid, fd);
+
+	for (size_t i = 0; scan && i < rs->nheld; i++) {
 		struct held_syscall *h = &rs->held[i];
 
 		if (h->c.pid != pid || (fd >= 0 && h->fd != fd) || !h->name_of_fd ||
