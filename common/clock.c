@@ -112,9 +112,7 @@ static int matches(const char *s, size_t len, const char *pattern)
 	return 1;
 }
 
-/* Fraction digits at s as ns, up to 9 kept; returns how many were read
- * (0: none). */
-static size_t fraction_ns(const char *s, size_t len, int64_t *ns)
+size_t fraction_ns(const char *s, size_t len, int64_t *ns)
 {
 	size_t i = 0;
 	int64_t v = 0, scale = NS_PER_S;

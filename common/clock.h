@@ -74,4 +74,10 @@ const char *utc_format(char *buf, size_t n, int64_t ts);
  */
 int utc_parse(const char *s, size_t len, unsigned flags, int64_t *ns);
 
+/* The fraction digits at s[0..len) (those after a '.') as ns: up to 9 are
+ * kept, further ones read and dropped.  Returns how many digits were
+ * read, 0 when there are none.  utc_parse's, and the metric importer's
+ * for epoch numbers. */
+size_t fraction_ns(const char *s, size_t len, int64_t *ns);
+
 #endif

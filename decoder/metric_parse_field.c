@@ -29,22 +29,6 @@ static void trim(const char **s, size_t *len)
 		(*len)--;
 }
 
-/* Up to 9 fraction digits as ns; further digits are read and dropped.
- * Returns the number of digits, 0 when there are none. */
-static size_t fraction_ns(const char *s, size_t len, int64_t *ns)
-{
-	size_t i = 0;
-	int64_t v = 0, scale = NS_PER_S;
-
-	for (; i < len && is_digit(s[i]); i++)
-		if (scale > 1) {
-			scale /= 10;
-			v += (s[i] - '0') * scale;
-		}
-	*ns = v;
-	return i;
-}
-
 /* Epoch number: digits[.digits] in unit (TS_AUTO: by magnitude). */
 static int parse_epoch(const char *s, size_t len, enum ts_kind unit,
 		       int64_t *ns, enum ts_kind *kind)
