@@ -65,19 +65,11 @@ int cpu_runs_switch_in(struct cpu_runs *r, uint32_t cpu, uint32_t tid,
 	return 0;
 }
 
-/* Adds ns for tid to the shares so far (n of them). */
-static size_t share_add(struct cpu_share *all, size_t n, uint32_t tid,
-			uint64_t ns)
+static int by_tid(const void *a, const void *b)
 {
-	for (size_t i = 0; i < n; i++)
-		if (all[i].tid == (int64_t)tid) {
-			all[i].ns += ns;
-			return n;
-		}
-	memset(&all[n], 0, sizeof(all[n]));
-	all[n].tid = tid;
-	all[n].ns = ns;
-	return n + 1;
+	const struct cpu_share *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
 static int by_ns_desc(const void *a, const void *b)
@@ -88,20 +80,64 @@ static int by_ns_desc(const void *a, const void *b)
 	       x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+/* The first live entry still holding the CPU at `from`: the last one
+ * that began at or before it (or the oldest live one). */
+static size_t first_in(const struct cpu_history *h, uint64_t from)
+{
+	size_t lo = h->head, hi = h->n;	/* the answer lies in [lo, hi) */
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->v[mid].since <= from)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Sums all[0..n) per tid, in place; returns the number of tids. */
+static size_t sum_by_tid(struct cpu_share *all, size_t n)
+{
+	size_t m = 0;
+
+	qsort(all, n, sizeof(*all), by_tid);
+	for (size_t i = 0; i < n; i++) {
+		if (m && all[m - 1].tid == all[i].tid)
+			all[m - 1].ns += all[i].ns;
+		else
+			all[m++] = all[i];
+	}
+	return m;
+}
+
+/*
+ * Called at the end of every runnable wait, so it reads only the entries
+ * inside the wait (a binary search to its start): a switch storm keeps
+ * tens of thousands of entries per CPU, and a few lie in any one wait.
+ */
 size_t cpu_runs_shares(const struct cpu_runs *r, uint32_t cpu, uint64_t from,
 		       uint64_t to, uint32_t self, struct cpu_share *out)
 {
 	const struct cpu_history *h;
-	struct cpu_share *all;
-	size_t n = 0, kept;
+	struct cpu_share small[64], *all = small;
+	size_t n = 0, kept, first, last;
 
 	if (cpu >= r->ncpu || to <= from)
 		return 0;
 	h = &r->cpu[cpu];
-	all = calloc(h->n - h->head + 1, sizeof(*all));
-	if (!all)
-		return 0;	/* the shares are a detail: none, not a failure */
-	for (size_t i = h->head; i < h->n; i++) {
+	if (h->n == h->head)
+		return 0;
+	first = first_in(h, from);
+	for (last = first; last < h->n && h->v[last].since < to; last++)
+		;
+	if (last - first > sizeof(small) / sizeof(small[0])) {
+		all = malloc((last - first) * sizeof(*all));
+		if (!all)
+			return 0;	/* the shares are a detail: none, not a failure */
+	}
+	for (size_t i = first; i < last; i++) {
 		uint64_t a = h->v[i].since;
 		uint64_t b = i + 1 < h->n ? h->v[i + 1].since : to;
 
@@ -109,9 +145,14 @@ size_t cpu_runs_shares(const struct cpu_runs *r, uint32_t cpu, uint64_t from,
 			a = from;
 		if (b > to)
 			b = to;
-		if (b > a && h->v[i].tid != self)
-			n = share_add(all, n, h->v[i].tid, b - a);
+		if (b > a && h->v[i].tid != self) {
+			memset(&all[n], 0, sizeof(all[n]));
+			all[n].tid = h->v[i].tid;
+			all[n].ns = b - a;
+			n++;
+		}
 	}
+	n = sum_by_tid(all, n);
 	qsort(all, n, sizeof(*all), by_ns_desc);
 	kept = n < CPU_SHARES_MAX ? n : CPU_SHARES_MAX;
 	memcpy(out, all, kept * sizeof(*out));
@@ -122,6 +163,7 @@ size_t cpu_runs_shares(const struct cpu_runs *r, uint32_t cpu, uint64_t from,
 			out[kept].ns += all[i].ns;
 		kept++;
 	}
-	free(all);
+	if (all != small)
+		free(all);
 	return kept;
 }

@@ -62,6 +62,39 @@ static void threads_past_the_kept_ones_are_summed_as_others(void **state)
 
 /* Under a storm the history keeps the last CPU_RUNS_MAX entries, and
  * nothing older than the horizon. */
+/* A long history, a short wait inside it: only the wait's entries
+ * count, whichever way they alternate, and a wait over more entries than
+ * a small buffer holds sums the same way. */
+static void a_wait_inside_a_long_history_reads_only_its_span(void **state)
+{
+	struct cpu_runs r;
+	struct cpu_share out[CPU_SHARES_MAX + 1];
+	uint64_t total = 0;
+	size_t n;
+
+	(void)state;
+	cpu_runs_init(&r);
+	for (uint32_t i = 0; i < 50000; i++)	/* 300 tids taking turns, 10 ns each */
+		assert_int_equal(cpu_runs_switch_in(&r, 0, 1 + i % 300, 1000 + 10ull * i), 0);
+	/* [1000 + 10 * 40000 + 5, + 30): the ends of two, two whole. */
+	n = cpu_runs_shares(&r, 0, 401005, 401035, 0, out);
+	assert_int_equal(n, 4);
+	assert_int_equal(out[0].tid, 1 + 40001 % 300);
+	assert_int_equal(out[0].ns, 10);
+	assert_int_equal(out[1].ns, 10);
+	assert_int_equal(out[2].tid, 1 + 40000 % 300);
+	assert_int_equal(out[2].ns, 5);
+	assert_int_equal(out[3].ns, 5);
+	/* 2000 entries: every tid of the 300, so 8 kept and the others. */
+	n = cpu_runs_shares(&r, 0, 201000, 221000, 0, out);
+	assert_int_equal(n, CPU_SHARES_MAX + 1);
+	assert_int_equal(out[CPU_SHARES_MAX].tid, -1);
+	for (size_t i = 0; i < n; i++)
+		total += out[i].ns;
+	assert_int_equal(total, 20000);
+	cpu_runs_release(&r);
+}
+
 static void the_history_is_bounded(void **state)
 {
 	struct cpu_runs r;
@@ -88,6 +121,7 @@ int main(void)
 		cmocka_unit_test(shares_are_clipped_to_the_span_and_sorted),
 		cmocka_unit_test(threads_past_the_kept_ones_are_summed_as_others),
 		cmocka_unit_test(the_history_is_bounded),
+		cmocka_unit_test(a_wait_inside_a_long_history_reads_only_its_span),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
