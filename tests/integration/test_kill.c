@@ -87,8 +87,20 @@ static void check_trial(struct trial *t, const char *db, pid_t recorder)
 {
 	char want[200];
 	struct run r;
+	int reported = 0;
 	int64_t status_recording = db_int(db, "SELECT count(*) FROM session WHERE "
 					  "status = 'recording'");
+
+	/* Killed while leaving WAL mode at its end, the recorder leaves a
+	 * hot rollback journal, which a read-only open cannot roll back:
+	 * the first faultline that opens the file does, as any opener would. */
+	if (status_recording == INT64_MIN) {
+		assert_int_equal(run_faultline(&r, "report", db, NULL), 0);
+		reported = 1;
+		status_recording = db_int(db, "SELECT count(*) FROM session WHERE "
+					  "status = 'recording'");
+		assert_true(status_recording >= 0);
+	}
 
 	/* Ended in time, it is complete with every index; killed first, it
 	 * still says recording, never complete. */
@@ -99,7 +111,8 @@ static void check_trial(struct trial *t, const char *db, pid_t recorder)
 		assert_int_equal(indexes_made(db), 5);
 		return;
 	}
-	assert_int_equal(run_faultline(&r, "report", db, NULL), 0);
+	if (!reported)
+		assert_int_equal(run_faultline(&r, "report", db, NULL), 0);
 	snprintf(want, sizeof(want), "faultline report: warning: session 1 was "
 		 "killed while recording (recorder pid %d gone); its last ",
 		 (int)recorder);
