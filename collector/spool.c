@@ -10,6 +10,8 @@
 
 #define HDR ((uint64_t)sizeof(struct spool_entry))
 #define MIN_CAP (64u * 1024)
+/* The resident part grows by this much at a time (a multiple of pages). */
+#define GROW_STEP (1u << 20)
 
 static uint64_t align8(uint64_t n)
 {
@@ -61,6 +63,33 @@ static void sleep_unless(struct spool *s, int (*ready)(struct spool *),
 	__atomic_store_n(sleeps, 0, __ATOMIC_SEQ_CST);
 }
 
+/*
+ * Makes [s->active, to) of the buffer resident, to rounded up to a
+ * GROW_STEP and capped at cap.  One madvise for a whole step: the kernel
+ * populates it in one call instead of one fault per page in the drain
+ * thread (on the 2-core VM, 64 MiB touched page by page took 206-268 ms
+ * of faults, MAP_POPULATE 14-18 ms for all of it).  A kernel without
+ * MADV_POPULATE_WRITE (before 5.14) gets the pages touched instead.
+ * Producer.
+ */
+static void grow_active(struct spool *s, uint64_t to)
+{
+	uint64_t from = s->active;
+
+	to = (to + GROW_STEP - 1) / GROW_STEP * GROW_STEP;
+	if (to > s->cap)
+		to = s->cap;
+	if (to <= from)
+		return;
+	if (madvise(s->buf + from, to - from, MADV_POPULATE_WRITE) != 0) {
+		long page = sysconf(_SC_PAGESIZE);
+
+		for (uint64_t off = from; off < to; off += (uint64_t)page)
+			((volatile uint8_t *)s->buf)[off] = 0;
+	}
+	s->active = to;
+}
+
 int spool_init(struct spool *s, size_t cap)
 {
 	void *m;
@@ -70,13 +99,13 @@ int spool_init(struct spool *s, size_t cap)
 	if (cap < MIN_CAP)
 		cap = MIN_CAP;
 	/*
-	 * Populated now, not page by page as the drain thread first writes
-	 * it: on the 2-core VM, 64 MiB touched page by page took 206-268 ms
-	 * of faults (taken in the drain thread while the rings filled);
-	 * MAP_POPULATE took 14-18 ms for all of it.
+	 * Reserved, not resident: the producer uses the first `active`
+	 * bytes and grows them only when the consumer falls behind by more
+	 * (grow_active), so a recorder whose engine keeps up holds a few
+	 * MiB of its spool, not all of it.
 	 */
 	m = mmap(NULL, cap, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return -ENOMEM;
 	/* Not in the command faultline forks: a fork would leave every page
@@ -88,6 +117,7 @@ int spool_init(struct spool *s, size_t cap)
 	madvise(m, cap, MADV_DONTFORK);
 	s->buf = m;
 	s->cap = cap;
+	grow_active(s, GROW_STEP);
 	return 0;
 }
 
@@ -101,27 +131,43 @@ void spool_release(struct spool *s)
 
 /*
  * Where an entry of `need` bytes (header included) can go, as a byte
- * position: at head, or after a pad at the buffer's start when the end
- * has too little contiguous room.  UINT64_MAX when neither has room.
- * *avail: the contiguous bytes at that position.  Producer.
+ * position: at head, or after a pad at the buffer's start when the
+ * resident part has too little contiguous room left; failing both, at
+ * head after growing the resident part.  UINT64_MAX when nothing has
+ * room.  *avail: the contiguous bytes at that position.  Producer.
+ *
+ * Invariant: head's offset is never past `active`, and everything past
+ * `active` is unwritten; so a wrap before `active` leaves the rest of the
+ * buffer to a pad, which the consumer skips as it skips any pad.
  */
-static uint64_t place(const struct spool *s, uint64_t need, uint64_t *avail)
+static uint64_t place(struct spool *s, uint64_t need, uint64_t *avail)
 {
 	uint64_t used = s->head - other(&s->tail), free_bytes = s->cap - used;
 	uint64_t off = s->head % s->cap, to_end = s->cap - off;
 	uint64_t at_start = free_bytes > to_end ? free_bytes - to_end : 0;
+	uint64_t to_active = s->active > off ? s->active - off : 0;
+	int can_grow = s->active < s->cap && to_end >= need;
 
-	if (to_end >= need && to_end <= free_bytes) {
-		*avail = to_end;
-		return s->head;
-	}
 	if (free_bytes < to_end) {	/* free space ends before the buffer's end */
 		*avail = free_bytes;
 		return free_bytes >= need ? s->head : UINT64_MAX;
 	}
-	/* Skip what is left at the end: the start has the rest. */
-	*avail = at_start;
-	return at_start >= need ? s->head + to_end : UINT64_MAX;
+	if (to_active >= need) {
+		*avail = to_active;
+		return s->head;
+	}
+	/* Wrap to the start while the consumer is close behind (half the
+	 * resident part free there); further behind, grow instead, so a
+	 * burst after the wrap has room before the consumer passes the pad. */
+	if (at_start >= need && (!can_grow || at_start >= s->active / 2)) {
+		*avail = at_start;
+		return s->head + to_end;
+	}
+	if (!can_grow)
+		return UINT64_MAX;
+	grow_active(s, off + need);
+	*avail = s->active - off;
+	return s->head;
 }
 
 /* Writes a pad from head to pos when pos skips the buffer's end.  The
@@ -136,13 +182,21 @@ static void pad_to(struct spool *s, uint64_t pos)
 		memset(p, 0, sizeof(*p));
 		p->kind = SPOOL_PAD;
 	}
+	if (pos != s->head) {
+		s->pad_at = s->head;
+		s->pad_len = pos - s->head;
+	}
 }
 
 /* Publishes what the producer wrote up to head_to. */
 static void publish(struct spool *s, uint64_t head_to)
 {
-	uint64_t used = head_to - other(&s->tail);
+	uint64_t tail = other(&s->tail), used = head_to - tail;
 
+	/* The skipped end of the buffer holds nothing: not in use.  At most
+	 * one pad lies between tail and head (they are at most cap apart). */
+	if (tail <= s->pad_at && head_to > s->pad_at)
+		used -= s->pad_len;
 	if (used > s->peak)
 		s->peak = used;
 	move_and_wake(&s->head, head_to, &s->head_moves, &s->consumer_sleeps);
@@ -207,6 +261,11 @@ void spool_push(struct spool *s, const struct spool_entry *e)
 {
 	if (!flush_pending(s) || put_control(s, e) < 0)
 		queue_pending(s, e);
+}
+
+int spool_has_spare(const struct spool *s)
+{
+	return s->active < s->cap;
 }
 
 int spool_flushed(struct spool *s)
