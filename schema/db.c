@@ -751,9 +751,42 @@ int db_end_write(sqlite3 *db, const char *path, struct errmsg *e)
 	return rc == SQLITE_OK ? 0 : db_fail(db, rc, path, "cannot finish", e);
 }
 
+int db_cache_size(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int kib = -2000;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA cache_size", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			kib = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	return kib;
+}
+
+void db_set_cache_size(sqlite3 *db, int size)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "PRAGMA cache_size = %d", size);
+	sqlite3_exec(db, sql, NULL, NULL, NULL);
+}
+
+/* The page cache while the indexes are built, in KiB: the sorter sizes
+ * its in-memory runs by it (at least 10 pages), and building them is
+ * the recorder's peak memory.  For the fault loop's 131,072 faults the
+ * peak fell from 42.5 to 38 MB with it; the sort then merges more runs,
+ * which cost no more CPU within noise at 1.3M faults. */
+#define INDEX_BUILD_CACHE_KIB 512
+
 int db_build_indexes(sqlite3 *db, const char *path, struct errmsg *e)
 {
-	return exec(db, indexes_sql, path, "cannot index", e);
+	int old = db_cache_size(db), err;
+
+	db_set_cache_size(db, -INDEX_BUILD_CACHE_KIB);
+	err = exec(db, indexes_sql, path, "cannot index", e);
+	db_set_cache_size(db, old);
+	return err;
 }
 
 int db_file_version(const char *path, int *version, struct errmsg *e)

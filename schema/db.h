@@ -85,6 +85,11 @@ int db_end_write(sqlite3 *db, const char *path, struct errmsg *e);
 /* Makes the secondary indexes (after a load).  0 or negative errno. */
 int db_build_indexes(sqlite3 *db, const char *path, struct errmsg *e);
 
+/* SQLite's page cache of db: PRAGMA cache_size's value (negative: KiB,
+ * positive: pages), read and set. */
+int db_cache_size(sqlite3 *db);
+void db_set_cache_size(sqlite3 *db, int size);
+
 /* The schema version (user_version) of the SQLite file at path, read
  * without writing or creating anything; 0 for a file with none.  0, or a
  * negative errno with e set (no such file, not SQLite). */

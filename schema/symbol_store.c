@@ -227,40 +227,19 @@ static int write_rows(struct writer *w, const struct sym_input *in,
  * of their time re-reading pages (bench/schema/symbolize_rate.c). */
 #define SYMBOLIZE_CACHE_KIB 65536
 
-static int cache_size(sqlite3 *db)
-{
-	sqlite3_stmt *st;
-	int kib = -2000;
-
-	if (sqlite3_prepare_v2(db, "PRAGMA cache_size", -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			kib = sqlite3_column_int(st, 0);
-		sqlite3_finalize(st);
-	}
-	return kib;
-}
-
-static void set_cache_size(sqlite3 *db, int size)
-{
-	char sql[64];
-
-	snprintf(sql, sizeof(sql), "PRAGMA cache_size = %d", size);
-	sqlite3_exec(db, sql, NULL, NULL, NULL);
-}
-
 int symbol_store_write(const struct symbol_store *s, const struct sym_input *in,
 		       const struct symbolize_job *j, struct errmsg *e)
 {
 	struct writer w = { s, NULL, NULL };
-	int rc, err, old_cache = cache_size(s->db);
+	int rc, err, old_cache = db_cache_size(s->db);
 
 	assert(j->nnamed == in->nframes);
 	if (old_cache > -SYMBOLIZE_CACHE_KIB)
-		set_cache_size(s->db, -SYMBOLIZE_CACHE_KIB);
+		db_set_cache_size(s->db, -SYMBOLIZE_CACHE_KIB);
 	rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
 		err = fail(s, rc, e);
-		set_cache_size(s->db, old_cache);
+		db_set_cache_size(s->db, old_cache);
 		return err;
 	}
 	err = write_rows(&w, in, j, e);
@@ -270,6 +249,6 @@ int symbol_store_write(const struct symbol_store *s, const struct sym_input *in,
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	sqlite3_finalize(w.update);
 	sqlite3_finalize(w.insert);
-	set_cache_size(s->db, old_cache);
+	db_set_cache_size(s->db, old_cache);
 	return err;
 }
