@@ -29,6 +29,10 @@ struct order_queue {
 	struct ev *v;		/* owned: queued events, malloc'd */
 	size_t n, cap;
 	int sorted;		/* v[0..n) is in (mono_ts, seq) order */
+	/* Where each sorted run after the first begins in v, in push order:
+	 * the rings arrive as a few runs, merged at the flush. */
+	size_t *runs;		/* owned */
+	size_t nruns, runs_cap;
 	uint64_t next_seq;
 	uint64_t flushed_to;	/* highest watermark flushed so far */
 	uint64_t late;		/* events pushed at or below flushed_to */

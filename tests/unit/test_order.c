@@ -230,12 +230,33 @@ static void events_past_the_first_allocation_come_out_sorted(void **state)
 	assert_int_equal(fx->q.late, 0);
 }
 
+/* Seven runs (seven rings), each 0, 0, 1, 1, 2, 2...: every timestamp is
+ * in every run, and its events come out in the order they were pushed,
+ * run by run, whatever pass of the merge brings them together. */
+static void equal_timestamps_across_many_runs_keep_their_push_order(void **state)
+{
+	struct fixture *fx = *state;
+
+	for (uint32_t run = 0; run < 7; run++)
+		for (uint64_t i = 0; i < 40; i++)
+			push(&fx->q, i / 2, run * 100 + (uint32_t)i, run);
+	assert_int_equal(order_queue_flush(&fx->q, UINT64_MAX, record_ev, fx->log), 280);
+	for (size_t k = 0; k < 280; k++) {
+		uint64_t ts = k / 14;
+		size_t in_ts = k % 14;	/* 7 runs x 2 events of this ts */
+
+		assert_int_equal(fx->log->ts[k], ts);
+		assert_int_equal(fx->log->tid[k], (in_ts / 2) * 100 + ts * 2 + in_ts % 2);
+	}
+}
+
 #define ORDER_TEST(t) cmocka_unit_test_setup_teardown(t, fixture_setup, fixture_teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		ORDER_TEST(events_from_two_rings_come_out_in_time_order),
+		ORDER_TEST(equal_timestamps_across_many_runs_keep_their_push_order),
 		ORDER_TEST(events_above_the_watermark_wait_for_a_later_flush),
 		ORDER_TEST(equal_timestamps_keep_their_push_order),
 		ORDER_TEST(many_equal_timestamps_keep_their_push_order),
