@@ -67,7 +67,7 @@ COLLECTOR_SRC = collector/ring.c collector/spool.c collector/drain.c collector/p
 COLLECTOR_SRC += collector/mem_room.c
 # The record engine: ring records to rows (record/session.h).
 RECORD_SRC = record/session.c record/options_json.c record/pipeline.c record/clock.c \
-	     record/udp.c
+	     record/udp.c record/thread_names.c
 SCHEMA_SRC = schema/db.c schema/upgrade.c schema/loader.c schema/symbol_store.c schema/query_def.c \
 	     schema/metric_store.c
 # one SQLite value as CSV or JSON, one set of rules (query, report, export

@@ -30,9 +30,18 @@ static int store_state(void *ctx, const struct state_interval *iv)
 	return err ? err : loader_state(p->loader, iv, &p->err);
 }
 
+/* A thread met for the first time: named as it was when recording
+ * began if it lived then (thread_names.h), else as /proc names it now. */
 static void thread_resolve(void *ctx, struct thread *t)
 {
-	(void)ctx;
+	struct record_pipeline *p = ctx;
+	const struct thread_name *n = thread_names_find(&p->names, t->tid);
+
+	if (n && (!t->pid || t->pid == n->pid)) {
+		t->pid = n->pid;
+		memcpy(t->comm, n->comm, COMM_LEN);
+		return;
+	}
 	if (!t->pid) {
 		pid_t tgid = proc_tgid((pid_t)t->tid);
 
@@ -158,6 +167,9 @@ int record_pipeline_init(struct record_pipeline *p, struct recorder *r,
 	p->ids = &r->ids;
 	p->waking = &r->waking;
 	p->targets = t;
+	thread_names_init(&p->names);
+	if (thread_names_read(&p->names, t) < 0)
+		return -ENOMEM;
 	p->system_wide = target_system_wide(t);
 	errmsg_init(&p->err);
 	order_queue_init(&p->order);
@@ -172,6 +184,7 @@ int record_pipeline_init(struct record_pipeline *p, struct recorder *r,
 
 void record_pipeline_release(struct record_pipeline *p)
 {
+	thread_names_release(&p->names);
 	order_queue_release(&p->order);
 	fault_stream_release(&p->faults);
 	record_stacks_release(&p->stacks);

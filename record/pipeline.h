@@ -40,6 +40,7 @@
 #include "clock.h"
 #include "stacks.h"
 #include "syscalls.h"
+#include "thread_names.h"
 #include "udp.h"
 #include "cgroup.h"
 
@@ -80,6 +81,7 @@ struct record_pipeline {
 	 * to ids) as target threads are born; unused with -a. */
 	struct waking_filter *waking;
 	const struct target_set *targets;	/* borrowed */
+	struct thread_names names;	/* owned: the targets' at the start */
 	/* -a or --comm: events see every thread, rows are kept for target
 	 * threads only; but mappings are kept for every process, since a
 	 * process may gain a matching thread after it mapped its files. */

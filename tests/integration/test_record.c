@@ -581,6 +581,39 @@ static void lost_records_are_stored_and_summarised_on_stderr(void **state)
 }
 
 /*
+ * A thread that lived when recording began is named as it was then, even
+ * when the pipeline meets its first event only after it is gone: here
+ * faultline is stopped while the workload faults, exits and is reaped,
+ * so /proc no longer has the thread when the events are decoded.
+ */
+static void a_thread_gone_before_its_events_are_decoded_keeps_its_name(void **state)
+{
+	const char *db = scratch_path("gone.db");
+	char *wl_argv[] = { (char *)workload_bin(), "--wait-signal", "--pages",
+			    "100", NULL };
+	char *fl_argv[] = { (char *)faultline_bin(), "record", "-o", (char *)db,
+			    "-p", NULL, NULL };
+	char pid[16];
+	struct run wl, fl;
+
+	(void)state;
+	run_start_usr1_blocked(&wl, wl_argv);
+	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
+	fl_argv[5] = pid;
+	assert_int_equal(start_recording(&fl, fl_argv, 30000), 0);
+	kill(fl.pid, SIGSTOP);
+	kill(wl.pid, SIGUSR1);
+	assert_int_equal(run_wait(&wl), 0);
+	kill(fl.pid, SIGCONT);
+	assert_int_equal(run_wait(&fl), 0);
+	assert_true(db_int(db, "SELECT count(*) FROM fault WHERE tid = %s", pid) >= 100);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread WHERE tid = %s AND "
+				"comm = 'fault_workload'", pid), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread WHERE tid = %s AND "
+				"comm != 'fault_workload'", pid), 0);
+}
+
+/*
  * The engine is held to 512 KB/s of records (a test hook) while the
  * workload makes about 6 MB of them in a burst: the drain thread keeps
  * emptying the rings, the 1 MiB spool fills, and what has no room is
@@ -650,6 +683,8 @@ int main(void)
 		cmocka_unit_test_teardown(a_fifo_planted_as_a_perf_map_neither_hangs_record_nor_goes_unsaid,
 					  kill_leftovers),
 		cmocka_unit_test_teardown(a_slow_engine_drops_at_the_spool_bound_and_says_so, kill_leftovers),
+		cmocka_unit_test_teardown(a_thread_gone_before_its_events_are_decoded_keeps_its_name,
+					  kill_leftovers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
