@@ -149,6 +149,11 @@ SCHEMA_SRC += schema/killed.c
 DECODER_SRC += decoder/cgroup_cpu.c
 COLLECTOR_SRC += collector/cgroup_sampler.c
 RECORD_SRC += record/cgroup.c
+# the session's environment (session_env): read at the start, build ids
+# at the end
+DECODER_SRC += decoder/env_text.c decoder/build_id.c
+COLLECTOR_SRC += collector/sys_env.c
+RECORD_SRC += record/environment.c
 DIAGNOSE_SRC += diagnose/p_cpu_quota.c
 # export --to PostgreSQL (libpq), query on PostgreSQL
 PKGS += libpq
@@ -272,6 +277,9 @@ UNIT_TESTS += test_cgroup_cpu
 INTEGRATION_BIN += $(BUILD)/tests/test_cgroup_quota
 # a recorder killed outright: found, said, marked; what it lost, measured
 INTEGRATION_BIN += $(BUILD)/tests/test_kill
+# the session's environment (session_env), from a real recording
+INTEGRATION_BIN += $(BUILD)/tests/test_session_env
+UNIT_TESTS += test_env_text
 STACK_WORKLOAD_BIN = $(BUILD)/tests/stack_workload_fp $(BUILD)/tests/stack_workload_nofp
 FUZZ_REPLAY_BIN = $(addprefix $(BUILD)/tests/replay_,$(FUZZ_TARGETS))
 TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
