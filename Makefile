@@ -160,6 +160,10 @@ PKGS += libpq
 EXPORT_SRC += export/pg_conn.c export/pg_schema.c export/pg_copy.c export/pg_session.c \
 	      export/pg_export.c export/session_select.c
 CLI_SRC += cli/query_pg.c
+# faultline compare, faultline runs: runs side by side, the chart of runs,
+# change points by cause (runs/)
+RUNS_SRC = runs/env_diff.c
+CLI_SRC += cli/compare.c
 
 GEN_SRC = $(BUILD)/gen/schema_sql.c $(BUILD)/gen/indexes_sql.c $(BUILD)/gen/queries_sql.c
 QUERIES = $(sort $(wildcard queries/*.sql))
@@ -173,8 +177,9 @@ CLI_OBJ = $(call obj,$(filter-out cli/faultline.c,$(CLI_SRC)))
 READER_OBJ = $(call obj,$(EXPORT_SRC) $(PLOT_SRC)) $(PLOT_GEN_SRC:.c=.o)
 MAIN_OBJ = $(call obj,cli/faultline.c)
 DIAGNOSE_OBJ = $(call obj,$(DIAGNOSE_SRC))
+RUNS_OBJ = $(call obj,$(RUNS_SRC))
 LIB_OBJ = $(DECODER_OBJ) $(COLLECTOR_OBJ) $(SCHEMA_OBJ) $(RECORD_OBJ) $(READER_OBJ) $(CLI_OBJ) \
-	  $(DIAGNOSE_OBJ)
+	  $(DIAGNOSE_OBJ) $(RUNS_OBJ)
 
 FAULTLINE = $(BUILD)/faultline
 
@@ -288,6 +293,7 @@ TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
 	   $(BUILD)/tests/test_pt \
 	   $(BUILD)/tests/test_export $(BUILD)/tests/test_plot \
 	   $(BUILD)/tests/test_upgrade $(BUILD)/tests/test_merge \
+	   $(BUILD)/tests/test_compare \
 	   $(BUILD)/tests/test_shared_box \
 	   $(FUZZ_REPLAY_BIN) tests/man_vs_help.sh
 # export --to and query on PostgreSQL
@@ -368,6 +374,8 @@ $(BUILD)/tests/test_upgrade: tests/cli/test_upgrade.c tests/integration/run.h $(
 	$(link_test)
 
 $(BUILD)/tests/test_merge: tests/cli/test_merge.c tests/integration/run.h $(LIB_OBJ)
+	$(link_test)
+$(BUILD)/tests/test_compare: tests/cli/test_compare.c tests/integration/run.h $(LIB_OBJ)
 	$(link_test)
 
 $(BUILD)/tests/test_shared_box: tests/cli/test_shared_box.c tests/integration/run.h $(LIB_OBJ)
