@@ -162,7 +162,7 @@ EXPORT_SRC += export/pg_conn.c export/pg_schema.c export/pg_copy.c export/pg_ses
 CLI_SRC += cli/query_pg.c
 # faultline compare, faultline runs: runs side by side, the chart of runs,
 # change points by cause (runs/)
-RUNS_SRC = runs/env_diff.c
+RUNS_SRC = runs/env_diff.c runs/edivisive.c
 CLI_SRC += cli/compare.c
 
 GEN_SRC = $(BUILD)/gen/schema_sql.c $(BUILD)/gen/indexes_sql.c $(BUILD)/gen/queries_sql.c
@@ -285,6 +285,8 @@ INTEGRATION_BIN += $(BUILD)/tests/test_kill
 # the session's environment (session_env), from a real recording
 INTEGRATION_BIN += $(BUILD)/tests/test_session_env
 UNIT_TESTS += test_env_text
+# change points by E-Divisive means (runs/edivisive.c)
+UNIT_TESTS += test_edivisive
 STACK_WORKLOAD_BIN = $(BUILD)/tests/stack_workload_fp $(BUILD)/tests/stack_workload_nofp
 FUZZ_REPLAY_BIN = $(addprefix $(BUILD)/tests/replay_,$(FUZZ_TARGETS))
 TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
