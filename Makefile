@@ -42,6 +42,8 @@ COMMON_SRC = common/errmsg.c common/clock.c common/cpulist.c common/array.c comm
 COMMON_SRC += common/outside_file.c
 # outside text shown on a terminal, escaped
 COMMON_SRC += common/term_text.c
+# text inside XML or HTML (the SVG picture, the runs page), escaped
+COMMON_SRC += common/markup.c
 # one CSV field writer, formulas neutralised (query -f csv, export csv)
 COMMON_SRC += common/csv.c
 # C++ and Rust names demangled when printed (libiberty, static)
