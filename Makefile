@@ -44,6 +44,8 @@ COMMON_SRC += common/outside_file.c
 COMMON_SRC += common/term_text.c
 # text inside XML or HTML (the SVG picture, the runs page), escaped
 COMMON_SRC += common/markup.c
+# a duration for people ("4.9 ms"), the one way
+COMMON_SRC += common/fmt_dur.c
 # one CSV field writer, formulas neutralised (query -f csv, export csv)
 COMMON_SRC += common/csv.c
 # C++ and Rust names demangled when printed (libiberty, static)
@@ -79,7 +81,7 @@ SCHEMA_SRC += common/sql_value.c
 CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
 	  cli/record.c cli/record_summary.c \
 	  cli/query.c cli/query_run.c cli/table_out.c cli/report.c \
-	  cli/session_pick.c cli/symbolize.c cli/stacks.c cli/stacks_out.c cli/fmt_dur.c cli/reader.c \
+	  cli/session_pick.c cli/symbolize.c cli/stacks.c cli/stacks_out.c cli/reader.c \
 	  cli/import.c cli/import_check.c
 # Readers of a finished database: exports (export/) and the timeline plot
 # (plot/).  They read through SQL only.
