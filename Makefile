@@ -166,8 +166,8 @@ EXPORT_SRC += export/pg_conn.c export/pg_schema.c export/pg_copy.c export/pg_ses
 CLI_SRC += cli/query_pg.c
 # faultline compare, faultline runs: runs side by side, the chart of runs,
 # change points by cause (runs/)
-RUNS_SRC = runs/env_diff.c runs/edivisive.c
-CLI_SRC += cli/compare.c
+RUNS_SRC = runs/env_diff.c runs/edivisive.c runs/runs.c runs/changes.c runs/page.c
+CLI_SRC += cli/compare.c cli/runs.c
 
 GEN_SRC = $(BUILD)/gen/schema_sql.c $(BUILD)/gen/indexes_sql.c $(BUILD)/gen/queries_sql.c
 QUERIES = $(sort $(wildcard queries/*.sql))
@@ -299,7 +299,7 @@ TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
 	   $(BUILD)/tests/test_pt \
 	   $(BUILD)/tests/test_export $(BUILD)/tests/test_plot \
 	   $(BUILD)/tests/test_upgrade $(BUILD)/tests/test_merge \
-	   $(BUILD)/tests/test_compare \
+	   $(BUILD)/tests/test_compare $(BUILD)/tests/test_runs \
 	   $(BUILD)/tests/test_shared_box \
 	   $(FUZZ_REPLAY_BIN) tests/man_vs_help.sh
 # export --to and query on PostgreSQL
@@ -382,6 +382,9 @@ $(BUILD)/tests/test_upgrade: tests/cli/test_upgrade.c tests/integration/run.h $(
 $(BUILD)/tests/test_merge: tests/cli/test_merge.c tests/integration/run.h $(LIB_OBJ)
 	$(link_test)
 $(BUILD)/tests/test_compare: tests/cli/test_compare.c tests/integration/run.h $(LIB_OBJ)
+	$(link_test)
+$(BUILD)/tests/test_runs: tests/cli/test_runs.c tests/cli/plot_fixture.h \
+		tests/integration/run.h $(LIB_OBJ)
 	$(link_test)
 
 $(BUILD)/tests/test_shared_box: tests/cli/test_shared_box.c tests/integration/run.h $(LIB_OBJ)
