@@ -13,16 +13,33 @@
 
 extern char **environ;
 
-struct env_sink {
-	struct loader *l;	/* borrowed */
-	struct errmsg *e;	/* borrowed */
+/* The pairs read, held until every file is read: no file is read while
+ * the loader's write transaction is open. */
+struct env_pairs {
+	char **kv;		/* owned: key, value, key, value..., each owned */
+	size_t n, cap;		/* strings in kv */
 };
 
-static int store(void *ctx, const char *key, const char *value)
+static int hold(void *ctx, const char *key, const char *value)
 {
-	struct env_sink *s = ctx;
+	struct env_pairs *p = ctx;
 
-	return loader_env(s->l, key, value, s->e);
+	if (ARRAY_RESERVE(p->kv, p->cap, p->n + 2) < 0 ||
+	    !(p->kv[p->n] = strdup(key)))
+		return -ENOMEM;
+	if (!(p->kv[p->n + 1] = strdup(value))) {
+		free(p->kv[p->n]);
+		return -ENOMEM;
+	}
+	p->n += 2;
+	return 0;
+}
+
+static void pairs_release(struct env_pairs *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->kv[i]);
+	free(p->kv);
 }
 
 /* The process whose settings stand for the targets', or 0 for none. */
@@ -69,7 +86,7 @@ static int note_mapping(void *ctx, const struct rec_mmap *m)
  * cache put back as found.  A file without a build id, or gone, has no
  * row.
  */
-static int mapped_build_ids(pid_t pid, struct env_sink *s)
+static int mapped_build_ids(pid_t pid, struct env_pairs *s)
 {
 	struct mapped seen = { NULL, 0, 0 };
 	struct page_cache pc;
@@ -78,39 +95,43 @@ static int mapped_build_ids(pid_t pid, struct env_sink *s)
 
 	page_cache_init(&pc);
 	err = proc_maps_each(pid, note_mapping, &seen);
-	if (err == -ESRCH)
+	/* A process gone or its maps unreadable: the files seen, if any. */
+	if (err < 0 && err != -ENOMEM)
 		err = 0;
 	for (size_t i = 0; err == 0 && i < seen.n; i++) {
 		if (elf_build_id_path(seen.paths[i], &pc, hex, sizeof(hex)) < 0 ||
 		    (size_t)snprintf(key, sizeof(key), "build_id.%s",
 				     seen.paths[i]) >= sizeof(key))
 			continue;
-		err = store(s, key, hex);
+		err = hold(s, key, hex);
 	}
 	for (size_t i = 0; i < seen.n; i++)
 		free(seen.paths[i]);
 	free(seen.paths);
 	page_cache_release(&pc);
-	if (err == -ENOMEM)
-		return errmsg_set(s->e, ENOMEM, "out of memory");
 	return err;
 }
 
 int record_environment_begin(struct loader *l, const struct target_set *t,
 			     struct errmsg *e)
 {
-	struct env_sink s = { l, e };
+	struct env_pairs p = { NULL, 0, 0 };
 	pid_t pid = first_process(t);
-	int err = sys_env_host(store, &s);
+	int err = sys_env_host(hold, &p);
 
 	/* The command is held before its exec: /proc/PID/environ is still
 	 * the block faultline started with, not what execvp passes on. */
 	if (err == 0 && pid > 0)
-		err = sys_env_process(pid, t->child > 0 ? environ : NULL, store, &s);
+		err = sys_env_process(pid, t->child > 0 ? environ : NULL, hold, &p);
 	/* The command has not run yet: what it maps comes in MMAP2
 	 * records, with build ids (record_environment_end). */
 	if (err == 0 && pid > 0 && t->child <= 0)
-		err = mapped_build_ids(pid, &s);
+		err = mapped_build_ids(pid, &p);
+	if (err < 0)
+		err = errmsg_set(e, ENOMEM, "out of memory");
+	for (size_t i = 0; err == 0 && i < p.n; i += 2)
+		err = loader_env(l, p.kv[i], p.kv[i + 1], e);
+	pairs_release(&p);
 	return err;
 }
 

@@ -62,6 +62,46 @@ static void real_path(const char *path, char *buf)
 	free(r);
 }
 
+/* The first line of sh's output into buf ("" when none). */
+static void sh_line(const char *cmd, char *buf, size_t n)
+{
+	FILE *p = popen(cmd, "r");
+
+	assert_non_null(p);
+	if (!fgets(buf, (int)n, p))
+		buf[0] = '\0';
+	pclose(p);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* The command ran in this test's cgroup: its CPU quota as the cgroup's
+ * own files say, written as cpu.max is ("max 100000" for none). */
+static void expect_cgroup(const char *db)
+{
+	char v[256], want[256], ver[8];
+
+	if (!env_value(db, "cgroup.version", ver, sizeof(ver)))
+		skip_msg("no cgroup with the cpu or memory controller here");
+	if (!strcmp(ver, "2")) {
+		sh_line("d=/sys/fs/cgroup; [ -e $d/cgroup.controllers ] || d=$d/unified;"
+			" cat $d$(sed -n 's/^0:://p' /proc/self/cgroup)/cpu.max 2>/dev/null",
+			want, sizeof(want));
+	} else {
+		assert_string_equal(ver, "1");
+		sh_line("p=$(sed -n 's/^[0-9]*:[^:]*\\bcpu\\b[^:]*://p' /proc/self/cgroup);"
+			" for d in /sys/fs/cgroup/cpu,cpuacct /sys/fs/cgroup/cpu; do"
+			" [ -e $d$p/cpu.cfs_quota_us ] && { q=$(cat $d$p/cpu.cfs_quota_us);"
+			" [ $q = -1 ] && q=max; echo $q $(cat $d$p/cpu.cfs_period_us); break; };"
+			" done", want, sizeof(want));
+	}
+	if (!want[0])
+		assert_false(env_value(db, "cgroup.cpu.max", v, sizeof(v)));
+	else if (!env_value(db, "cgroup.cpu.max", v, sizeof(v)))
+		fail_msg("no cgroup.cpu.max; the cgroup says '%s'", want);
+	else
+		assert_string_equal(v, want);
+}
+
 static void a_command_started_with_ld_bind_now_and_malloc_arena_max_stores_both(void **state)
 {
 	const char *db = scratch_path("env.db");
@@ -108,6 +148,8 @@ static void a_command_started_with_ld_bind_now_and_malloc_arena_max_stores_both(
 	assert_string_equal(v, want);
 	assert_true(db_int(db, "SELECT count(*) FROM session_env WHERE key LIKE"
 			   " 'build_id.%%libc.so%%'") == 1);
+	/* last: it skips where the machine has no such cgroup */
+	expect_cgroup(db);
 }
 
 static void a_process_recorded_with_p_gives_its_environment_and_build_ids(void **state)
