@@ -133,8 +133,9 @@ static int run(const struct compare_args *a)
 		err = measures(db, a, &style, &e);
 	if (err == 0 && a->format == OUT_JSON)
 		printf(",\"environment\":");
-	else if (err == 0)
-		printf("\n%s", a->format == OUT_TABLE ? "Environment: what differs\n" : "");
+	else if (err == 0)	/* CSV: an empty line, in CSV's line ending */
+		printf("%s", a->format == OUT_TABLE ? "\nEnvironment: what differs\n"
+						    : "\r\n");
 	if (err == 0)
 		err = environment(db, strbuf_str(&a_ids), strbuf_str(&b_ids),
 				  &env_style, &e);

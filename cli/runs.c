@@ -250,7 +250,7 @@ static int print(const struct runs_args *a, const struct runs *r,
 	if (err == 0 && a->format == OUT_JSON)
 		printf(",\"change_points\":");
 	else if (err == 0 && a->format == OUT_CSV)
-		printf("\n");
+		printf("\r\n");	/* an empty line, in CSV's line ending */
 	if (err == 0 && a->format == OUT_TABLE)
 		say_changes(r, c, a->metric);
 	else if (err == 0)

@@ -28,6 +28,10 @@ static int make_runs(void **state)
 			  "/bin/true", NULL) != 0)
 		fail_msg("record: %s", r.err);
 	unsetenv("LD_BIND_NOW");
+	/* run=42 again, without it: that side now disagrees */
+	if (run_faultline(&r, "record", "-q", "-o", db, "--label", "run=42", "--",
+			  "/bin/true", NULL) != 0)
+		fail_msg("record: %s", r.err);
 	return 0;
 }
 
@@ -49,8 +53,7 @@ static void the_environment_section_names_what_one_run_set(void **state)
 	/* kernel and machine: the same two runs */
 	assert_null(strstr(env, "kernel.release"));
 	/* by label value, in JSON */
-	assert_int_equal(run_faultline(&r, "compare", db, "41", "42", "--label", "run",
-				       "-f", "json", NULL), 0);
+	assert_int_equal(run_faultline(&r, "compare", db, "1", "2", "-f", "json", NULL), 0);
 	slurp(r.outpath, json, sizeof(json));
 	assert_non_null(strstr(json, ",\"environment\":[\n{\"key\": \"env.LD_BIND_NOW\", "
 			       "\"a\": null, \"b\": \"1\"}\n]\n}\n"));
@@ -63,6 +66,17 @@ static void the_environment_section_names_what_one_run_set(void **state)
 
 		assert_int_equal(run_argv(&p, py), 0);
 	}
+}
+
+/* By label: run=42 is two sessions, one with LD_BIND_NOW=1, one without. */
+static void a_side_whose_runs_disagree_says_so(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "compare", db, "41", "42", "--label", "run",
+				       "-f", "csv", NULL), 0);
+	assert_non_null(strstr(r.out, "\r\n\r\nkey,a,b\r\nenv.LD_BIND_NOW,,1 (in 1 of 2 runs)\r\n"));
 }
 
 static void a_run_compared_with_itself_has_the_same_environment(void **state)
@@ -88,6 +102,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_environment_section_names_what_one_run_set),
+		cmocka_unit_test(a_side_whose_runs_disagree_says_so),
 		cmocka_unit_test(a_run_compared_with_itself_has_the_same_environment),
 		cmocka_unit_test(a_side_without_a_session_is_refused),
 	};

@@ -200,7 +200,7 @@ static void json_and_csv_carry_the_runs_and_the_change_points(void **state)
 	assert_int_equal(run_faultline(&r, "runs", fleet, "-f", "csv", "--label",
 				       "role=rx", NULL), 0);
 	assert_true(strncmp(r.out, "run,session,time,labels,lazy_binding_ms,", 40) == 0);
-	assert_non_null(strstr(r.out, "\r\n\nrun,session,time,series,direction,"));
+	assert_non_null(strstr(r.out, "\r\n\r\nrun,session,time,series,direction,"));
 }
 
 static void the_chart_of_runs_draws_30_blocks_in_chromium(void **state)
