@@ -137,23 +137,18 @@ static const char p99_sql[] =
 	"             FROM fault_histogram WHERE session_id = ?1 GROUP BY hi_ns),"
 	" c AS (SELECT hi_ns, mx, sum(n) OVER (ORDER BY hi_ns) AS cum,"
 	"              sum(n) OVER () AS total FROM h)"
-	" SELECT min(CASE WHEN cum * 100 >= total * 99 THEN hi_ns END), max(mx)"
-	"   FROM c";
+	" SELECT min(p, coalesce(mx, p)) FROM (SELECT min(CASE WHEN cum * 100"
+	"   >= total * 99 THEN hi_ns END) AS p, max(mx) AS mx FROM c)";
 
-/* One integer (or -1 for NULL) of a statement bound to the row. */
-static int one_int(sqlite3 *db, sqlite3_stmt *st, int64_t *v)
+/* The one integer a bound statement gives, or -1 for NULL; reset. */
+static int one_int(sqlite3_stmt *st, int64_t *v)
 {
 	int rc = sqlite3_step(st);
 
 	*v = -1;
 	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
 		*v = sqlite3_column_int64(st, 0);
-	if (rc == SQLITE_ROW && sqlite3_column_count(st) > 1 &&
-	    sqlite3_column_type(st, 1) != SQLITE_NULL &&
-	    sqlite3_column_int64(st, 1) < *v)
-		*v = sqlite3_column_int64(st, 1);
 	sqlite3_reset(st);
-	(void)db;
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
 }
 
@@ -236,11 +231,11 @@ int runs_read(sqlite3 *db, const char *path, const struct runs_request *req,
 			sqlite3_bind_int64(met, 2, w->session_id);
 			sqlite3_bind_int64(met, 3, w->start_ts);
 			sqlite3_bind_int64(met, 4, w->end_ts);
-			if (one_int(db, met, &w->metric_events) < 0)
+			if (one_int(met, &w->metric_events) < 0)
 				err = fail(db, path, e);
 		}
 		sqlite3_bind_int64(p99, 1, w->session_id);
-		if (err == 0 && one_int(db, p99, &w->p99_fault_ns) < 0)
+		if (err == 0 && one_int(p99, &w->p99_fault_ns) < 0)
 			err = fail(db, path, e);
 		if (err == 0)
 			err = causes_of(db, w, e);
