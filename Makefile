@@ -42,6 +42,10 @@ COMMON_SRC = common/errmsg.c common/clock.c common/cpulist.c common/array.c comm
 COMMON_SRC += common/outside_file.c
 # outside text shown on a terminal, escaped
 COMMON_SRC += common/term_text.c
+# text inside XML or HTML (the SVG picture, the runs page), escaped
+COMMON_SRC += common/markup.c
+# a duration for people ("4.9 ms"), the one way
+COMMON_SRC += common/fmt_dur.c
 # one CSV field writer, formulas neutralised (query -f csv, export csv)
 COMMON_SRC += common/csv.c
 # C++ and Rust names demangled when printed (libiberty, static)
@@ -77,7 +81,7 @@ SCHEMA_SRC += common/sql_value.c
 CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
 	  cli/record.c cli/record_summary.c \
 	  cli/query.c cli/query_run.c cli/table_out.c cli/report.c \
-	  cli/session_pick.c cli/symbolize.c cli/stacks.c cli/stacks_out.c cli/fmt_dur.c cli/reader.c \
+	  cli/session_pick.c cli/symbolize.c cli/stacks.c cli/stacks_out.c cli/reader.c \
 	  cli/import.c cli/import_check.c
 # Readers of a finished database: exports (export/) and the timeline plot
 # (plot/).  They read through SQL only.
@@ -149,12 +153,21 @@ SCHEMA_SRC += schema/killed.c
 DECODER_SRC += decoder/cgroup_cpu.c
 COLLECTOR_SRC += collector/cgroup_sampler.c
 RECORD_SRC += record/cgroup.c
+# the session's environment (session_env): read at the start, build ids
+# at the end
+DECODER_SRC += decoder/env_text.c decoder/build_id.c
+COLLECTOR_SRC += collector/sys_env.c
+RECORD_SRC += record/environment.c
 DIAGNOSE_SRC += diagnose/p_cpu_quota.c
 # export --to PostgreSQL (libpq), query on PostgreSQL
 PKGS += libpq
 EXPORT_SRC += export/pg_conn.c export/pg_schema.c export/pg_copy.c export/pg_session.c \
 	      export/pg_export.c export/session_select.c
 CLI_SRC += cli/query_pg.c
+# faultline compare, faultline runs: runs side by side, the chart of runs,
+# change points by cause (runs/)
+RUNS_SRC = runs/env_diff.c runs/edivisive.c runs/runs.c runs/changes.c runs/page.c
+CLI_SRC += cli/compare.c cli/runs.c
 
 GEN_SRC = $(BUILD)/gen/schema_sql.c $(BUILD)/gen/indexes_sql.c $(BUILD)/gen/queries_sql.c
 QUERIES = $(sort $(wildcard queries/*.sql))
@@ -168,8 +181,9 @@ CLI_OBJ = $(call obj,$(filter-out cli/faultline.c,$(CLI_SRC)))
 READER_OBJ = $(call obj,$(EXPORT_SRC) $(PLOT_SRC)) $(PLOT_GEN_SRC:.c=.o)
 MAIN_OBJ = $(call obj,cli/faultline.c)
 DIAGNOSE_OBJ = $(call obj,$(DIAGNOSE_SRC))
+RUNS_OBJ = $(call obj,$(RUNS_SRC))
 LIB_OBJ = $(DECODER_OBJ) $(COLLECTOR_OBJ) $(SCHEMA_OBJ) $(RECORD_OBJ) $(READER_OBJ) $(CLI_OBJ) \
-	  $(DIAGNOSE_OBJ)
+	  $(DIAGNOSE_OBJ) $(RUNS_OBJ)
 
 FAULTLINE = $(BUILD)/faultline
 
@@ -272,6 +286,11 @@ UNIT_TESTS += test_cgroup_cpu
 INTEGRATION_BIN += $(BUILD)/tests/test_cgroup_quota
 # a recorder killed outright: found, said, marked; what it lost, measured
 INTEGRATION_BIN += $(BUILD)/tests/test_kill
+# the session's environment (session_env), from a real recording
+INTEGRATION_BIN += $(BUILD)/tests/test_session_env
+UNIT_TESTS += test_env_text
+# change points by E-Divisive means (runs/edivisive.c)
+UNIT_TESTS += test_edivisive
 STACK_WORKLOAD_BIN = $(BUILD)/tests/stack_workload_fp $(BUILD)/tests/stack_workload_nofp
 FUZZ_REPLAY_BIN = $(addprefix $(BUILD)/tests/replay_,$(FUZZ_TARGETS))
 TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
@@ -280,6 +299,7 @@ TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
 	   $(BUILD)/tests/test_pt \
 	   $(BUILD)/tests/test_export $(BUILD)/tests/test_plot \
 	   $(BUILD)/tests/test_upgrade $(BUILD)/tests/test_merge \
+	   $(BUILD)/tests/test_compare $(BUILD)/tests/test_runs \
 	   $(BUILD)/tests/test_shared_box \
 	   $(FUZZ_REPLAY_BIN) tests/man_vs_help.sh
 # export --to and query on PostgreSQL
@@ -360,6 +380,11 @@ $(BUILD)/tests/test_upgrade: tests/cli/test_upgrade.c tests/integration/run.h $(
 	$(link_test)
 
 $(BUILD)/tests/test_merge: tests/cli/test_merge.c tests/integration/run.h $(LIB_OBJ)
+	$(link_test)
+$(BUILD)/tests/test_compare: tests/cli/test_compare.c tests/integration/run.h $(LIB_OBJ)
+	$(link_test)
+$(BUILD)/tests/test_runs: tests/cli/test_runs.c tests/cli/plot_fixture.h \
+		tests/integration/run.h $(LIB_OBJ)
 	$(link_test)
 
 $(BUILD)/tests/test_shared_box: tests/cli/test_shared_box.c tests/integration/run.h $(LIB_OBJ)

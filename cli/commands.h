@@ -17,5 +17,7 @@ int cmd_upgrade(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_label(int argc, char **argv);
 int cmd_diagnose(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_runs(int argc, char **argv);
 
 #endif

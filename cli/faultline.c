@@ -22,6 +22,8 @@ static const struct command {
 	{ "query", cmd_query, "run a canned query, or any .sql file, on a database" },
 	{ "report", cmd_report, "summarise a session: latency, longest stalls, losses" },
 	{ "diagnose", cmd_diagnose, "name the cause of each stall: pattern, evidence, remedies" },
+	{ "compare", cmd_compare, "two runs side by side, and what differs in their environment" },
+	{ "runs", cmd_runs, "the runs of a database in time order, their change points, the chart" },
 	{ "stacks", cmd_stacks, "print the stacks of long faults and blocks" },
 	{ "pt", cmd_pt, "print the code path into a stall (record --pt)" },
 	{ "symbolize", cmd_symbolize, "name the recorded stack frames" },

@@ -26,7 +26,7 @@
 #include "../schema/pt_names.h"
 #include "../schema/pt_replay.h"
 #include "commands.h"
-#include "fmt_dur.h"
+#include "../common/fmt_dur.h"
 #include "opt.h"
 #include "session_pick.h"
 #include "usage.h"

@@ -23,7 +23,7 @@
 #include "labels.h"
 #include "opt.h"
 #include "record_pt.h"
-#include "fmt_dur.h"
+#include "../common/fmt_dur.h"
 #include "record_summary.h"
 #include "usage.h"
 

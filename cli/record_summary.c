@@ -6,7 +6,7 @@
 
 #include "../common/clock.h"
 #include "../schema/db.h"
-#include "fmt_dur.h"
+#include "../common/fmt_dur.h"
 #include "record_summary.h"
 #include "usage.h"
 

@@ -17,7 +17,7 @@
 #include "../schema/views.h"
 #include "../schema/db.h"
 #include "commands.h"
-#include "fmt_dur.h"
+#include "../common/fmt_dur.h"
 #include "opt.h"
 #include "reader.h"
 #include "session_pick.h"

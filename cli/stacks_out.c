@@ -8,7 +8,7 @@
 #include "../common/demangle.h"
 #include "../common/json.h"
 #include "../common/term_text.h"
-#include "fmt_dur.h"
+#include "../common/fmt_dur.h"
 #include "stacks_out.h"
 
 void stacks_out_init(struct stacks_out *o, enum stacks_format f, FILE *out)

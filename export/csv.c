@@ -22,6 +22,7 @@ static const struct csv_table {
 	const char *where;	/* after SELECT * FROM name */
 } known[] = {
 	{ "session", "WHERE session_id = ?1" },
+	{ "session_env", "WHERE session_id = ?1 ORDER BY key" },
 	{ "clock_anchor", "WHERE session_id = ?1 ORDER BY mono_ns" },
 	{ "clock_step", "WHERE session_id = ?1 ORDER BY from_mono_ns" },
 	{ "thread", "WHERE session_id = ?1 ORDER BY tid, first_ts" },

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "../common/clock.h"
-#include "../common/utf8.h"
+#include "../common/markup.h"
 #include "layout.h"
 #include "writers.h"
 
@@ -26,44 +26,6 @@ static double x_of(const struct plot_writer *w, int64_t ts)
 
 	return x < LAYOUT_LEFT ? LAYOUT_LEFT
 	     : x > LAYOUT_LEFT + w->h.width_px ? LAYOUT_LEFT + w->h.width_px : x;
-}
-
-/*
- * s as XML character data, always well-formed: the five specials as
- * entities, and what XML 1.0 has no place for replaced: a control
- * character other than tab and LF by '?', a byte that begins no
- * well-formed UTF-8 sequence (a thread name the kernel cut to 15 bytes
- * mid-character) by U+FFFD each, and U+FFFE, U+FFFF by one U+FFFD.
- */
-static void xml_text(struct strbuf *sb, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t left = s ? strlen(s) : 0;
-
-	while (left) {
-		size_t n = utf8_seq_len(p, left);
-
-		if (n == 0 || (n == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe)) {
-			strbuf_adds(sb, "\xef\xbf\xbd");	/* U+FFFD */
-			n = n ? n : 1;
-		} else if (n > 1) {
-			strbuf_add(sb, p, n);
-		} else {
-			switch (*p) {
-			case '<': strbuf_adds(sb, "&lt;"); break;
-			case '>': strbuf_adds(sb, "&gt;"); break;
-			case '&': strbuf_adds(sb, "&amp;"); break;
-			case '"': strbuf_adds(sb, "&quot;"); break;
-			default:
-				if (*p < 0x20 && *p != '\t' && *p != '\n')
-					strbuf_addc(sb, '?');
-				else
-					strbuf_addc(sb, (char)*p);
-			}
-		}
-		p += n;
-		left -= n;
-	}
 }
 
 /* HH:MM:SS with `places` decimals (<= 9), UTC: utc_format's, cut. */
@@ -227,11 +189,11 @@ static int svg_begin(void *wp, const struct plot_header *h)
 	strbuf_addf(&w->sb, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n"
 		    "<text class=\"title\" x=\"6\" y=\"18\">faultline plot: session %lld of ",
 		    width, height, (long long)h->session);
-	xml_text(&w->sb, h->db_path);
+	markup_text(&w->sb, h->db_path);
 	strbuf_addf(&w->sb, "</text>\n<text class=\"sub\" x=\"6\" y=\"34\">%s %s to %s UTC"
 		    " (wall clock); host ", date, tod(a, sizeof(a), h->from_ts, 6),
 		    tod(b, sizeof(b), h->to_ts, 6));
-	xml_text(&w->sb, h->host);
+	markup_text(&w->sb, h->host);
 	strbuf_adds(&w->sb, "</text>\n");
 	legend(&w->sb, width);
 	axis(w, height);
@@ -286,9 +248,9 @@ static void label(struct plot_writer *w, double y, const char *text,
 	fit(a, 30);
 	fit(b, 38);
 	strbuf_addf(&w->sb, "<text class=\"label\" x=\"6\" y=\"%.0f\">", y + 16);
-	xml_text(&w->sb, a);
+	markup_text(&w->sb, a);
 	strbuf_addf(&w->sb, "</text><text class=\"sub\" x=\"6\" y=\"%.0f\">", y + 30);
-	xml_text(&w->sb, b);
+	markup_text(&w->sb, b);
 	strbuf_adds(&w->sb, "</text>\n");
 }
 
@@ -310,7 +272,7 @@ static void process_headers(struct plot_writer *w, int64_t pid)
 			    "<text class=\"proc\" x=\"6\" y=\"%.0f\">", (long long)p->pid,
 			    w->lane_y, LAYOUT_LEFT + w->h.width_px, LAYOUT_PROC_H - 2,
 			    w->lane_y + 13);
-		xml_text(&w->sb, text);
+		markup_text(&w->sb, text);
 		if (p->nidle)
 			strbuf_addf(&w->sb, ", %u idle hidden (--all-threads)", p->nidle);
 		strbuf_adds(&w->sb, "</text></g>\n");
@@ -340,7 +302,7 @@ static int svg_lane(void *wp, const struct plot_lane *l)
 			 strcmp(l->names, l->comm) ? " · names: " : "");
 	} else {
 		strbuf_adds(&w->sb, "<g class=\"lane metric\" data-name=\"");
-		xml_text(&w->sb, l->name);
+		markup_text(&w->sb, l->name);
 		strbuf_addf(&w->sb, "\" data-style=\"%s\">\n",
 			    l->style == STYLE_TICKS ? "ticks" : "line");
 		snprintf(text, sizeof(text), "%s", l->name);
@@ -362,7 +324,7 @@ static void title(struct plot_writer *w, const char *what, int64_t ts, int64_t d
 	char buf[40];
 
 	strbuf_adds(&w->sb, "<title>");
-	xml_text(&w->sb, what);
+	markup_text(&w->sb, what);
 	strbuf_addf(&w->sb, " at %s UTC", tod(buf, sizeof(buf), ts, 6));
 	if (dur_ns >= 0) {
 		strbuf_adds(&w->sb, " for ");

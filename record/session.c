@@ -15,6 +15,7 @@
 #include "../collector/procfs.h"
 #include "../common/version.h"
 #include "../schema/db.h"
+#include "environment.h"
 #include "session.h"
 
 void record_session_init(struct record_session *rs)
@@ -134,6 +135,8 @@ static int begin(struct record_session *rs, struct errmsg *e)
 		return err;
 	rs->begun = 1;
 	rs->session_id = rs->loader.session_id;
+	if ((err = record_environment_begin(&rs->loader, c->targets, e)) < 0)
+		return err;
 	record_udp_init(&rs->udp, c->udp, &rs->loader, c->sample_interval_ns);
 	if (c->udp)
 		rs->pipe.udp = &rs->udp;
@@ -310,6 +313,8 @@ int record_session_run(struct record_session *rs, struct errmsg *e)
 	how.status = rs->rec.stop == STOP_SIGNAL ? "stopped" : "complete";
 	how.reason = rs->end_reason;
 	err = store_own_threads(rs, e);
+	if (err == 0)
+		err = record_environment_end(&rs->loader, e);
 	if (err == 0)
 		err = loader_end(&rs->loader, &end, counts, &how, e);
 	if (err < 0)

@@ -654,6 +654,52 @@ int loader_recorder_thread(struct loader *l, pid_t tid, const char *comm,
 	return err;
 }
 
+int loader_env(struct loader *l, const char *key, const char *value,
+	       struct errmsg *e)
+{
+	sqlite3_stmt *st = NULL;
+	int err = begin_if_needed(l, e);
+
+	if (err == 0)
+		err = prepare(l, &st, "INSERT OR REPLACE INTO session_env"
+			      " (session_id, key, value) VALUES (?,?,?)", e);
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, value, -1, SQLITE_STATIC);
+	err = row_written(l, st, e);
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* The kernel gave each MMAP2 the file's build id when it had it at hand
+ * (attr.build_id): no file is read here, so the page cache the target
+ * sees is left alone.  A path mapped again with another build id (the
+ * file replaced while recording) keeps its latest. */
+int loader_env_build_ids(struct loader *l, struct errmsg *e)
+{
+	sqlite3_stmt *st = NULL;
+	int err = begin_if_needed(l, e);
+
+	if (err == 0)
+		err = prepare(l, &st, "INSERT OR REPLACE INTO session_env"
+			      " (session_id, key, value) SELECT ?1,"
+			      " 'build_id.' || path, build_id FROM (SELECT path,"
+			      " build_id, max(ts) FROM mapping WHERE session_id = ?1"
+			      " AND build_id IS NOT NULL AND path LIKE '/%'"
+			      " AND pid IN (SELECT pid FROM thread WHERE"
+			      " session_id = ?1) GROUP BY path)", e);
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	err = step(l, st, e);
+	if (err == 0)
+		l->rows += (uint64_t)sqlite3_changes(l->db);
+	sqlite3_finalize(st);
+	return err;
+}
+
 int loader_metric_series(struct loader *l, const char *name,
 			 const char *labels, const char *unit,
 			 const char *source, int64_t *series_id,

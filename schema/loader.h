@@ -158,6 +158,14 @@ int loader_cgroup_cpu(struct loader *l, uint64_t mono_ts, const char *dir,
 		      struct errmsg *e);
 int loader_recorder_thread(struct loader *l, pid_t tid, const char *comm,
 			   struct errmsg *e);
+/* A session_env row (both borrowed for the call); a key written again
+ * keeps the later value. */
+int loader_env(struct loader *l, const char *key, const char *value,
+	       struct errmsg *e);
+/* session_env's build_id.PATH rows: the build id the kernel gave for
+ * each file mapped by a process with a thread stored, from the mapping
+ * rows; call after the threads are stored. */
+int loader_env_build_ids(struct loader *l, struct errmsg *e);
 /* kind: "records", "samples", "throttled", "malformed" or "spool";
  * mono_ts 0 / cpu < 0 when unknown. */
 int loader_lost(struct loader *l, uint64_t mono_ts, int cpu, const char *kind,

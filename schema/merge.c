@@ -15,6 +15,7 @@ extern const char indexes_sql[];
 const struct merge_table merge_tables[] = {
 	{ "session", MERGE_BY_SESSION },
 	{ "recorder_thread", MERGE_BY_SESSION },
+	{ "session_env", MERGE_BY_SESSION },
 	{ "clock_anchor", MERGE_BY_SESSION },
 	{ "clock_step", MERGE_BY_SESSION },
 	{ "thread", MERGE_BY_SESSION },

@@ -114,6 +114,21 @@ CREATE TABLE recorder_thread (
 	PRIMARY KEY (session_id, tid)
 ) WITHOUT ROWID;
 
+-- The session's environment (schema 8), read when the recording began:
+-- the kernel, its command line and tunables, the CPU, cgroup limits of
+-- the target, its ulimits, its LD_* and MALLOC_* environment, and at the
+-- end the build ids of the files its processes mapped.  One row a key
+-- ('kernel.release', 'thp.enabled', 'env.LD_BIND_NOW', 'build_id./usr/
+-- lib/x86_64-linux-gnu/libc.so.6'; faultline-record(1) lists them); a
+-- value that could not be read has no row.  compare and runs show what
+-- differs between two sessions.
+CREATE TABLE session_env (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	key		TEXT NOT NULL,
+	value		TEXT,
+	PRIMARY KEY (session_id, key)
+) WITHOUT ROWID;
+
 -- The session's clock anchors: CLOCK_REALTIME read between two
 -- CLOCK_MONOTONIC reads, the tightest of a few tries, taken when the
 -- session starts, every CLOCK_ANCHOR_INTERVAL while it records, and at

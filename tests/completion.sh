@@ -90,6 +90,14 @@ queries=$(faultline query --list | sed -n 's/^\([a-z][a-z0-9-]*\)$/\1/p' | sort)
 has stalls-near faultline query run.db ""
 has longest-stalls faultline query run.db long
 expect "$(printf '%s\n' $queries | grep '^fault-' | paste -sd' ')" faultline query run.db fault-
+# Metric names after runs DB --metric, from the database.
+if command -v sqlite3 >/dev/null; then
+	sqlite3 "$tmp/fleet.db" "CREATE TABLE metric_series (name TEXT);
+		INSERT INTO metric_series VALUES ('nak'), ('lat'), ('nak')"
+	expect "lat nak" faultline runs "$tmp/fleet.db" --metric ""
+	expect "nak" faultline runs "$tmp/fleet.db" -m n
+	expect "" faultline runs --metric ""
+fi
 cd "$tmp" || exit 1
 touch my-question.sql my-notes.txt
 expect "my-question.sql" faultline query run.db my-

@@ -206,6 +206,35 @@ static void schemas_it_cannot_upgrade_are_refused_unchanged(void **state)
 				"sqlite_master"), 0);
 }
 
+/* Schema 8 added session_env: a schema-7 file gains it empty (its
+ * sessions' environment was never read), keeps its sessions, and the
+ * next recording into it stores its own. */
+static void a_schema_7_file_gains_the_environment_table(void **state)
+{
+	const char *db = scratch_path("v7.db");
+	sqlite3 *h = NULL;
+	struct run r;
+
+	(void)state;
+	unlink(db);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "--", "true",
+				       NULL), 0);
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "DROP TABLE session_env; PRAGMA user_version = 7",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(run_faultline(&r, "upgrade", db, NULL), 0);
+	assert_non_null(strstr(r.out, "from schema 7 to 8"));
+	assert_int_equal(db_int(db, "SELECT count(*) FROM session_env"), 0);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "--", "true",
+				       NULL), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM session"), 2);
+	assert_int_equal(db_int(db, "SELECT count(DISTINCT session_id) FROM session_env"
+				" WHERE key = 'kernel.release'"), 1);
+	assert_int_equal(db_int(db, "SELECT session_id FROM session_env WHERE"
+				" key = 'kernel.release'"), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +243,7 @@ int main(void)
 		cmocka_unit_test(recording_into_an_old_file_upgrades_it),
 		cmocka_unit_test(upgrade_keeps_what_a_user_added),
 		cmocka_unit_test(schemas_it_cannot_upgrade_are_refused_unchanged),
+		cmocka_unit_test(a_schema_7_file_gains_the_environment_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

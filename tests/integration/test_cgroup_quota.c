@@ -157,6 +157,12 @@ static void a_busy_loop_in_a_cpu_quota_cgroup_is_named_as_throttled(void **state
 	assert_int_equal(db_int(db, "SELECT count(*) FROM cgroup_cpu a JOIN "
 				"cgroup_cpu b ON b.rowid = a.rowid + 1 WHERE "
 				"b.nr_throttled < a.nr_throttled"), 0);
+	/* The session's environment says the same limit, as cpu.max does,
+	 * and the cgroup's path in its hierarchy. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM session_env WHERE"
+				" key = 'cgroup.cpu.max' AND value = '20000 100000'"), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM session_env WHERE"
+				" key = 'cgroup.path' AND '%s' LIKE '%%' || value", cg_dir), 1);
 
 	/* diagnose names the pattern, the thread and the cgroup. */
 	if (run_faultline(&r, "diagnose", db, "--format", "json", NULL) != 0)

@@ -1,5 +1,5 @@
 /* fmt_dur: a duration for people, "1.5 us", "4.9 ms": the unit chosen by
- * size.  Shared by the commands that print durations. */
+ * size.  Shared by the commands and the engines whose text shows durations. */
 #ifndef FL_FMT_DUR_H
 #define FL_FMT_DUR_H
 

@@ -1,0 +1,189 @@
+/*
+ * faultline compare: two runs side by side.  The measures are the
+ * canned compare query's (queries/compare.sql: fault latency, time off
+ * the CPU by state, the application's events, per thread name); then
+ * what differs in the runs' environment (runs/env_diff.h): the kernel,
+ * its tunables, cgroup limits, LD_* and MALLOC_*, build ids.  A side is a
+ * session id, or with --label KEY a value of that label (all its
+ * sessions).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../common/strbuf.h"
+#include "../export/pg_conn.h"
+#include "../runs/env_diff.h"
+#include "../schema/db.h"
+#include "../schema/query_def.h"
+#include "commands.h"
+#include "opt.h"
+#include "query_run.h"
+#include "reader.h"
+#include "table_out.h"
+#include "usage.h"
+
+static const char compare_usage[] =
+	"faultline compare DB A B [--label KEY] [-f table|csv|json] [--wide]";
+
+static const char compare_examples[] =
+	"  faultline compare fleet.db 17 18\n"
+	"  faultline compare fleet.db 4711 4712 --label run\n"
+	"  faultline compare fleet.db 17 18 -f json\n";
+
+struct compare_args {
+	const char *label;		/* borrowed: --label KEY, or NULL */
+	enum out_format format;
+	int wide;
+	char *positional[ARGS_MAX];	/* borrowed: DB, A, B */
+	int npositional;
+};
+
+static int set_format(void *value, const char *arg, const char *opt,
+		      struct errmsg *e)
+{
+	if (out_format_parse(arg, value) < 0)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected table, csv "
+				  "or json", opt, arg);
+	return 0;
+}
+
+/* The sessions of side value, as a JSON array into sb; a side with none
+ * is the user's to fix (-ENOENT). */
+static int side(sqlite3 *db, const char *path, const char *label,
+		const char *value, struct strbuf *sb, struct errmsg *e)
+{
+	size_t n = 0;
+	int err = env_side_ids(db, label, value, sb, &n, e);
+
+	if (err == 0 && n == 0 && label)
+		return errmsg_set(e, ENOENT, "no session of '%s' has the label "
+				  "%s=%s; 'faultline query %s runs label=%s' "
+				  "shows its values", path, label, value, path, label);
+	if (err == 0 && n == 0)
+		return errmsg_set(e, ENOENT, "no session %s in '%s'; 'faultline "
+				  "query %s sessions' lists them, or give --label "
+				  "KEY to compare label values", value, path, path);
+	return err;
+}
+
+/* The compare query's rows, bound to a, b and the label. */
+static int measures(sqlite3 *db, const struct compare_args *a,
+		    const struct table_style *style, struct errmsg *e)
+{
+	char arg_a[256], arg_b[256], arg_l[256];
+	char *args[3] = { arg_a, arg_b, arg_l };
+	sqlite3_stmt *st = NULL;
+	struct query_def q;
+	size_t nrows;
+	int err;
+
+	snprintf(arg_a, sizeof(arg_a), "a=%s", a->positional[1]);
+	snprintf(arg_b, sizeof(arg_b), "b=%s", a->positional[2]);
+	snprintf(arg_l, sizeof(arg_l), "label=%s", a->label ? a->label : "");
+	query_def_init(&q);
+	err = query_def_find("compare", &q, e);
+	if (err == 0)
+		err = query_prepare(db, &q, args, a->label ? 3 : 2, &st, e);
+	if (err == 0)
+		err = table_out(st, style, stdout, &nrows, "compare", e);
+	sqlite3_finalize(st);
+	query_def_release(&q);
+	return err;
+}
+
+static int environment(sqlite3 *db, const char *a_ids, const char *b_ids,
+		       const struct table_style *style, struct errmsg *e)
+{
+	sqlite3_stmt *st = NULL;
+	size_t nrows;
+	int err = env_diff_prepare(db, a_ids, b_ids, &st, e);
+
+	if (err == 0)
+		err = table_out(st, style, stdout, &nrows, "environment", e);
+	sqlite3_finalize(st);
+	return err;
+}
+
+static int run(const struct compare_args *a)
+{
+	const char *path = a->positional[0];
+	const struct table_style style = { a->format, 0, NULL,
+					   a->wide ? 0 : TABLE_MAX_CELL };
+	struct table_style env_style = style;
+	struct strbuf a_ids, b_ids;
+	sqlite3 *db = NULL;
+	struct errmsg e;
+	int err;
+
+	errmsg_init(&e);
+	strbuf_init(&a_ids);
+	strbuf_init(&b_ids);
+	env_style.empty = "the same environment";
+	err = reader_open("compare", path, &db, &e);
+	if (err == 0)
+		err = side(db, path, a->label, a->positional[1], &a_ids, &e);
+	if (err == 0)
+		err = side(db, path, a->label, a->positional[2], &b_ids, &e);
+	if (err == 0 && a->format == OUT_JSON)
+		printf("{\"measures\":");
+	else if (err == 0 && a->format == OUT_TABLE)
+		printf("Measures (a: %s, b: %s)\n", a->positional[1], a->positional[2]);
+	if (err == 0)
+		err = measures(db, a, &style, &e);
+	if (err == 0 && a->format == OUT_JSON)
+		printf(",\"environment\":");
+	else if (err == 0)	/* CSV: an empty line, in CSV's line ending */
+		printf("%s", a->format == OUT_TABLE ? "\nEnvironment: what differs\n"
+						    : "\r\n");
+	if (err == 0)
+		err = environment(db, strbuf_str(&a_ids), strbuf_str(&b_ids),
+				  &env_style, &e);
+	if (err == 0 && a->format == OUT_JSON)
+		printf("}\n");
+	strbuf_release(&a_ids);
+	strbuf_release(&b_ids);
+	db_close(db);
+	if (err == 0)
+		return 0;
+	error("compare", "%s", err == -ENOMEM ? "out of memory" : e.text);
+	return err == -ENOENT || err == -EINVAL ? EXIT_USAGE : 1;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct compare_args a = { .format = OUT_TABLE };
+	const struct opt opts[] = {
+		{ 'l', "label", "KEY", "A and B are values of this label: all the "
+		  "sessions of each", OPT_STRING, &a.label, NULL },
+		{ 'f', "format", "FORMAT", "table (default), csv or json",
+		  OPT_CALLBACK, &a.format, set_format },
+		{ 'w', "wide", NULL, "a table's long cells whole (by default cut at "
+		  FL_STR(TABLE_MAX_CELL) " characters, ending in ...)", OPT_FLAG,
+		  &a.wide, NULL },
+		{ 0 },
+	};
+	const struct cmd_usage u = {
+		"compare", compare_usage,
+		"Two runs side by side: per thread, fault latency, time off the CPU\n"
+		"by state and the application's events; then what differs in their\n"
+		"environment (kernel, tunables, cgroup limits, LD_* and MALLOC_*,\n"
+		"build ids).  A and B are session ids, or values of --label KEY.\n"
+		"Reads only.",
+		compare_examples, opts,
+	};
+	int err = opt_parse_mixed(&u, argc, argv, a.positional, &a.npositional);
+
+	if (err == OPT_HELP)
+		return 0;
+	if (err < 0)
+		return EXIT_USAGE;
+	if (a.npositional != 3)
+		return error("compare", "give a database and the two sides, e.g. "
+			     "'faultline compare run.db 17 18'"), EXIT_USAGE;
+	if (pg_is_target(a.positional[0]))
+		return error("compare", "compare reads a database file; on "
+			     "PostgreSQL, 'faultline query URL compare a=A b=B' "
+			     "gives the measures"), EXIT_USAGE;
+	return run(&a);
+}
