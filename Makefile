@@ -153,10 +153,12 @@ DIAGNOSE_SRC += diagnose/p_cpu_quota.c
 # export --to PostgreSQL (libpq), query on PostgreSQL
 PKGS += libpq
 EXPORT_SRC += export/pg_conn.c export/pg_schema.c export/pg_copy.c export/pg_session.c \
-	      export/pg_export.c export/session_select.c
+	      export/pg_export.c export/session_select.c \
+	      export/pg_functions.c export/pg_stage.c
 CLI_SRC += cli/query_pg.c
 
-GEN_SRC = $(BUILD)/gen/schema_sql.c $(BUILD)/gen/indexes_sql.c $(BUILD)/gen/queries_sql.c
+GEN_SRC = $(BUILD)/gen/schema_sql.c $(BUILD)/gen/indexes_sql.c $(BUILD)/gen/queries_sql.c \
+	  $(BUILD)/gen/pg_functions_sql.c
 QUERIES = $(sort $(wildcard queries/*.sql))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -201,6 +203,9 @@ $(BUILD)/gen/schema_sql.c: schema/schema.sql mk/embed.sh
 $(BUILD)/gen/indexes_sql.c: schema/indexes.sql mk/embed.sh
 	@mkdir -p $(dir $@)
 	mk/embed.sh indexes_sql $< > $@
+$(BUILD)/gen/pg_functions_sql.c: export/pg_functions.sql mk/embed.sh
+	@mkdir -p $(dir $@)
+	mk/embed.sh pg_functions_sql $< > $@
 $(BUILD)/gen/plot_page_js.c: plot/page.js mk/embed.sh
 	@mkdir -p $(dir $@)
 	mk/embed.sh plot_page_js $< > $@

@@ -187,6 +187,28 @@ int pg_schema_use(PGconn *c, const char *schema, struct errmsg *e)
 	return pg_exec(c, sql, "cannot use the schema", e);
 }
 
+int pg_schema_open(PGconn *c, const char *schema, struct errmsg *e)
+{
+	const char *params[] = { schema };
+	int err = pg_schema_use(c, schema, e);
+	PGresult *r;
+
+	if (err < 0)
+		return err;
+	r = PQexecParams(c, "SELECT 1 FROM information_schema.tables WHERE "
+			 "table_schema = $1 AND table_name = 'session'", 1, NULL,
+			 params, NULL, NULL, 0);
+	if (PQresultStatus(r) != PGRES_TUPLES_OK)
+		err = pg_fail(c, r, "cannot read the tables of PostgreSQL", e);
+	else if (PQntuples(r) == 0)
+		err = errmsg_set(e, ENOENT, "schema '%s' holds no faultline tables; "
+				 "load sessions there with faultline export DB --to "
+				 "URL --schema %s, or name the schema they are in",
+				 schema, schema);
+	PQclear(r);
+	return err;
+}
+
 static void create_table(struct strbuf *sb, const struct pg_table *t)
 {
 	strbuf_addf(sb, "CREATE TABLE \"%s\" (", t->name);
