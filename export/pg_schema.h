@@ -31,6 +31,7 @@ struct pg_column {
 				 * information_schema.columns.data_type says it */
 	int not_null;
 	int key;		/* position in the table's key, 0: not in it */
+	int int_decl;		/* declared INTEGER: as a lone key, the rowid */
 };
 
 struct pg_table {

@@ -111,6 +111,13 @@ static int plan_columns(sqlite3 *db, const PGresult *cols, struct stage_table *t
 
 	strbuf_init(&values);
 	strbuf_addf(&t->insert, "INSERT INTO \"%s\" (", t->name);
+	/* The file's rowid, which the export keeps (pg_schema.c). */
+	if (pg_type_of(cols, t->name, "rowid")) {
+		t->kinds[t->n++] = 'i';
+		strbuf_adds(&t->select, "\"rowid\"");
+		strbuf_adds(&t->insert, "rowid");
+		strbuf_adds(&values, "?");
+	}
 	rc = sqlite3_prepare_v2(db, "SELECT name, upper(type) FROM pragma_table_info(?1) "
 				"ORDER BY cid", -1, &st, NULL);
 	if (rc == SQLITE_OK)
@@ -276,8 +283,10 @@ static int copy_table(PGconn *c, sqlite3 *db, int64_t id, const PGresult *cols,
 			    "WHERE session_id = %" PRId64 ")", id);
 	else
 		goto out;	/* rows of no session: the export leaves them */
-	/* ctid: the order the export wrote them in, the file's. */
-	strbuf_adds(&sql, " ORDER BY ctid) TO STDOUT");
+	/* The file's rowid; from an export that did not keep it, the order
+	 * it wrote them in (ctid). */
+	strbuf_addf(&sql, " ORDER BY %s) TO STDOUT",
+		    pg_type_of(cols, name, "rowid") ? "\"rowid\"" : "ctid");
 	if (strbuf_error(&sql)) {
 		err = errmsg_set(e, ENOMEM, "out of memory");
 		goto out;
