@@ -170,6 +170,7 @@ int cmd_diagnose(int argc, char **argv)
 	struct session_choice c;
 	const char *path = NULL;
 	sqlite3 *db = NULL;
+	int64_t staged;		/* the session a results database gives */
 	struct errmsg e;
 	int err;
 
@@ -183,7 +184,8 @@ int cmd_diagnose(int argc, char **argv)
 	a.req.ntids = a.ntids;
 	a.req.isolated = a.isolated[0] ? a.isolated : NULL;
 	errmsg_init(&e);
-	err = reader_open("diagnose", path, &db, &e);
+	staged = a.session;
+	err = reader_open_session("diagnose", path, NULL, &staged, 1, NULL, &db, &e);
 	if (err == 0)
 		err = session_pick_recorded(db, path, a.session, &c, &e);
 	if (err == 0)

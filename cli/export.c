@@ -157,12 +157,14 @@ static int export_write(const char *path, struct export_args *a)
 {
 	struct session_info s;
 	sqlite3 *db = NULL;
+	int64_t staged;		/* the session a results database gives */
 	struct errmsg e;
 	int err;
 
 	errmsg_init(&e);
 	session_info_init(&s);
-	err = reader_open("export", path, &db, &e);
+	staged = a->session;
+	err = reader_open_session("export", path, NULL, &staged, 0, NULL, &db, &e);
 	if (err == 0)
 		err = session_pick(db, path, &a->session, &e);
 	if (err == 0)

@@ -203,12 +203,14 @@ static int plot_run(const char *path, struct plot_args *a, enum plot_format form
 	struct session_info si;
 	struct plot_counts n;
 	sqlite3 *db = NULL;
+	int64_t staged;		/* the session a results database gives */
 	struct errmsg e;
 	int err, res = 1;
 
 	errmsg_init(&e);
 	session_info_init(&si);
-	err = reader_open("plot", path, &db, &e);
+	staged = a->session;
+	err = reader_open_session("plot", path, NULL, &staged, 0, NULL, &db, &e);
 	if (err == 0)
 		err = session_pick(db, path, &a->session, &e);
 	if (err == 0)

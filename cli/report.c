@@ -534,13 +534,15 @@ int cmd_report(int argc, char **argv)
 	struct session_choice c;
 	const char *path = NULL;
 	sqlite3 *db = NULL;
+	int64_t staged;		/* the session a results database gives */
 	struct errmsg e;
 	int err = parse_db_args(&u, argc, argv, &path);
 
 	if (err < 0)
 		return err == OPT_HELP ? 0 : EXIT_USAGE;
 	errmsg_init(&e);
-	err = reader_open("report", path, &db, &e);
+	staged = id;
+	err = reader_open_session("report", path, NULL, &staged, 1, NULL, &db, &e);
 	if (err == 0)
 		err = session_pick_recorded(db, path, id, &c, &e);
 	if (err < 0) {

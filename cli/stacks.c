@@ -393,13 +393,15 @@ int cmd_stacks(int argc, char **argv)
 	};
 	const char *path = NULL;
 	sqlite3 *db = NULL;
+	int64_t staged;		/* the session a results database gives */
 	struct errmsg e;
 	int res = parse_db_args(&u, argc, argv, &path), err;
 
 	if (res < 0)
 		return res == OPT_HELP ? 0 : EXIT_USAGE;
 	errmsg_init(&e);
-	err = reader_open("stacks", path, &db, &e);
+	staged = a.session;
+	err = reader_open_session("stacks", path, NULL, &staged, 0, NULL, &db, &e);
 	if (err == 0)
 		err = session_pick(db, path, &a.session, &e);
 	/* A file of an older faultline may lack them (schema/views.h). */
