@@ -286,7 +286,7 @@ static int copy_table(PGconn *c, sqlite3 *db, int64_t id, const PGresult *cols,
 	/* The file's rowid; from an export that did not keep it, the order
 	 * it wrote them in (ctid). */
 	strbuf_addf(&sql, " ORDER BY %s) TO STDOUT",
-		    pg_type_of(cols, name, "rowid") ? "\"rowid\"" : "ctid");
+		    pg_type_of(cols, name, "rowid") ? "\"rowid\", ctid" : "ctid");
 	if (strbuf_error(&sql)) {
 		err = errmsg_set(e, ENOMEM, "out of memory");
 		goto out;
