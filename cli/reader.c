@@ -15,8 +15,14 @@ int reader_open(const char *cmd, const char *path, sqlite3 **db,
 	struct killed_list k;
 	struct errmsg ignored;
 	char text[256];
-	int err = db_open_read(path, db, e);
+	int err;
 
+	if (pg_is_target(path))
+		return errmsg_set(e, EINVAL, "'%s' is a PostgreSQL database; faultline "
+				  "%s reads a database file here (report, diagnose, "
+				  "stacks, plot, query and export --format read a "
+				  "session of PostgreSQL)", path, cmd);
+	err = db_open_read(path, db, e);
 	if (err < 0)
 		return err;
 	killed_list_init(&k);

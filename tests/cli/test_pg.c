@@ -867,11 +867,14 @@ static void plot_and_export_on_the_url_differ_only_where_they_name_their_source(
 	assert_written_same("export", "chrome-trace", "trace.json");
 }
 
-static void a_reader_on_the_url_names_a_missing_session(void **state)
+static void a_reader_on_the_url_names_a_missing_session_and_a_writer_refuses_it(void **state)
 {
 	(void)state;
 	assert_refused_with(1, "no session 99 in", "report", pg_url, "-s", "99", NULL);
 	assert_refused_with(1, "it holds sessions 1 to", "stacks", pg_url, "-s", "99", NULL);
+	/* What reads only files says so. */
+	assert_refused_with(1, "is a PostgreSQL database; faultline export reads a "
+			    "database file here", "export", pg_url, "--to", pg_url, NULL);
 }
 
 /* The backend of the faultline export connection that is inside a COPY
@@ -974,7 +977,7 @@ int main(void)
 		cmocka_unit_test(an_older_export_gets_the_functions_on_its_first_query),
 		cmocka_unit_test(report_diagnose_and_stacks_on_the_url_answer_as_on_the_file),
 		cmocka_unit_test(plot_and_export_on_the_url_differ_only_where_they_name_their_source),
-		cmocka_unit_test(a_reader_on_the_url_names_a_missing_session),
+		cmocka_unit_test(a_reader_on_the_url_names_a_missing_session_and_a_writer_refuses_it),
 		cmocka_unit_test(an_unreachable_server_is_named_with_the_fix),
 		cmocka_unit_test(a_wrong_password_is_refused_with_the_fix),
 		cmocka_unit_test(a_schema_with_tables_of_another_kind_is_left_alone),
