@@ -283,11 +283,10 @@ static int copy_table(PGconn *c, sqlite3 *db, int64_t id, const PGresult *cols,
 			    "WHERE session_id = %" PRId64 ")", id);
 	else
 		goto out;	/* rows of no session: the export leaves them */
-	/* Rows that carry the file's rowid are put back under it, in any
-	 * order (sorting a million of them cost the server 0.9 s); from an
-	 * export that did not keep it, the order it wrote them in (ctid). */
-	strbuf_adds(&sql, pg_type_of(cols, name, "rowid") ? ") TO STDOUT" :
-		    " ORDER BY ctid) TO STDOUT");
+	/* The file's rowid; from an export that did not keep it, the order
+	 * it wrote them in (ctid). */
+	strbuf_addf(&sql, " ORDER BY %s) TO STDOUT",
+		    pg_type_of(cols, name, "rowid") ? "\"rowid\", ctid" : "ctid");
 	if (strbuf_error(&sql)) {
 		err = errmsg_set(e, ENOMEM, "out of memory");
 		goto out;
