@@ -99,7 +99,8 @@ static const char diagnose_examples[] =
 	"  faultline diagnose run.db\n"
 	"  faultline diagnose run.db --event nak --tid 4242\n"
 	"  faultline diagnose run.db --event lat --after 1ms --min-value 20000\n"
-	"  faultline diagnose run.db --isolated 2-3 --format json\n";
+	"  faultline diagnose run.db --isolated 2-3 --format json\n"
+	"  faultline diagnose 'postgresql://results@db1/perf' --session 41\n";
 
 /* Runs the engine on the session picked and prints what it found. */
 static int diagnose(sqlite3 *db, struct diagnose_args *a, int64_t id)

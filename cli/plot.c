@@ -255,7 +255,8 @@ static const char plot_examples[] =
 	"  faultline plot run.db -o timeline.html\n"
 	"  faultline plot run.db -o stall.html --around 15:41:18.014 --window 300ms\n"
 	"  faultline plot run.db -o rx.svg --tid 4243 --metric nak --from +2s --to +4s\n"
-	"  faultline plot run.db -o worst.html --finding 1\n";
+	"  faultline plot run.db -o worst.html --finding 1\n"
+	"  faultline plot 'postgresql://results@db1/perf' --session 41 -o run41.html\n";
 
 /* Writing the plot over the database it reads would destroy both. */
 static int same_file(const char *x, const char *y)

@@ -357,7 +357,8 @@ static const char report_usage[] = "faultline report DB [-s N] [--wide] "
 static const char report_examples[] =
 	"  faultline report run.db\n"
 	"  faultline report run.db --session 2 | less\n"
-	"  faultline report run.db -f json | python3 -m json.tool\n";
+	"  faultline report run.db -f json | python3 -m json.tool\n"
+	"  faultline report 'postgresql://results@db1/perf' --session 41\n";
 
 /* The first line: which session, and why that one when none was asked
  * for and there is a choice. */

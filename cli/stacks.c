@@ -356,7 +356,8 @@ static const char stacks_examples[] =
 	"  faultline stacks run.db --tid 4242 --kind blocked\n"
 	"  faultline stacks run.db --sort count\n"
 	"  faultline stacks run.db --folded | flamegraph.pl > stalls.svg\n"
-	"  faultline stacks run.db -f json --limit 1\n";
+	"  faultline stacks run.db -f json --limit 1\n"
+	"  faultline stacks 'postgresql://results@db1/perf' --session 41\n";
 
 int cmd_stacks(int argc, char **argv)
 {
