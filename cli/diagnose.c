@@ -15,6 +15,7 @@
 #include "../common/strbuf.h"
 #include "../diagnose/diagnose.h"
 #include "../diagnose/render.h"
+#include "../export/pg_conn.h"
 #include "../schema/db.h"
 #include "commands.h"
 #include "diagnose_cli.h"
@@ -172,6 +173,7 @@ int cmd_diagnose(int argc, char **argv)
 	const char *path = NULL;
 	sqlite3 *db = NULL;
 	int64_t staged;		/* the session a results database gives */
+	char shown[1024];	/* path as messages name it */
 	struct errmsg e;
 	int err;
 
@@ -187,6 +189,8 @@ int cmd_diagnose(int argc, char **argv)
 	errmsg_init(&e);
 	staged = a.session;
 	err = reader_open_session("diagnose", path, NULL, &staged, 1, NULL, &db, &e);
+	/* A URL's password goes no further (pg_shown). */
+	path = pg_shown(path, shown, sizeof(shown));
 	if (err == 0)
 		err = session_pick_recorded(db, path, a.session, &c, &e);
 	if (err == 0)

@@ -23,6 +23,7 @@
 #include "../export/pg_export.h"
 #include "../export/session_info.h"
 #include "../export/session_select.h"
+#include "../export/pg_conn.h"
 #include "../schema/db.h"
 #include "commands.h"
 #include "opt.h"
@@ -158,6 +159,7 @@ static int export_write(const char *path, struct export_args *a)
 	struct session_info s;
 	sqlite3 *db = NULL;
 	int64_t staged;		/* the session a results database gives */
+	char shown[1024];	/* path as messages name it */
 	struct errmsg e;
 	int err;
 
@@ -165,6 +167,8 @@ static int export_write(const char *path, struct export_args *a)
 	session_info_init(&s);
 	staged = a->session;
 	err = reader_open_session("export", path, NULL, &staged, 0, NULL, &db, &e);
+	/* A URL's password goes no further (pg_shown). */
+	path = pg_shown(path, shown, sizeof(shown));
 	if (err == 0)
 		err = session_pick(db, path, &a->session, &e);
 	if (err == 0)

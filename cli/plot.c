@@ -15,6 +15,7 @@
 #include "../export/session_info.h"
 #include "../plot/plot.h"
 #include "../plot/when.h"
+#include "../export/pg_conn.h"
 #include "../schema/db.h"
 #include "commands.h"
 #include "opt.h"
@@ -204,6 +205,7 @@ static int plot_run(const char *path, struct plot_args *a, enum plot_format form
 	struct plot_counts n;
 	sqlite3 *db = NULL;
 	int64_t staged;		/* the session a results database gives */
+	char shown[1024];	/* path as messages name it */
 	struct errmsg e;
 	int err, res = 1;
 
@@ -211,6 +213,8 @@ static int plot_run(const char *path, struct plot_args *a, enum plot_format form
 	session_info_init(&si);
 	staged = a->session;
 	err = reader_open_session("plot", path, NULL, &staged, 0, NULL, &db, &e);
+	/* A URL's password goes no further (pg_shown). */
+	path = pg_shown(path, shown, sizeof(shown));
 	if (err == 0)
 		err = session_pick(db, path, &a->session, &e);
 	if (err == 0)

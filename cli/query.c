@@ -156,6 +156,7 @@ static int run_query(const char *target, const char *schema, struct query_def *q
 {
 	const char *given = query_arg_value(args, nargs, "session");
 	int64_t session = given ? strtoll(given, NULL, 10) : 0;
+	char shown[1024];
 	sqlite3 *db = NULL;
 	struct errmsg e;
 	int err;
@@ -177,7 +178,9 @@ static int run_query(const char *target, const char *schema, struct query_def *q
 		db_close(db);
 		return 1;
 	}
-	return run_on(db, target, q, args, nargs, style, &e);
+	/* A URL's password goes no further (pg_shown). */
+	return run_on(db, pg_shown(target, shown, sizeof(shown)), q, args, nargs,
+		      style, &e);
 }
 
 int cmd_query(int argc, char **argv)

@@ -21,7 +21,8 @@ int reader_open(const char *cmd, const char *path, sqlite3 **db,
 		return errmsg_set(e, EINVAL, "'%s' is a PostgreSQL database; faultline "
 				  "%s reads a database file here (report, diagnose, "
 				  "stacks, plot, query and export --format read a "
-				  "session of PostgreSQL)", path, cmd);
+				  "session of PostgreSQL)", pg_shown(path, text, sizeof(text)),
+				  cmd);
 	err = db_open_read(path, db, e);
 	if (err < 0)
 		return err;
@@ -52,7 +53,7 @@ int reader_open(const char *cmd, const char *path, sqlite3 **db,
 static int stage(const char *target, const char *schema, int64_t *session,
 		 int recorded, const char *query_sql, sqlite3 **db, struct errmsg *e)
 {
-	char **tables = NULL;
+	char **tables = NULL, shown[1024];
 	PGconn *c = NULL;
 	int err = pg_connect(target, &c, e);
 
@@ -63,7 +64,8 @@ static int stage(const char *target, const char *schema, int64_t *session,
 		err = pg_exec(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
 			      "cannot begin", e);
 	if (err == 0)
-		err = pg_stage_pick(c, target, recorded, session, e);
+		err = pg_stage_pick(c, pg_shown(target, shown, sizeof(shown)), recorded,
+				    session, e);
 	if (err == 0)
 		err = pg_stage_open(db, e);
 	if (err == 0 && query_sql)

@@ -18,6 +18,7 @@
 #include "../common/term_text.h"
 #include "../diagnose/diagnose.h"
 #include "../diagnose/render.h"
+#include "../export/pg_conn.h"
 #include "../schema/db.h"
 #include "../schema/query_def.h"
 #include "commands.h"
@@ -536,6 +537,7 @@ int cmd_report(int argc, char **argv)
 	const char *path = NULL;
 	sqlite3 *db = NULL;
 	int64_t staged;		/* the session a results database gives */
+	char shown[1024];	/* path as messages name it */
 	struct errmsg e;
 	int err = parse_db_args(&u, argc, argv, &path);
 
@@ -544,6 +546,8 @@ int cmd_report(int argc, char **argv)
 	errmsg_init(&e);
 	staged = id;
 	err = reader_open_session("report", path, NULL, &staged, 1, NULL, &db, &e);
+	/* A URL's password goes no further (pg_shown). */
+	path = pg_shown(path, shown, sizeof(shown));
 	if (err == 0)
 		err = session_pick_recorded(db, path, id, &c, &e);
 	if (err < 0) {

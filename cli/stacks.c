@@ -15,6 +15,7 @@
 #include "../common/array.h"
 #include "../common/json.h"
 #include "../schema/views.h"
+#include "../export/pg_conn.h"
 #include "../schema/db.h"
 #include "commands.h"
 #include "fmt_dur.h"
@@ -395,6 +396,7 @@ int cmd_stacks(int argc, char **argv)
 	const char *path = NULL;
 	sqlite3 *db = NULL;
 	int64_t staged;		/* the session a results database gives */
+	char shown[1024];	/* path as messages name it */
 	struct errmsg e;
 	int res = parse_db_args(&u, argc, argv, &path), err;
 
@@ -403,6 +405,8 @@ int cmd_stacks(int argc, char **argv)
 	errmsg_init(&e);
 	staged = a.session;
 	err = reader_open_session("stacks", path, NULL, &staged, 0, NULL, &db, &e);
+	/* A URL's password goes no further (pg_shown). */
+	path = pg_shown(path, shown, sizeof(shown));
 	if (err == 0)
 		err = session_pick(db, path, &a.session, &e);
 	/* A file of an older faultline may lack them (schema/views.h). */

@@ -867,6 +867,32 @@ static void plot_and_export_on_the_url_differ_only_where_they_name_their_source(
 	assert_written_same("export", "chrome-trace", "trace.json");
 }
 
+static void a_password_in_the_url_is_never_shown(void **state)
+{
+	char url[1024], html[512], *page;
+	struct run r;
+
+	(void)state;
+	snprintf(url, sizeof(url), "%s", url_with("&user=fl_scram&password=s3cr3t-pw"));
+	pg_do("ALTER ROLE fl_scram PASSWORD 's3cr3t-pw'");
+	snprintf(html, sizeof(html), "%s/pw.html", scratch_dir());
+	assert_int_equal(run_faultline(&r, "report", url, "-s", "1", NULL), 0);
+	assert_non_null(strstr(r.out, "user=fl_scram"));
+	assert_null(strstr(r.out, "s3cr3t"));
+	assert_int_equal(run_faultline(&r, "plot", url, "-s", "1", "-o", html, NULL), 0);
+	assert_null(strstr(r.err, "s3cr3t"));
+	page = read_all(html);
+	assert_non_null(strstr(page, "user=fl_scram"));
+	assert_null(strstr(page, "s3cr3t"));
+	free(page);
+	assert_int_equal(run_faultline(&r, "stacks", url, "-s", "99", NULL), 1);
+	assert_non_null(strstr(r.err, "no session 99 in"));
+	assert_null(strstr(r.err, "s3cr3t"));
+	assert_int_equal(run_faultline(&r, "query", url, "lost", "session=99", NULL), 1);
+	assert_null(strstr(r.err, "s3cr3t"));
+	pg_do("ALTER ROLE fl_scram PASSWORD 'right'");
+}
+
 static void a_reader_on_the_url_names_a_missing_session_and_a_writer_refuses_it(void **state)
 {
 	(void)state;
@@ -978,6 +1004,7 @@ int main(void)
 		cmocka_unit_test(report_diagnose_and_stacks_on_the_url_answer_as_on_the_file),
 		cmocka_unit_test(plot_and_export_on_the_url_differ_only_where_they_name_their_source),
 		cmocka_unit_test(a_reader_on_the_url_names_a_missing_session_and_a_writer_refuses_it),
+		cmocka_unit_test(a_password_in_the_url_is_never_shown),
 		cmocka_unit_test(an_unreachable_server_is_named_with_the_fix),
 		cmocka_unit_test(a_wrong_password_is_refused_with_the_fix),
 		cmocka_unit_test(a_schema_with_tables_of_another_kind_is_left_alone),
