@@ -6,6 +6,7 @@
 
 #include "../common/array.h"
 #include "../common/strbuf.h"
+#include "../schema/recorded.h"
 #include "pg_conn.h"
 #include "pg_stage.h"
 
@@ -34,12 +35,6 @@ int pg_stage_open(sqlite3 **out, struct errmsg *e)
 	return 0;
 }
 
-/* Did session ID record anything?  As session_pick.c asks a file. */
-#define RECORDED(id) \
-	"(EXISTS (SELECT 1 FROM fault WHERE session_id = " id ")" \
-	" OR EXISTS (SELECT 1 FROM fault_histogram WHERE session_id = " id ")" \
-	" OR EXISTS (SELECT 1 FROM thread_state WHERE session_id = " id ")" \
-	" OR EXISTS (SELECT 1 FROM tracepoint_event WHERE session_id = " id "))"
 
 int pg_stage_pick(PGconn *c, const char *where, int recorded, int64_t *id,
 		  struct errmsg *e)
@@ -53,7 +48,7 @@ int pg_stage_pick(PGconn *c, const char *where, int recorded, int64_t *id,
 	r = PQexecParams(c, "SELECT min(session_id), max(session_id), count(*), "
 			 "count(*) FILTER (WHERE session_id = $1::bigint), "
 			 "(SELECT max(s.session_id) FROM session s WHERE $2::int = 1 "
-			 "AND " RECORDED("s.session_id") ") FROM session",
+			 "AND " SESSION_RECORDED("s.session_id") ") FROM session",
 			 2, NULL, params, NULL, NULL, 0);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK)
 		err = pg_fail(c, r, "cannot read the sessions of PostgreSQL", e);
