@@ -867,6 +867,41 @@ static void plot_and_export_on_the_url_differ_only_where_they_name_their_source(
 	assert_written_same("export", "chrome-trace", "trace.json");
 }
 
+static void export_csv_on_the_url_writes_the_file_s_tables(void **state)
+{
+	char dir_l[512], dir_p[512], pg_s[32], fl[700], fp[700];
+	char *argv_l[] = { "export", db_a, "-s", "1", "--format", "csv", "-o", dir_l, NULL };
+	char *argv_p[] = { "export", pg_url, "-s", pg_s, "--format", "csv", "-o", dir_p, NULL };
+	static const char *const same[] = {
+		"fault.csv", "thread_state.csv", "thread.csv", "fault_histogram.csv",
+		"metric.csv", "metric_series.csv", "mapping.csv", "clock_anchor.csv",
+	};
+	char *lite, *pgs;
+
+	(void)state;
+	snprintf(dir_l, sizeof(dir_l), "%s/csv-file", scratch_dir());
+	snprintf(dir_p, sizeof(dir_p), "%s/csv-pg", scratch_dir());
+	snprintf(pg_s, sizeof(pg_s), "%lld", (long long)pg_id_a());
+	free(output_of(argv_l));
+	free(output_of(argv_p));
+	/* session.csv holds options, a JSON object whose keys come back in
+	 * jsonb's order (pg_stage.h); the tables of rows are the file's. */
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		snprintf(fl, sizeof(fl), "%s/%s", dir_l, same[i]);
+		snprintf(fp, sizeof(fp), "%s/%s", dir_p, same[i]);
+		lite = read_all(fl);
+		pgs = read_all(fp);
+		if (strcmp(lite, pgs))
+			fail_msg("export --format csv: %s differs", same[i]);
+		free(lite);
+		free(pgs);
+	}
+	snprintf(fl, sizeof(fl), "%s/fault.csv", dir_l);
+	lite = read_all(fl);
+	assert_true(strlen(lite) > 10000);
+	free(lite);
+}
+
 static void a_password_in_the_url_is_never_shown(void **state)
 {
 	char url[1024], html[512], *page;
@@ -1004,6 +1039,7 @@ int main(void)
 		cmocka_unit_test(report_diagnose_and_stacks_on_the_url_answer_as_on_the_file),
 		cmocka_unit_test(plot_and_export_on_the_url_differ_only_where_they_name_their_source),
 		cmocka_unit_test(a_reader_on_the_url_names_a_missing_session_and_a_writer_refuses_it),
+		cmocka_unit_test(export_csv_on_the_url_writes_the_file_s_tables),
 		cmocka_unit_test(a_password_in_the_url_is_never_shown),
 		cmocka_unit_test(an_unreachable_server_is_named_with_the_fix),
 		cmocka_unit_test(a_wrong_password_is_refused_with_the_fix),
