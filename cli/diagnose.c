@@ -31,6 +31,7 @@ struct diagnose_args {
 	const char *event;	/* borrowed from argv */
 	int json;
 	char isolated[512];	/* ",0,3,": --isolated, "" when not given */
+	const char *schema;	/* borrowed: --schema, NULL: not given */
 	struct diag_request req;
 };
 
@@ -94,7 +95,8 @@ static int set_min_value(void *value, const char *arg, const char *opt,
 static const char diagnose_usage[] =
 	"faultline diagnose DB [--session N] [--tid TID...] [--event METRIC]\n"
 	"       [--window DUR] [--after DUR] [--min-value X] [--min-duration DUR]\n"
-	"       [--min-fault DUR] [--isolated CPUS] [--format text|json]";
+	"       [--min-fault DUR] [--isolated CPUS] [--format text|json]\n"
+	"       [--schema NAME]";
 
 static const char diagnose_examples[] =
 	"  faultline diagnose run.db\n"
@@ -160,6 +162,7 @@ int cmd_diagnose(int argc, char **argv)
 		  "there is a finding", OPT_CALLBACK, a.isolated, set_isolated },
 		{ 'f', "format", "FORMAT", "text (default) or json", OPT_CALLBACK,
 		  &a.json, set_format },
+		READER_SCHEMA_OPT(&a.schema),
 		{ 0 },
 	};
 	const struct cmd_usage u = {
@@ -183,12 +186,16 @@ int cmd_diagnose(int argc, char **argv)
 		free(a.tids);
 		return err == OPT_HELP ? 0 : EXIT_USAGE;
 	}
+	if (reader_check_schema("diagnose", path, a.schema)) {
+		free(a.tids);
+		return EXIT_USAGE;
+	}
 	a.req.tids = a.tids;
 	a.req.ntids = a.ntids;
 	a.req.isolated = a.isolated[0] ? a.isolated : NULL;
 	errmsg_init(&e);
 	staged = a.session;
-	err = reader_open_session("diagnose", path, NULL, &staged, 1, NULL, &db, &e);
+	err = reader_open_session("diagnose", path, a.schema, &staged, 1, NULL, &db, &e);
 	/* A URL's password goes no further (pg_shown). */
 	path = pg_shown(path, shown, sizeof(shown));
 	if (err == 0)

@@ -42,6 +42,7 @@ struct plot_args {
 	uint64_t width, zoom, threshold_ns;
 	int all_threads;
 	int quiet;
+	const char *schema;			/* borrowed: --schema; NULL: not given */
 };
 
 static int add_tid(void *value, const char *arg, const char *opt,
@@ -212,7 +213,7 @@ static int plot_run(const char *path, struct plot_args *a, enum plot_format form
 	errmsg_init(&e);
 	session_info_init(&si);
 	staged = a->session;
-	err = reader_open_session("plot", path, NULL, &staged, 0, NULL, &db, &e);
+	err = reader_open_session("plot", path, a->schema, &staged, 0, NULL, &db, &e);
 	/* A URL's password goes no further (pg_shown). */
 	path = pg_shown(path, shown, sizeof(shown));
 	if (err == 0)
@@ -253,7 +254,8 @@ static const char plot_usage[] =
 	"                      [--finding N]\n"
 	"                      [--tid TID]... [--all-threads]\n"
 	"                      [--metric NAME[=line|ticks]]...\n"
-	"                      [--width PX] [--zoom N] [--fault-threshold DUR] [-q]";
+	"                      [--width PX] [--zoom N] [--fault-threshold DUR] [-q]\n"
+	"                      [--schema NAME]";
 
 static const char plot_examples[] =
 	"  faultline plot run.db -o timeline.html\n"
@@ -328,6 +330,7 @@ int cmd_plot(int argc, char **argv)
 		{ 0, "fault-threshold", "DUR", "draw every fault this long as "
 		  "recorded (default 1ms)", OPT_DURATION, &a.threshold_ns, NULL },
 		{ 'q', "quiet", NULL, "no summary line", OPT_FLAG, &a.quiet, NULL },
+		READER_SCHEMA_OPT(&a.schema),
 		{ 0 },
 	};
 	const struct cmd_usage u = {
@@ -346,6 +349,8 @@ int cmd_plot(int argc, char **argv)
 	a.threshold_ns = DEFAULT_THRESHOLD_NS;
 	res = parse_db_args(&u, argc, argv, &path);
 	if (res == 0 && check_args(path, &a, &format) < 0)
+		res = OPT_USAGE;
+	if (res == 0 && reader_check_schema("plot", path, a.schema))
 		res = OPT_USAGE;
 	if (res == 0)
 		res = plot_run(path, &a, format);

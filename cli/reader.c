@@ -81,6 +81,17 @@ static int stage(const char *target, const char *schema, int64_t *session,
 	return err;
 }
 
+int reader_check_schema(const char *cmd, const char *target, const char *schema)
+{
+	if (schema && !pg_is_target(target))
+		return error(cmd, "--schema applies to a PostgreSQL database "
+			     "(postgresql://...)"), EXIT_USAGE;
+	if (schema && !*schema)
+		return error(cmd, "--schema needs a name, e.g. --schema %s",
+			     READER_PG_SCHEMA), EXIT_USAGE;
+	return 0;
+}
+
 int reader_open_session(const char *cmd, const char *target, const char *schema,
 			int64_t *session, int recorded, const char *query_sql,
 			sqlite3 **db, struct errmsg *e)

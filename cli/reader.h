@@ -20,6 +20,19 @@ int reader_open(const char *cmd, const char *path, sqlite3 **db,
 /* The schema faultline export --to fills when none is named. */
 #define READER_PG_SCHEMA "faultline"
 
+/* The --schema NAME entry of a reader's option table; where: a
+ * const char ** set to the name (borrowed from argv). */
+#define READER_SCHEMA_OPT(where) \
+	{ 0, "schema", "NAME", "with a postgresql:// DB: the schema faultline " \
+	  "export --to loaded (default " READER_PG_SCHEMA ")", OPT_STRING, (where), NULL }
+
+/*
+ * Checks --schema (NULL: not given) against target: it names a schema of
+ * a PostgreSQL database only.  0, or EXIT_USAGE with the message printed
+ * as cmd's.
+ */
+int reader_check_schema(const char *cmd, const char *target, const char *schema);
+
 /*
  * What a reader of one session opens.  A file: reader_open, *session
  * left for the command's session_pick.  A PostgreSQL results database (a

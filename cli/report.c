@@ -353,7 +353,7 @@ static int set_format(void *value, const char *arg, const char *opt,
 }
 
 static const char report_usage[] = "faultline report DB [-s N] [--wide] "
-	"[-f text|json]";
+	"[-f text|json] [--schema NAME]";
 
 static const char report_examples[] =
 	"  faultline report run.db\n"
@@ -515,6 +515,7 @@ int cmd_report(int argc, char **argv)
 {
 	int64_t id = 0;		/* 0: the latest that recorded something */
 	int wide = 0, json = 0;
+	const char *schema = NULL;	/* borrowed: --schema */
 	const struct opt opts[] = {
 		{ 's', "session", "N", "the session to summarise (default: the latest "
 		  "that recorded something)", OPT_CALLBACK, &id, session_pick_parse },
@@ -524,6 +525,7 @@ int cmd_report(int argc, char **argv)
 		{ 'f', "format", "FORMAT", "text (default) or json (one object: "
 		  "the findings and every section's rows)", OPT_CALLBACK, &json,
 		  set_format },
+		READER_SCHEMA_OPT(&schema),
 		{ 0 },
 	};
 	const struct cmd_usage u = {
@@ -543,9 +545,11 @@ int cmd_report(int argc, char **argv)
 
 	if (err < 0)
 		return err == OPT_HELP ? 0 : EXIT_USAGE;
+	if (reader_check_schema("report", path, schema))
+		return EXIT_USAGE;
 	errmsg_init(&e);
 	staged = id;
-	err = reader_open_session("report", path, NULL, &staged, 1, NULL, &db, &e);
+	err = reader_open_session("report", path, schema, &staged, 1, NULL, &db, &e);
 	/* A URL's password goes no further (pg_shown). */
 	path = pg_shown(path, shown, sizeof(shown));
 	if (err == 0)

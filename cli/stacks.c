@@ -36,6 +36,7 @@ struct stacks_args {
 				 * DEFAULT_LIMIT; folded every stack) */
 	const struct stack_order *sort;	/* static: --sort */
 	enum stacks_format format;
+	const char *schema;	/* borrowed: --schema, NULL: not given */
 };
 
 /* --sort: what ranks the stacks first; ties go to the longest event,
@@ -349,7 +350,7 @@ static const char stacks_usage[] =
 	"faultline stacks DB [-s N] [--min-duration DUR] [--tid TID]\n"
 	"                        [--kind major|minor|blocked|all] [--limit N]\n"
 	"                        [--sort time|count|max] [--folded]\n"
-	"                        [-f text|folded|json|csv]";
+	"                        [-f text|folded|json|csv] [--schema NAME]";
 
 static const char stacks_examples[] =
 	"  faultline stacks run.db\n"
@@ -384,6 +385,7 @@ int cmd_stacks(int argc, char **argv)
 		  &a.format, parse_format },
 		{ 0, "folded", NULL, "the same as --format folded", OPT_CALLBACK,
 		  &a.format, set_folded },
+		READER_SCHEMA_OPT(&a.schema),
 		{ 0 },
 	};
 	const struct cmd_usage u = {
@@ -402,9 +404,11 @@ int cmd_stacks(int argc, char **argv)
 
 	if (res < 0)
 		return res == OPT_HELP ? 0 : EXIT_USAGE;
+	if (reader_check_schema("stacks", path, a.schema))
+		return EXIT_USAGE;
 	errmsg_init(&e);
 	staged = a.session;
-	err = reader_open_session("stacks", path, NULL, &staged, 0, NULL, &db, &e);
+	err = reader_open_session("stacks", path, a.schema, &staged, 0, NULL, &db, &e);
 	/* A URL's password goes no further (pg_shown). */
 	path = pg_shown(path, shown, sizeof(shown));
 	if (err == 0)

@@ -902,6 +902,29 @@ static void export_csv_on_the_url_writes_the_file_s_tables(void **state)
 	free(lite);
 }
 
+static void readers_read_the_schema_they_are_told(void **state)
+{
+	char *argv_l[] = { "stacks", db_b, NULL };
+	char *argv_p[] = { "stacks", pg_url, "--schema", "second", NULL };
+	char *lite, *pgs, *named;
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "export", db_b, "--to", pg_url, "--schema",
+				       "second", NULL), 0);
+	lite = output_of(argv_l);
+	pgs = output_of(argv_p);
+	named = replace_all(pgs, pg_url, db_b);
+	assert_string_equal(named, lite);
+	free(lite);
+	free(pgs);
+	free(named);
+	assert_refused_with(1, "schema 'nowhere' holds no faultline tables", "report",
+			    pg_url, "--schema", "nowhere", NULL);
+	assert_refused_with(2, "--schema applies to a PostgreSQL database", "plot",
+			    db_b, "-o", "x.html", "--schema", "second", NULL);
+}
+
 static void a_password_in_the_url_is_never_shown(void **state)
 {
 	char url[1024], html[512], *page;
@@ -1040,6 +1063,7 @@ int main(void)
 		cmocka_unit_test(plot_and_export_on_the_url_differ_only_where_they_name_their_source),
 		cmocka_unit_test(a_reader_on_the_url_names_a_missing_session_and_a_writer_refuses_it),
 		cmocka_unit_test(export_csv_on_the_url_writes_the_file_s_tables),
+		cmocka_unit_test(readers_read_the_schema_they_are_told),
 		cmocka_unit_test(a_password_in_the_url_is_never_shown),
 		cmocka_unit_test(an_unreachable_server_is_named_with_the_fix),
 		cmocka_unit_test(a_wrong_password_is_refused_with_the_fix),
