@@ -1,10 +1,11 @@
 -- SQLite's built-ins that faultline's queries use, mirrored in the
 -- PostgreSQL schema that faultline export --to fills, so that one query
--- text (queries/NAME.sql) reads the same on both engines.  Made with
--- CREATE OR REPLACE on every export and before every query, so a schema
--- an older export made gets them too; the statements are split at lines
--- that hold only ';'.  Each mirrors SQLite for the arguments faultline's
--- queries give it: NULL in gives NULL out where SQLite does.
+-- text (queries/NAME.sql) reads the same on both engines.  An export,
+-- and a query, makes them (CREATE OR REPLACE) when the schema lacks this
+-- file's (export/pg_functions.c keeps its hash), so a schema an older
+-- export made gets them too; the statements are split at lines that hold
+-- only ';'.  Each mirrors SQLite for the arguments faultline's queries
+-- give it: NULL in gives NULL out where SQLite does.
 --
 -- strftime(FORMAT, SECONDS, 'unixepoch'): %Y %m %d %H %M %S %j %s %%, UTC
 CREATE OR REPLACE FUNCTION strftime(fmt text, secs bigint, modifier text)
