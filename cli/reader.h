@@ -37,7 +37,7 @@ int reader_check_schema(const char *cmd, const char *target, const char *schema)
  * What a reader of one session opens.  A file: reader_open, *session
  * left for the command's session_pick.  A PostgreSQL results database (a
  * postgresql:// URL; schema NULL: READER_PG_SCHEMA): one session copied
- * out of it into a new in-memory database (export/pg_stage.h), which
+ * out of it into a new temporary database (export/pg_stage.h), which
  * the command then reads as it reads a file holding that session alone;
  * the session is *session when not 0, else the latest one, or with
  * recorded the latest that recorded something, and *session is set to

@@ -20,13 +20,16 @@ extern const char indexes_sql[];
 
 int pg_stage_open(sqlite3 **out, struct errmsg *e)
 {
-	int rc = sqlite3_open(":memory:", out);
+	/* A private temporary file, deleted when closed: SQLite keeps what
+	 * fits its page cache in memory.  A session of 950k faults held 17
+	 * MB resident so, 120 MB as ":memory:", in the same time. */
+	int rc = sqlite3_open("", out);
 
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(*out, schema_sql, NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
-		errmsg_set(e, rc == SQLITE_NOMEM ? ENOMEM : EIO, "cannot make an "
-			   "in-memory database: %s", *out ? sqlite3_errmsg(*out) :
+		errmsg_set(e, rc == SQLITE_NOMEM ? ENOMEM : EIO, "cannot make a "
+			   "temporary database: %s", *out ? sqlite3_errmsg(*out) :
 			   "out of memory");
 		sqlite3_close(*out);
 		*out = NULL;

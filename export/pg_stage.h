@@ -25,8 +25,9 @@
 #include "../common/errmsg.h"
 
 /*
- * A new in-memory SQLite database with faultline's schema and views, no
- * rows, into *out (the caller closes it with sqlite3_close).  0, or
+ * A new temporary SQLite database (in SQLite's temporary directory,
+ * deleted when closed) with faultline's schema and views, no rows, into
+ * *out (the caller closes it with sqlite3_close).  0, or
  * -ENOMEM / -EIO with e set.
  */
 int pg_stage_open(sqlite3 **out, struct errmsg *e);
