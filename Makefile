@@ -162,14 +162,16 @@ DIAGNOSE_SRC += diagnose/p_cpu_quota.c
 # export --to PostgreSQL (libpq), query on PostgreSQL
 PKGS += libpq
 EXPORT_SRC += export/pg_conn.c export/pg_schema.c export/pg_copy.c export/pg_session.c \
-	      export/pg_export.c export/session_select.c
+	      export/pg_export.c export/session_select.c \
+	      export/pg_functions.c export/pg_stage.c
 CLI_SRC += cli/query_pg.c
 # faultline compare, faultline runs: runs side by side, the chart of runs,
 # change points by cause (runs/)
 RUNS_SRC = runs/env_diff.c runs/edivisive.c runs/runs.c runs/changes.c runs/page.c
 CLI_SRC += cli/compare.c cli/runs.c
 
-GEN_SRC = $(BUILD)/gen/schema_sql.c $(BUILD)/gen/indexes_sql.c $(BUILD)/gen/queries_sql.c
+GEN_SRC = $(BUILD)/gen/schema_sql.c $(BUILD)/gen/indexes_sql.c $(BUILD)/gen/queries_sql.c \
+	  $(BUILD)/gen/pg_functions_sql.c
 QUERIES = $(sort $(wildcard queries/*.sql))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -215,6 +217,9 @@ $(BUILD)/gen/schema_sql.c: schema/schema.sql mk/embed.sh
 $(BUILD)/gen/indexes_sql.c: schema/indexes.sql mk/embed.sh
 	@mkdir -p $(dir $@)
 	mk/embed.sh indexes_sql $< > $@
+$(BUILD)/gen/pg_functions_sql.c: export/pg_functions.sql mk/embed.sh
+	@mkdir -p $(dir $@)
+	mk/embed.sh pg_functions_sql $< > $@
 $(BUILD)/gen/plot_page_js.c: plot/page.js mk/embed.sh
 	@mkdir -p $(dir $@)
 	mk/embed.sh plot_page_js $< > $@

@@ -15,6 +15,7 @@
 #include "../common/strbuf.h"
 #include "../diagnose/diagnose.h"
 #include "../diagnose/render.h"
+#include "../export/pg_conn.h"
 #include "../schema/db.h"
 #include "commands.h"
 #include "diagnose_cli.h"
@@ -30,6 +31,7 @@ struct diagnose_args {
 	const char *event;	/* borrowed from argv */
 	int json;
 	char isolated[512];	/* ",0,3,": --isolated, "" when not given */
+	const char *schema;	/* borrowed: --schema, NULL: not given */
 	struct diag_request req;
 };
 
@@ -93,13 +95,15 @@ static int set_min_value(void *value, const char *arg, const char *opt,
 static const char diagnose_usage[] =
 	"faultline diagnose DB [--session N] [--tid TID...] [--event METRIC]\n"
 	"       [--window DUR] [--after DUR] [--min-value X] [--min-duration DUR]\n"
-	"       [--min-fault DUR] [--isolated CPUS] [--format text|json]";
+	"       [--min-fault DUR] [--isolated CPUS] [--format text|json]\n"
+	"       [--schema NAME]";
 
 static const char diagnose_examples[] =
 	"  faultline diagnose run.db\n"
 	"  faultline diagnose run.db --event nak --tid 4242\n"
 	"  faultline diagnose run.db --event lat --after 1ms --min-value 20000\n"
-	"  faultline diagnose run.db --isolated 2-3 --format json\n";
+	"  faultline diagnose run.db --isolated 2-3 --format json\n"
+	"  faultline diagnose 'postgresql://results@db1/perf' --session 41\n";
 
 /* Runs the engine on the session picked and prints what it found. */
 static int diagnose(sqlite3 *db, struct diagnose_args *a, int64_t id)
@@ -158,6 +162,7 @@ int cmd_diagnose(int argc, char **argv)
 		  "there is a finding", OPT_CALLBACK, a.isolated, set_isolated },
 		{ 'f', "format", "FORMAT", "text (default) or json", OPT_CALLBACK,
 		  &a.json, set_format },
+		READER_SCHEMA_OPT(&a.schema),
 		{ 0 },
 	};
 	const struct cmd_usage u = {
@@ -170,6 +175,8 @@ int cmd_diagnose(int argc, char **argv)
 	struct session_choice c;
 	const char *path = NULL;
 	sqlite3 *db = NULL;
+	int64_t staged;		/* the session a results database gives */
+	char shown[1024];	/* path as messages name it */
 	struct errmsg e;
 	int err;
 
@@ -179,11 +186,18 @@ int cmd_diagnose(int argc, char **argv)
 		free(a.tids);
 		return err == OPT_HELP ? 0 : EXIT_USAGE;
 	}
+	if (reader_check_schema("diagnose", path, a.schema)) {
+		free(a.tids);
+		return EXIT_USAGE;
+	}
 	a.req.tids = a.tids;
 	a.req.ntids = a.ntids;
 	a.req.isolated = a.isolated[0] ? a.isolated : NULL;
 	errmsg_init(&e);
-	err = reader_open("diagnose", path, &db, &e);
+	staged = a.session;
+	err = reader_open_session("diagnose", path, a.schema, &staged, 1, NULL, &db, &e);
+	/* A URL's password goes no further (pg_shown). */
+	path = pg_shown(path, shown, sizeof(shown));
 	if (err == 0)
 		err = session_pick_recorded(db, path, a.session, &c, &e);
 	if (err == 0)

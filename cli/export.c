@@ -23,6 +23,7 @@
 #include "../export/pg_export.h"
 #include "../export/session_info.h"
 #include "../export/session_select.h"
+#include "../export/pg_conn.h"
 #include "../schema/db.h"
 #include "commands.h"
 #include "opt.h"
@@ -157,12 +158,17 @@ static int export_write(const char *path, struct export_args *a)
 {
 	struct session_info s;
 	sqlite3 *db = NULL;
+	int64_t staged;		/* the session a results database gives */
+	char shown[1024];	/* path as messages name it */
 	struct errmsg e;
 	int err;
 
 	errmsg_init(&e);
 	session_info_init(&s);
-	err = reader_open("export", path, &db, &e);
+	staged = a->session;
+	err = reader_open_session("export", path, a->schema, &staged, 0, NULL, &db, &e);
+	/* A URL's password goes no further (pg_shown). */
+	path = pg_shown(path, shown, sizeof(shown));
 	if (err == 0)
 		err = session_pick(db, path, &a->session, &e);
 	if (err == 0)
@@ -182,7 +188,7 @@ static int export_write(const char *path, struct export_args *a)
 
 static const char export_usage[] =
 	"faultline export DB --format chrome-trace|csv -o PATH [--session N]\n"
-	"                        [--min-fault-duration DUR] [-q]\n"
+	"                        [--min-fault-duration DUR] [-q] [--schema NAME]\n"
 	"       faultline export DB --to URL [--schema NAME] [--jobs N]\n"
 	"                        [--session N | --label KEY=VALUE]... [-q]";
 
@@ -195,8 +201,11 @@ static const char export_examples[] =
 
 /* The options that go together; a usage error (printed, OPT_USAGE) when
  * they do not. */
-static int check_args(const struct export_args *a)
+static int check_args(const char *path, const struct export_args *a)
 {
+	/* --format from a results database: --schema names the one read. */
+	int reads_schema = !a->to && pg_is_target(path);
+
 	if (a->to && a->format)
 		return error("export", "--to and --format are exclusive: --to loads "
 			     "a PostgreSQL database, --format writes a file; give "
@@ -205,11 +214,14 @@ static int check_args(const struct export_args *a)
 		return error("export", "%s applies to --format; --to loads the "
 			     "rows into PostgreSQL", a->output ? "-o" :
 			     "--min-fault-duration"), OPT_USAGE;
-	if (!a->to && (a->schema || a->nlabels || a->nsessions > 1 || a->jobs))
-		return error("export", "%s applies to --to (PostgreSQL); --format "
+	if (!a->to && ((a->schema && !reads_schema) || a->nlabels ||
+			a->nsessions > 1 || a->jobs))
+		return error("export", "%s applies to --to (PostgreSQL)%s; --format "
 			     "writes one session, chosen with --session N",
 			     a->schema ? "--schema" : a->nlabels ? "--label" :
-			     a->jobs ? "--jobs" : "more than one --session"), OPT_USAGE;
+			     a->jobs ? "--jobs" : "more than one --session",
+			     a->schema ? ", or names the schema a postgresql:// DB "
+			     "is read from" : ""), OPT_USAGE;
 	if (a->schema && !*a->schema)
 		return error("export", "--schema needs a name, e.g. --schema "
 			     "faultline"), OPT_USAGE;
@@ -332,7 +344,8 @@ int cmd_export(int argc, char **argv)
 		  "or key=value conninfo, as psql takes it", OPT_STRING, &a.to,
 		  NULL },
 		{ 0, "schema", "NAME", "--to: the PostgreSQL schema (default "
-		  "faultline), created if missing", OPT_STRING, &a.schema, NULL },
+		  "faultline), created if missing; --format from a postgresql:// "
+		  "DB: the schema read", OPT_STRING, &a.schema, NULL },
 		{ 's', "session", "N", "the session to export (default: the latest; "
 		  "--to: all); --to takes it more than once", OPT_CALLBACK, &a,
 		  add_session },
@@ -357,7 +370,7 @@ int cmd_export(int argc, char **argv)
 	int res = parse_db_args(&u, argc, argv, &path);
 
 	if (res == 0)
-		res = check_args(&a);
+		res = check_args(path, &a);
 	if (res == 0)
 		res = a.to ? export_pg(path, &a) : export_file(path, &a);
 	free(a.sessions);

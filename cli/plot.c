@@ -15,6 +15,7 @@
 #include "../export/session_info.h"
 #include "../plot/plot.h"
 #include "../plot/when.h"
+#include "../export/pg_conn.h"
 #include "../schema/db.h"
 #include "commands.h"
 #include "opt.h"
@@ -41,6 +42,7 @@ struct plot_args {
 	uint64_t width, zoom, threshold_ns;
 	int all_threads;
 	int quiet;
+	const char *schema;			/* borrowed: --schema; NULL: not given */
 };
 
 static int add_tid(void *value, const char *arg, const char *opt,
@@ -203,12 +205,17 @@ static int plot_run(const char *path, struct plot_args *a, enum plot_format form
 	struct session_info si;
 	struct plot_counts n;
 	sqlite3 *db = NULL;
+	int64_t staged;		/* the session a results database gives */
+	char shown[1024];	/* path as messages name it */
 	struct errmsg e;
 	int err, res = 1;
 
 	errmsg_init(&e);
 	session_info_init(&si);
-	err = reader_open("plot", path, &db, &e);
+	staged = a->session;
+	err = reader_open_session("plot", path, a->schema, &staged, 0, NULL, &db, &e);
+	/* A URL's password goes no further (pg_shown). */
+	path = pg_shown(path, shown, sizeof(shown));
 	if (err == 0)
 		err = session_pick(db, path, &a->session, &e);
 	if (err == 0)
@@ -247,13 +254,15 @@ static const char plot_usage[] =
 	"                      [--finding N]\n"
 	"                      [--tid TID]... [--all-threads]\n"
 	"                      [--metric NAME[=line|ticks]]...\n"
-	"                      [--width PX] [--zoom N] [--fault-threshold DUR] [-q]";
+	"                      [--width PX] [--zoom N] [--fault-threshold DUR] [-q]\n"
+	"                      [--schema NAME]";
 
 static const char plot_examples[] =
 	"  faultline plot run.db -o timeline.html\n"
 	"  faultline plot run.db -o stall.html --around 15:41:18.014 --window 300ms\n"
 	"  faultline plot run.db -o rx.svg --tid 4243 --metric nak --from +2s --to +4s\n"
-	"  faultline plot run.db -o worst.html --finding 1\n";
+	"  faultline plot run.db -o worst.html --finding 1\n"
+	"  faultline plot 'postgresql://results@db1/perf' --session 41 -o run41.html\n";
 
 /* Writing the plot over the database it reads would destroy both. */
 static int same_file(const char *x, const char *y)
@@ -321,6 +330,7 @@ int cmd_plot(int argc, char **argv)
 		{ 0, "fault-threshold", "DUR", "draw every fault this long as "
 		  "recorded (default 1ms)", OPT_DURATION, &a.threshold_ns, NULL },
 		{ 'q', "quiet", NULL, "no summary line", OPT_FLAG, &a.quiet, NULL },
+		READER_SCHEMA_OPT(&a.schema),
 		{ 0 },
 	};
 	const struct cmd_usage u = {
@@ -339,6 +349,8 @@ int cmd_plot(int argc, char **argv)
 	a.threshold_ns = DEFAULT_THRESHOLD_NS;
 	res = parse_db_args(&u, argc, argv, &path);
 	if (res == 0 && check_args(path, &a, &format) < 0)
+		res = OPT_USAGE;
+	if (res == 0 && reader_check_schema("plot", path, a.schema))
 		res = OPT_USAGE;
 	if (res == 0)
 		res = plot_run(path, &a, format);

@@ -4,11 +4,13 @@
  * parameters given as NAME=VALUE, and prints the rows as a table, CSV or
  * JSON.  --list shows the canned queries and their parameters.  The
  * database may be a PostgreSQL server that faultline export --to loaded
- * (a postgresql:// URL): then the query's PostgreSQL variant runs there
- * (query_pg.c).
+ * (a postgresql:// URL): a query that reads one session runs on that
+ * session copied out (reader.h), the others in PostgreSQL (query_pg.c);
+ * one query text either way.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../export/pg_conn.h"
@@ -74,8 +76,6 @@ static int list_queries(void)
 		struct query_def q;
 		int err;
 
-		if (query_is_variant(embedded_queries[i].name))
-			continue;
 		query_def_init(&q);
 		err = query_def_parse(embedded_queries[i].name,
 				      embedded_queries[i].sql, &q, &e);
@@ -102,44 +102,85 @@ static int list_queries(void)
 	return 0;
 }
 
-/* Runs q on the database at path with args; the exit status. */
-static int run_query(const char *path, struct query_def *q, char **args,
-		     int nargs, const struct table_style *style)
+/* Runs q on db (path names it) with args; the exit status.  Closes db. */
+static int run_on(sqlite3 *db, const char *path, struct query_def *q, char **args,
+		  int nargs, const struct table_style *style, struct errmsg *e)
 {
-	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
-	struct errmsg e;
 	size_t nrows;
 	int err, status = 1;
 
-	errmsg_init(&e);
-	err = reader_open("query", path, &db, &e);
 	/* A file of an older faultline may lack the views the canned
 	 * queries name stacks by (schema/views.h). */
+	err = schema_stack_views_current(db, e);
 	if (err == 0)
-		err = schema_stack_views_current(db, &e);
+		err = query_check_session(db, path, q, args, nargs, e);
 	if (err == 0)
-		err = query_check_session(db, path, q, args, nargs, &e);
-	if (err == 0)
-		err = query_check_metric(db, path, q, args, nargs, &e);
+		err = query_check_metric(db, path, q, args, nargs, e);
 	if (err == 0) {
-		err = query_prepare(db, q, args, nargs, &st, &e);
+		err = query_prepare(db, q, args, nargs, &st, e);
 		/* -EINVAL here is the user's arguments: a usage error.  A bad
 		 * database or query is a failure. */
 		if (err == -EINVAL)
 			status = EXIT_USAGE;
 	}
 	if (err == 0)
-		err = table_out(st, style, stdout, &nrows, q->name, &e);
+		err = table_out(st, style, stdout, &nrows, q->name, e);
 	if (err == 0)
 		status = 0;
 	else if (err == -ENOMEM)
 		error("query", "out of memory");
 	else
-		error("query", "%s", e.text);
+		error("query", "%s", e->text);
 	sqlite3_finalize(st);
 	db_close(db);
 	return status;
+}
+
+/*
+ * Does q read one session: its :session, the latest when not given?
+ * Such a query (the canned ones say "the session; the latest when
+ * NULL", and pick it as max(session_id)) runs on PostgreSQL on that
+ * session copied out (reader_open_session), so it runs on SQLite's views
+ * as on a file; the others run in PostgreSQL itself.
+ */
+static int reads_one_session(const struct query_def *q)
+{
+	return query_def_param(q, "session") &&
+	       strstr(q->sql, "(SELECT max(session_id) FROM session)");
+}
+
+/* Runs q on the database or results database at target; the exit status. */
+static int run_query(const char *target, const char *schema, struct query_def *q,
+		     char **args, int nargs, const struct table_style *style)
+{
+	const char *given = query_arg_value(args, nargs, "session");
+	int64_t session = given ? strtoll(given, NULL, 10) : 0;
+	char shown[1024];
+	sqlite3 *db = NULL;
+	struct errmsg e;
+	int err;
+
+	if (pg_is_target(target) && !reads_one_session(q))
+		return query_pg_run(target, schema ? schema : READER_PG_SCHEMA, q,
+				    args, nargs, style);
+	errmsg_init(&e);
+	/* Not a number: the argument check (query_prepare) says so. */
+	if (session < 0)
+		session = 0;
+	err = query_check_args(q, args, nargs, &e);
+	if (err < 0)
+		return error("query", "%s", e.text), EXIT_USAGE;
+	err = reader_open_session("query", target, schema, &session, 0, q->sql,
+				  &db, &e);
+	if (err < 0) {
+		error("query", "%s", err == -ENOMEM ? "out of memory" : e.text);
+		db_close(db);
+		return 1;
+	}
+	/* A URL's password goes no further (pg_shown). */
+	return run_on(db, pg_shown(target, shown, sizeof(shown)), q, args, nargs,
+		      style, &e);
 }
 
 int cmd_query(int argc, char **argv)
@@ -189,8 +230,7 @@ int cmd_query(int argc, char **argv)
 			     "(postgresql://...)"), EXIT_USAGE;
 	query_def_init(&q);
 	errmsg_init(&e);
-	err = query_def_find_dialect(a.positional[1], pg_is_target(a.positional[0]) ?
-				     "pg" : NULL, &q, &e);
+	err = query_def_find(a.positional[1], &q, &e);
 	if (err < 0) {
 		error("query", "%s", err == -ENOMEM ? "out of memory" : e.text);
 		query_def_release(&q);
@@ -199,12 +239,8 @@ int cmd_query(int argc, char **argv)
 		return err == -ENOENT ? EXIT_USAGE : 1;
 	}
 	style = (struct table_style){ a.format, 0, NULL, a.wide ? 0 : TABLE_MAX_CELL };
-	if (pg_is_target(a.positional[0]))
-		status = query_pg_run(a.positional[0], a.schema ? a.schema : "faultline",
-				      &q, a.positional + 2, a.npositional - 2, &style);
-	else
-		status = run_query(a.positional[0], &q, a.positional + 2,
-				   a.npositional - 2, &style);
+	status = run_query(a.positional[0], a.schema, &q, a.positional + 2,
+			   a.npositional - 2, &style);
 	query_def_release(&q);
 	return status;
 }

@@ -13,6 +13,7 @@
 
 #include "../common/strbuf.h"
 #include "../export/pg_conn.h"
+#include "../export/pg_functions.h"
 #include "../export/pg_schema.h"
 #include "query_pg.h"
 #include "query_run.h"
@@ -117,7 +118,13 @@ static int bind_cell(sqlite3_stmt *st, int i, const PGresult *r, int row, int co
 	switch (PQftype(r, col)) {
 	case OID_INT2: case OID_INT4: case OID_INT8: case OID_OID:
 		return sqlite3_bind_int64(st, i, strtoll(v, NULL, 10));
-	case OID_FLOAT4: case OID_FLOAT8: case OID_NUMERIC:
+	case OID_NUMERIC:
+		/* sum() of integers is numeric here, an integer in SQLite:
+		 * a value without a fraction or exponent is one. */
+		if (!strpbrk(v, ".eEN") && strlen(v) < 19)
+			return sqlite3_bind_int64(st, i, strtoll(v, NULL, 10));
+		return sqlite3_bind_double(st, i, strtod(v, NULL));
+	case OID_FLOAT4: case OID_FLOAT8:
 		return sqlite3_bind_double(st, i, strtod(v, NULL));
 	case OID_BOOL:
 		return sqlite3_bind_int(st, i, *v == 't');
@@ -177,26 +184,14 @@ static int run_sql(PGconn *c, const char *schema, const struct query_def *q,
 		   const char *sql, const char **values, const Oid *types,
 		   PGresult **out, struct errmsg *e)
 {
-	const char *params[] = { schema };
 	char what[300];
-	int err = pg_exec(c, "BEGIN READ ONLY", "cannot begin", e);
-	PGresult *r;
+	int err = pg_schema_open(c, schema, e);
 
+	/* The SQLite built-ins the query may use (pg_functions.h). */
 	if (err == 0)
-		err = pg_schema_use(c, schema, e);
-	if (err < 0)
-		return err;
-	r = PQexecParams(c, "SELECT 1 FROM information_schema.tables WHERE "
-			 "table_schema = $1 AND table_name = 'session'", 1, NULL,
-			 params, NULL, NULL, 0);
-	if (PQresultStatus(r) != PGRES_TUPLES_OK)
-		err = pg_fail(c, r, "cannot read the tables of PostgreSQL", e);
-	else if (PQntuples(r) == 0)
-		err = errmsg_set(e, ENOENT, "schema '%s' holds no faultline tables; "
-				 "load sessions there with faultline export DB --to "
-				 "URL --schema %s, or name the schema they are in",
-				 schema, schema);
-	PQclear(r);
+		err = pg_functions_current(c, e);
+	if (err == 0)
+		err = pg_exec(c, "BEGIN READ ONLY", "cannot begin", e);
 	if (err < 0)
 		return err;
 	*out = PQexecParams(c, sql, (int)q->nparams, types, values, NULL, NULL, 0);

@@ -1,7 +1,8 @@
 /*
- * query_pg: a canned query or a .sql file run on PostgreSQL, on the
- * tables faultline export --to made there.  The query's dialect variant
- * is taken when there is one (query_def_find_dialect, "pg").
+ * query_pg: a canned query or a .sql file run in PostgreSQL, on the
+ * tables faultline export --to made there, with the functions that
+ * mirror SQLite's built-ins (export/pg_functions.h): the same text as on
+ * a file.
  */
 #ifndef FL_QUERY_PG_H
 #define FL_QUERY_PG_H

@@ -1,5 +1,9 @@
+#include <errno.h>
 #include <unistd.h>
 
+#include "../export/pg_conn.h"
+#include "../export/pg_schema.h"
+#include "../export/pg_stage.h"
 #include "../schema/db.h"
 #include "../schema/killed.h"
 #include "reader.h"
@@ -11,8 +15,15 @@ int reader_open(const char *cmd, const char *path, sqlite3 **db,
 	struct killed_list k;
 	struct errmsg ignored;
 	char text[256];
-	int err = db_open_read(path, db, e);
+	int err;
 
+	if (pg_is_target(path))
+		return errmsg_set(e, EINVAL, "'%s' is a PostgreSQL database; faultline "
+				  "%s reads a database file here (report, diagnose, "
+				  "stacks, plot, query and export --format read a "
+				  "session of PostgreSQL)", pg_shown(path, text, sizeof(text)),
+				  cmd);
+	err = db_open_read(path, db, e);
 	if (err < 0)
 		return err;
 	killed_list_init(&k);
@@ -35,4 +46,59 @@ int reader_open(const char *cmd, const char *path, sqlite3 **db,
 	*db = NULL;
 	killed_mark_file(path, &ignored);
 	return db_open_read(path, db, e);
+}
+
+/* One session of the results database at target into *db; see
+ * reader_open_session. */
+static int stage(const char *target, const char *schema, int64_t *session,
+		 int recorded, const char *query_sql, sqlite3 **db, struct errmsg *e)
+{
+	char **tables = NULL, shown[1024];
+	PGconn *c = NULL;
+	int err = pg_connect(target, &c, e);
+
+	if (err == 0)
+		err = pg_schema_open(c, schema, e);
+	/* One snapshot: the session picked is the session copied, whole. */
+	if (err == 0)
+		err = pg_exec(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+			      "cannot begin", e);
+	if (err == 0)
+		err = pg_stage_pick(c, pg_shown(target, shown, sizeof(shown)), recorded,
+				    session, e);
+	if (err == 0)
+		err = pg_stage_open(db, e);
+	if (err == 0 && query_sql)
+		err = pg_stage_tables_read(*db, query_sql, &tables, e);
+	if (err == 0)
+		err = pg_stage_session(c, *session, (const char *const *)tables, *db, e);
+	if (err < 0) {
+		sqlite3_close(*db);
+		*db = NULL;
+	}
+	pg_stage_tables_free(tables);
+	PQfinish(c);
+	return err;
+}
+
+int reader_check_schema(const char *cmd, const char *target, const char *schema)
+{
+	if (schema && !pg_is_target(target))
+		return error(cmd, "--schema applies to a PostgreSQL database "
+			     "(postgresql://...)"), EXIT_USAGE;
+	if (schema && !*schema)
+		return error(cmd, "--schema needs a name, e.g. --schema %s",
+			     READER_PG_SCHEMA), EXIT_USAGE;
+	return 0;
+}
+
+int reader_open_session(const char *cmd, const char *target, const char *schema,
+			int64_t *session, int recorded, const char *query_sql,
+			sqlite3 **db, struct errmsg *e)
+{
+	*db = NULL;
+	if (!pg_is_target(target))
+		return reader_open(cmd, target, db, e);
+	return stage(target, schema ? schema : READER_PG_SCHEMA, session, recorded,
+		     query_sql, db, e);
 }

@@ -18,6 +18,7 @@
 #include "../common/term_text.h"
 #include "../diagnose/diagnose.h"
 #include "../diagnose/render.h"
+#include "../export/pg_conn.h"
 #include "../schema/db.h"
 #include "../schema/query_def.h"
 #include "commands.h"
@@ -352,12 +353,13 @@ static int set_format(void *value, const char *arg, const char *opt,
 }
 
 static const char report_usage[] = "faultline report DB [-s N] [--wide] "
-	"[-f text|json]";
+	"[-f text|json] [--schema NAME]";
 
 static const char report_examples[] =
 	"  faultline report run.db\n"
 	"  faultline report run.db --session 2 | less\n"
-	"  faultline report run.db -f json | python3 -m json.tool\n";
+	"  faultline report run.db -f json | python3 -m json.tool\n"
+	"  faultline report 'postgresql://results@db1/perf' --session 41\n";
 
 /* The first line: which session, and why that one when none was asked
  * for and there is a choice. */
@@ -513,6 +515,7 @@ int cmd_report(int argc, char **argv)
 {
 	int64_t id = 0;		/* 0: the latest that recorded something */
 	int wide = 0, json = 0;
+	const char *schema = NULL;	/* borrowed: --schema */
 	const struct opt opts[] = {
 		{ 's', "session", "N", "the session to summarise (default: the latest "
 		  "that recorded something)", OPT_CALLBACK, &id, session_pick_parse },
@@ -522,6 +525,7 @@ int cmd_report(int argc, char **argv)
 		{ 'f', "format", "FORMAT", "text (default) or json (one object: "
 		  "the findings and every section's rows)", OPT_CALLBACK, &json,
 		  set_format },
+		READER_SCHEMA_OPT(&schema),
 		{ 0 },
 	};
 	const struct cmd_usage u = {
@@ -534,13 +538,20 @@ int cmd_report(int argc, char **argv)
 	struct session_choice c;
 	const char *path = NULL;
 	sqlite3 *db = NULL;
+	int64_t staged;		/* the session a results database gives */
+	char shown[1024];	/* path as messages name it */
 	struct errmsg e;
 	int err = parse_db_args(&u, argc, argv, &path);
 
 	if (err < 0)
 		return err == OPT_HELP ? 0 : EXIT_USAGE;
+	if (reader_check_schema("report", path, schema))
+		return EXIT_USAGE;
 	errmsg_init(&e);
-	err = reader_open("report", path, &db, &e);
+	staged = id;
+	err = reader_open_session("report", path, schema, &staged, 1, NULL, &db, &e);
+	/* A URL's password goes no further (pg_shown). */
+	path = pg_shown(path, shown, sizeof(shown));
 	if (err == 0)
 		err = session_pick_recorded(db, path, id, &c, &e);
 	if (err < 0) {

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "../schema/db.h"
+#include "../schema/recorded.h"
 #include "session_pick.h"
 #include "usage.h"
 
@@ -80,20 +81,12 @@ int session_pick(sqlite3 *db, const char *path, int64_t *id, struct errmsg *e)
 	return 0;
 }
 
-/* Did session id record anything?  Each table is looked up by an index
- * (or key) that leads with session_id. */
-#define RECORDED(id) \
-	"(EXISTS (SELECT 1 FROM fault WHERE session_id = " id ")" \
-	" OR EXISTS (SELECT 1 FROM fault_histogram WHERE session_id = " id ")" \
-	" OR EXISTS (SELECT 1 FROM thread_state WHERE session_id = " id ")" \
-	" OR EXISTS (SELECT 1 FROM tracepoint_event WHERE session_id = " id "))"
-
 int session_pick_recorded(sqlite3 *db, const char *path, int64_t id,
 			  struct session_choice *c, struct errmsg *e)
 {
 	static const char sql[] =
 		"WITH r AS (SELECT max(session_id) AS id FROM session s"
-		"           WHERE " RECORDED("s.session_id") ")"
+		"           WHERE " SESSION_RECORDED("s.session_id") ")"
 		"SELECT coalesce(nullif(?1, 0), r.id, (SELECT max(session_id) FROM session)),"
 		"       (SELECT count(*) FROM session), (SELECT min(session_id) FROM session),"
 		"       (SELECT max(session_id) FROM session)"
@@ -121,7 +114,7 @@ int session_pick_recorded(sqlite3 *db, const char *path, int64_t id,
 	}
 	sqlite3_finalize(st);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(db, "SELECT " RECORDED("?1") ", (SELECT count(*)"
+		rc = sqlite3_prepare_v2(db, "SELECT " SESSION_RECORDED("?1") ", (SELECT count(*)"
 					" FROM session WHERE session_id > ?1)", -1, &st, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int64(st, 1, c->id);

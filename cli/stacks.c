@@ -15,6 +15,7 @@
 #include "../common/array.h"
 #include "../common/json.h"
 #include "../schema/views.h"
+#include "../export/pg_conn.h"
 #include "../schema/db.h"
 #include "commands.h"
 #include "../common/fmt_dur.h"
@@ -35,6 +36,7 @@ struct stacks_args {
 				 * DEFAULT_LIMIT; folded every stack) */
 	const struct stack_order *sort;	/* static: --sort */
 	enum stacks_format format;
+	const char *schema;	/* borrowed: --schema, NULL: not given */
 };
 
 /* --sort: what ranks the stacks first; ties go to the longest event,
@@ -348,7 +350,7 @@ static const char stacks_usage[] =
 	"faultline stacks DB [-s N] [--min-duration DUR] [--tid TID]\n"
 	"                        [--kind major|minor|blocked|all] [--limit N]\n"
 	"                        [--sort time|count|max] [--folded]\n"
-	"                        [-f text|folded|json|csv]";
+	"                        [-f text|folded|json|csv] [--schema NAME]";
 
 static const char stacks_examples[] =
 	"  faultline stacks run.db\n"
@@ -356,7 +358,8 @@ static const char stacks_examples[] =
 	"  faultline stacks run.db --tid 4242 --kind blocked\n"
 	"  faultline stacks run.db --sort count\n"
 	"  faultline stacks run.db --folded | flamegraph.pl > stalls.svg\n"
-	"  faultline stacks run.db -f json --limit 1\n";
+	"  faultline stacks run.db -f json --limit 1\n"
+	"  faultline stacks 'postgresql://results@db1/perf' --session 41\n";
 
 int cmd_stacks(int argc, char **argv)
 {
@@ -382,6 +385,7 @@ int cmd_stacks(int argc, char **argv)
 		  &a.format, parse_format },
 		{ 0, "folded", NULL, "the same as --format folded", OPT_CALLBACK,
 		  &a.format, set_folded },
+		READER_SCHEMA_OPT(&a.schema),
 		{ 0 },
 	};
 	const struct cmd_usage u = {
@@ -393,13 +397,20 @@ int cmd_stacks(int argc, char **argv)
 	};
 	const char *path = NULL;
 	sqlite3 *db = NULL;
+	int64_t staged;		/* the session a results database gives */
+	char shown[1024];	/* path as messages name it */
 	struct errmsg e;
 	int res = parse_db_args(&u, argc, argv, &path), err;
 
 	if (res < 0)
 		return res == OPT_HELP ? 0 : EXIT_USAGE;
+	if (reader_check_schema("stacks", path, a.schema))
+		return EXIT_USAGE;
 	errmsg_init(&e);
-	err = reader_open("stacks", path, &db, &e);
+	staged = a.session;
+	err = reader_open_session("stacks", path, a.schema, &staged, 0, NULL, &db, &e);
+	/* A URL's password goes no further (pg_shown). */
+	path = pg_shown(path, shown, sizeof(shown));
 	if (err == 0)
 		err = session_pick(db, path, &a.session, &e);
 	/* A file of an older faultline may lack them (schema/views.h). */

@@ -9,6 +9,38 @@ int pg_is_target(const char *s)
 	return !strncmp(s, "postgresql://", 13) || !strncmp(s, "postgres://", 11);
 }
 
+const char *pg_shown(const char *target, char *buf, size_t n)
+{
+	const char *auth, *at, *colon, *pw, *end;
+	size_t k = 0;
+
+	if (!pg_is_target(target) || n == 0)
+		return target;
+	auth = strstr(target, "://") + 3;
+	at = strchr(auth, '@');
+	colon = strchr(auth, ':');
+	if (at && strcspn(auth, "/?") > (size_t)(at - auth) && colon && colon < at) {
+		/* user:password@ -> user@ */
+		k = (size_t)snprintf(buf, n, "%.*s", (int)(colon - target), target);
+		target = at;
+	}
+	/* ?password=...& and &password=... go. */
+	while ((pw = strstr(target, "password=")) && pw > target &&
+	       (pw[-1] == '?' || pw[-1] == '&')) {
+		end = strchr(pw, '&');
+		if (k < n)
+			k += (size_t)snprintf(buf + k, n - k, "%.*s", (int)(pw - target), target);
+		target = end ? end + 1 : pw + strlen(pw);
+	}
+	if (k < n)
+		snprintf(buf + k, n - k, "%s", target);
+	/* A URL that ends in '?' or '&' where a password was cut. */
+	k = strlen(buf);
+	while (k && (buf[k - 1] == '?' || buf[k - 1] == '&'))
+		buf[--k] = '\0';
+	return buf;
+}
+
 const char *pg_where(PGconn *c, char *buf, size_t n)
 {
 	const char *host = PQhost(c);

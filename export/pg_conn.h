@@ -36,6 +36,13 @@ int pg_exec(PGconn *c, const char *sql, const char *what, struct errmsg *e);
  */
 int pg_fail(PGconn *c, const PGresult *r, const char *what, struct errmsg *e);
 
+/*
+ * target as faultline names it in messages and in what it writes: a
+ * postgresql:// URL without its password (user:PASSWORD@, password=),
+ * into buf (n bytes), which is returned; any other target as it is.
+ */
+const char *pg_shown(const char *target, char *buf, size_t n);
+
 /* "host H port P database D user U" of c, into buf; returns buf. */
 const char *pg_where(PGconn *c, char *buf, size_t n);
 

@@ -6,6 +6,7 @@
 
 #include "../schema/db.h"
 #include "pg_conn.h"
+#include "pg_functions.h"
 #include "pg_export.h"
 #include "pg_schema.h"
 
@@ -143,6 +144,11 @@ int pg_export_run(sqlite3 *db, const char *path, const struct pg_export *x,
 		err = pg_connect(x->target, &c, e);
 	if (err == 0)
 		err = pg_schema_prepare(c, x->schema, &t, e);
+	/* The functions the queries read the tables with (pg_functions.h). */
+	if (err == 0)
+		err = pg_schema_use(c, x->schema, e);
+	if (err == 0)
+		err = pg_functions_current(c, e);
 	if (err == 0)
 		err = x->jobs > 1 && x->nids > 1 ? load_parallel(&w) :
 			load_serial(db, c, &w);

@@ -91,6 +91,7 @@ static int read_columns(sqlite3 *db, struct pg_table *t)
 		c->type = pg_type(t->name, c->name, decl ? decl : "");
 		c->not_null = sqlite3_column_int(st, 2);
 		c->key = sqlite3_column_int(st, 3);
+		c->int_decl = decl && !strcmp(decl, "INTEGER");
 		if (!strcmp(c->name, "session_id"))
 			t->session_col = (int)t->ncols;
 		if (!strcmp(c->name, "series_id"))
@@ -100,6 +101,37 @@ static int read_columns(sqlite3 *db, struct pg_table *t)
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Adds column "rowid" to t when the file's rows have a rowid of their
+ * own (not WITHOUT ROWID, no INTEGER PRIMARY KEY naming it): the views
+ * and the readers name rows by it (a thread_state row of a finding), so
+ * a session copied back out (pg_stage.h) keeps the file's. */
+static int add_rowid(sqlite3 *db, struct pg_table *t)
+{
+	sqlite3_stmt *st = NULL;
+	char sql[300];
+	int npk = 0, alias = 0;
+
+	for (size_t i = 0; i < t->ncols; i++)
+		npk += t->cols[i].key > 0;
+	for (size_t i = 0; i < t->ncols; i++)
+		alias |= npk == 1 && t->cols[i].key == 1 && t->cols[i].int_decl;
+	snprintf(sql, sizeof(sql), "SELECT rowid FROM \"%s\"", t->name);
+	if (alias || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return SQLITE_OK;	/* WITHOUT ROWID */
+	}
+	sqlite3_finalize(st);
+	if (ARRAY_RESERVE(t->cols, t->cols_cap, t->ncols + 1) < 0)
+		return SQLITE_NOMEM;
+	memset(&t->cols[t->ncols], 0, sizeof(t->cols[0]));
+	t->cols[t->ncols].name = strdup("rowid");
+	t->cols[t->ncols].type = "bigint";
+	if (!t->cols[t->ncols].name)
+		return SQLITE_NOMEM;
+	t->ncols++;
+	return SQLITE_OK;
 }
 
 /* The file's CREATE INDEX statements, IF NOT EXISTS, into sb. */
@@ -156,6 +188,8 @@ int pg_tables_read(sqlite3 *db, const char *path, struct pg_tables *out,
 		}
 		out->n++;
 		rc = read_columns(db, t);
+		if (rc == SQLITE_OK)
+			rc = add_rowid(db, t);
 	}
 	sqlite3_finalize(st);
 	if (rc == SQLITE_DONE)
@@ -185,6 +219,28 @@ int pg_schema_use(PGconn *c, const char *schema, struct errmsg *e)
 		return errmsg_set(e, ENAMETOOLONG, "schema name '%s' is too long", schema);
 	snprintf(sql, sizeof(sql), "SET search_path TO %s", q);
 	return pg_exec(c, sql, "cannot use the schema", e);
+}
+
+int pg_schema_open(PGconn *c, const char *schema, struct errmsg *e)
+{
+	const char *params[] = { schema };
+	int err = pg_schema_use(c, schema, e);
+	PGresult *r;
+
+	if (err < 0)
+		return err;
+	r = PQexecParams(c, "SELECT 1 FROM information_schema.tables WHERE "
+			 "table_schema = $1 AND table_name = 'session'", 1, NULL,
+			 params, NULL, NULL, 0);
+	if (PQresultStatus(r) != PGRES_TUPLES_OK)
+		err = pg_fail(c, r, "cannot read the tables of PostgreSQL", e);
+	else if (PQntuples(r) == 0)
+		err = errmsg_set(e, ENOENT, "schema '%s' holds no faultline tables; "
+				 "load sessions there with faultline export DB --to "
+				 "URL --schema %s, or name the schema they are in",
+				 schema, schema);
+	PQclear(r);
+	return err;
 }
 
 static void create_table(struct strbuf *sb, const struct pg_table *t)

@@ -31,6 +31,7 @@ struct pg_column {
 				 * information_schema.columns.data_type says it */
 	int not_null;
 	int key;		/* position in the table's key, 0: not in it */
+	int int_decl;		/* declared INTEGER: as a lone key, the rowid */
 };
 
 struct pg_table {
@@ -84,5 +85,12 @@ int pg_schema_indexes(const char *target, const char *schema,
 
 /* SET search_path to schema (quoted) on c.  0 or -EIO with e set. */
 int pg_schema_use(PGconn *c, const char *schema, struct errmsg *e);
+
+/*
+ * pg_schema_use, then checks that schema holds faultline's tables (an
+ * export made them): 0, -ENOENT with e saying how to load sessions
+ * there, or -EIO.
+ */
+int pg_schema_open(PGconn *c, const char *schema, struct errmsg *e);
 
 #endif

@@ -5,8 +5,9 @@
 -- run); the threads of one name are taken together.  Fault percentiles
 -- are upper bounds of the power-of-two buckets of fault_histogram, never
 -- above the longest fault.  A measure one side lacks is NULL there.
--- Runs on SQLite and, as compare.pg.sql, on PostgreSQL, with the same
--- answers.
+-- Figures are rounded to 3 decimals.  An imported series counts for a
+-- side as in runs.  The same text runs on SQLite and PostgreSQL, with the
+-- same answers.
 --
 -- Parameters:
 --   :a      TEXT          the first side: a session id, or with label=
@@ -26,12 +27,12 @@ WITH sides AS (
          coalesce(end_ts, (SELECT max(last_ts) FROM thread t
                             WHERE t.session_id = session.session_id),
                   start_ts) AS end_ts,
-         CASE WHEN CAST(CASE WHEN :label IS NULL THEN session_id
-                             ELSE json_extract(labels, '$."' || :label || '"') END
-                        AS TEXT) = :a THEN 'a' ELSE 'b' END AS side
+         CASE WHEN CASE WHEN :label IS NULL THEN CAST(session_id AS TEXT)
+                        ELSE CAST(json_extract(labels, '$."' || :label || '"')
+                                  AS TEXT) END = :a THEN 'a' ELSE 'b' END AS side
     FROM session
-   WHERE CAST(CASE WHEN :label IS NULL THEN session_id
-                   ELSE json_extract(labels, '$."' || :label || '"') END AS TEXT)
+   WHERE CASE WHEN :label IS NULL THEN CAST(session_id AS TEXT)
+              ELSE CAST(json_extract(labels, '$."' || :label || '"') AS TEXT) END
          IN (:a, :b)
 ),
 names AS (
@@ -39,7 +40,7 @@ names AS (
     SELECT session_id, tid, comm,
            row_number() OVER (PARTITION BY session_id, tid
                               ORDER BY first_ts DESC) AS rk
-      FROM thread)
+      FROM thread) t
    WHERE rk = 1
 ),
 fh AS (
@@ -79,7 +80,9 @@ m AS (
   UNION ALL
   SELECT sd.side, '-', 'events ' || ms.name, count(*) * 1.0
     FROM sides sd
-    JOIN metric_series ms ON ms.session_id IS NULL
+    JOIN metric_series ms ON (ms.session_id IS NULL OR
+                              ms.session_id = sd.session_id)
+                         AND ms.source NOT LIKE 'sampler:%'
     JOIN metric mt ON mt.series_id = ms.series_id
                   AND mt.ts BETWEEN sd.start_ts AND sd.end_ts
    GROUP BY sd.side, ms.name
@@ -90,7 +93,7 @@ p AS (
          max(CASE WHEN side = 'b' THEN v END) AS b
     FROM m GROUP BY comm, measure
 )
-SELECT thread, measure, a, b, b - a AS change,
-       CASE WHEN a <> 0 THEN b / a END AS ratio
+SELECT thread, measure, round(a, 3) AS a, round(b, 3) AS b,
+       round(b - a, 3) AS change, round(CASE WHEN a <> 0 THEN b / a END, 3) AS ratio
   FROM p
- ORDER BY thread = '-', thread, measure;
+ ORDER BY thread = '-', thread COLLATE "binary", measure COLLATE "binary";

@@ -5,8 +5,10 @@
 -- p99 is the upper bound of its power-of-two bucket (fault_histogram,
 -- every timed fault), never above the worst fault; the off-CPU p99 is
 -- exact, over the thread_state intervals that are not running (unknown
--- left out).  Runs on SQLite and, as runs.pg.sql, on PostgreSQL, with the
--- same answers.
+-- left out).  An imported series counts for a session when it has points
+-- in the session's span: on a file, any import; on PostgreSQL, the
+-- imports the session was exported with (faultline-export(1)).  The same
+-- text runs on both, with the same answers.
 --
 -- Parameters:
 --   :label    TEXT = NULL     a label key: only the sessions that carry
@@ -77,7 +79,9 @@ op AS (
 ),
 ev AS (
   SELECT s.session_id, ms.name, count(*) AS n
-    FROM s JOIN metric_series ms ON ms.session_id IS NULL
+    FROM s JOIN metric_series ms ON (ms.session_id IS NULL OR
+                                     ms.session_id = s.session_id)
+                                 AND ms.source NOT LIKE 'sampler:%'
            JOIN metric m ON m.series_id = ms.series_id
                         AND m.ts BETWEEN s.start_ts AND s.end_ts
    GROUP BY s.session_id, ms.name
@@ -89,7 +93,7 @@ SELECT s.session_id AS session, s.uuid, s.host,
        s.label,
        (SELECT group_concat(kv, ' ') FROM (
           SELECT key || '=' || value AS kv FROM json_each(s.labels)
-           ORDER BY key)) AS labels,
+           ORDER BY key COLLATE "binary") AS kv) AS labels,
        fp.faults,
        min(fp.p99, w.max_ns) / 1e3 AS fault_p99_us,
        w.max_ns / 1e3 AS worst_fault_us,
@@ -99,10 +103,11 @@ SELECT s.session_id AS session, s.uuid, s.host,
        op.p99 / 1e3 AS off_cpu_p99_us,
        (SELECT group_concat(e, ' ') FROM (
           SELECT name || ':' || n AS e FROM ev
-           WHERE ev.session_id = s.session_id ORDER BY name)) AS events,
+           WHERE ev.session_id = s.session_id
+           ORDER BY name COLLATE "binary") AS e) AS events,
        s.lost
   FROM s
   LEFT JOIN fp ON fp.session_id = s.session_id
   LEFT JOIN w ON w.session_id = s.session_id AND w.rk = 1
   LEFT JOIN op ON op.session_id = s.session_id
- ORDER BY s.label, s.start_ts, s.session_id;
+ ORDER BY s.label COLLATE "binary", s.start_ts, s.session_id;

@@ -288,19 +288,6 @@ static const char *embedded(const char *name)
 	return NULL;
 }
 
-int query_def_find_dialect(const char *what, const char *dialect,
-			   struct query_def *q, struct errmsg *e)
-{
-	char name[256];
-	const char *sql;
-
-	if (!dialect || strchr(what, '/') || strchr(what, '.'))
-		return query_def_find(what, q, e);
-	snprintf(name, sizeof(name), "%s.%s", what, dialect);
-	sql = embedded(name);
-	return sql ? query_def_parse(what, sql, q, e) : query_def_find(what, q, e);
-}
-
 int query_def_find(const char *what, struct query_def *q, struct errmsg *e)
 {
 	size_t n = strlen(what);
@@ -315,8 +302,7 @@ int query_def_find(const char *what, struct query_def *q, struct errmsg *e)
 					 what, strerror(ENOENT));
 		return err ? err : query_def_parse(what, q->sql_owned, q, e);
 	}
-	/* A dialect variant (runs.pg) is not a query of its own. */
-	if (!strchr(what, '.') && embedded(what))
+	if (embedded(what))
 		return query_def_parse(what, embedded(what), q, e);
 	return errmsg_set(e, ENOENT, "no query named '%s'; 'faultline query "
 			  "--list' shows them, or give the path of a .sql file",

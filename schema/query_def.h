@@ -83,19 +83,6 @@ int query_def_parse(const char *name, const char *sql, struct query_def *q,
  */
 int query_def_find(const char *what, struct query_def *q, struct errmsg *e);
 
-/*
- * query_def_find for an engine other than SQLite: a canned query's
- * variant in that dialect (queries/NAME.DIALECT.sql, e.g. runs.pg) when
- * there is one, else the query itself (its SQL is both dialects').  A
- * .sql file is taken as it is.  dialect NULL: query_def_find.
- */
-int query_def_find_dialect(const char *what, const char *dialect,
-			   struct query_def *q, struct errmsg *e);
-
-/* Is this canned query a dialect variant of another (its name has a
- * '.'), listed under that one? */
-#define query_is_variant(name) (strchr((name), '.') != NULL)
-
 /* The parameter named name (without ':'), or NULL. */
 const struct query_param *query_def_param(const struct query_def *q,
 					  const char *name);

@@ -16,6 +16,7 @@
 
 #include "../integration/run.h"
 #include "../../common/sha256.h"
+#include "../../schema/query_def.h"
 
 static char pg_dir[256], pg_url[512];
 static char *db_a, *db_b;
@@ -618,6 +619,348 @@ static void compare_puts_two_runs_side_by_side_on_both_engines(void **state)
 	assert_non_null(strstr(r.err, "needs b=TEXT"));
 }
 
+/* ---- one query text, and the readers, on both engines ------------- */
+
+/* The whole of a file (a run's stdout), owned by the caller. */
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0, len = 0, n;
+
+	assert_non_null(f);
+	do {
+		if (len + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 65536;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n > 0);
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* s with every from replaced by to, owned by the caller. */
+static char *replace_all(const char *s, const char *from, const char *to)
+{
+	size_t nf = strlen(from), nt = strlen(to), n = 0;
+	char *out, *o;
+
+	for (const char *p = s; (p = strstr(p, from)); p += nf)
+		n++;
+	out = o = malloc(strlen(s) + n * (nt > nf ? nt - nf : 0) + 1);
+	assert_non_null(out);
+	for (const char *p = s, *q; ; p = q + nf) {
+		q = strstr(p, from);
+		if (!q) {
+			strcpy(o, p);
+			break;
+		}
+		memcpy(o, p, (size_t)(q - p));
+		o += q - p;
+		memcpy(o, to, nt);
+		o += nt;
+	}
+	return out;
+}
+
+/* Runs faultline with argv (NULL-ended, after the binary), expecting exit
+ * 0; its whole stdout, owned by the caller. */
+static char *output_of(char *const *argv)
+{
+	char *full[40];
+	struct run r;
+	int n = 0;
+
+	full[n++] = (char *)faultline_bin();
+	while (n < 39 && (full[n] = argv[n - 1]))
+		n++;
+	full[n] = NULL;
+	if (run_argv(&r, full) != 0)
+		fail_msg("faultline %s %s %s: exit %d: %s", argv[0], argv[1],
+			 argv[2] ? argv[2] : "", r.status, r.err);
+	return read_all(r.outpath);
+}
+
+/* PostgreSQL's id of db_a's session (run=1). */
+static int64_t pg_id_a(void)
+{
+	return pg_int("SELECT session_id FROM faultline.session WHERE "
+		      "labels->>'run' = '1'");
+}
+
+/* The CSV of one canned query on db (NULL-ended NAME=VALUE args in
+ * extra), owned by the caller; the first field of each row left out
+ * where it is a session's id (sessions, runs), which is each engine's. */
+static char *canned_csv(const char *db, const char *name, char *const *extra)
+{
+	char *argv[24] = { "query", (char *)db, (char *)name, "-f", "csv" };
+	int n = 5;
+	char *out, *cut;
+
+	for (; *extra && n < 23; extra++)
+		argv[n++] = *extra;
+	argv[n] = NULL;
+	out = output_of(argv);
+	if (strcmp(name, "sessions") && strcmp(name, "runs"))
+		return out;
+	cut = malloc(strlen(out) + 1);
+	assert_non_null(cut);
+	without_first_field(out, cut, strlen(out) + 1);
+	free(out);
+	return cut;
+}
+
+static void every_canned_query_answers_the_same_on_both_engines(void **state)
+{
+	char lite_session[32], pg_session[32], pg_a[32], pg_b[32];
+	int64_t id = pg_id_a();
+	size_t rows = 0, checked = 0;
+
+	(void)state;
+	assert_true(id > 0);
+	snprintf(lite_session, sizeof(lite_session), "session=1");
+	snprintf(pg_session, sizeof(pg_session), "session=%lld", (long long)id);
+	snprintf(pg_a, sizeof(pg_a), "a=%lld", (long long)id);
+	snprintf(pg_b, sizeof(pg_b), "b=%lld", (long long)id);
+	for (size_t i = 0; i < n_embedded_queries; i++) {
+		const char *name = embedded_queries[i].name;
+		char *lite_args[8] = { lite_session, NULL }, *pg_args[8] = { pg_session, NULL };
+		char *lite, *pgs;
+
+		if (!strcmp(name, "compare")) {
+			lite_args[0] = "a=1";
+			lite_args[1] = "b=1";
+			pg_args[0] = pg_a;
+			pg_args[1] = pg_b;
+		} else if (!strcmp(name, "stalls-near") || !strcmp(name, "socket-depth-around")) {
+			/* Every fault and interval, so the answer is not empty. */
+			lite_args[1] = pg_args[1] = "min_dur=0";
+			lite_args[2] = pg_args[2] = "metric=nak";
+			lite_args[3] = pg_args[3] = !strcmp(name, "stalls-near") ?
+				"window=1s" : "before=1s";
+		}
+		lite = canned_csv(db_a, name, lite_args);
+		pgs = canned_csv(pg_url, name, pg_args);
+		if (strcmp(lite, pgs))
+			fail_msg("query %s differs:\n--- %s\n%s--- PostgreSQL\n%s", name,
+				 db_a, lite, pgs);
+		for (const char *p = strchr(lite, '\n'); p && p[1]; p = strchr(p + 1, '\n'))
+			rows++;
+		checked++;
+		free(lite);
+		free(pgs);
+	}
+	assert_true(checked >= 11);
+	/* Not a comparison of empty answers. */
+	assert_true(rows > 30);
+}
+
+static void query_list_says_nothing_of_engines(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "query", "--list", NULL), 0);
+	assert_null(strstr(r.out, "PostgreSQL"));
+	assert_null(strstr(r.out, ".pg"));
+}
+
+static void an_older_export_gets_the_functions_on_its_first_query(void **state)
+{
+	char *lite, *pgs, *args[] = { "session=1", NULL };
+	char pg_args0[32];
+	char *pg_args[] = { pg_args0, NULL };
+
+	(void)state;
+	snprintf(pg_args0, sizeof(pg_args0), "session=%lld", (long long)pg_id_a());
+	pg_do("DROP FUNCTION faultline.strftime(text, bigint, text); "
+	      "DROP FUNCTION faultline._fl_printf(text, text) CASCADE");
+	assert_int_equal(pg_int("SELECT count(*) FROM pg_proc p JOIN pg_namespace n "
+				"ON n.oid = p.pronamespace WHERE n.nspname = 'faultline' "
+				"AND p.proname = 'strftime'"), 0);
+	lite = canned_csv(db_a, "sessions", args);
+	pgs = canned_csv(pg_url, "sessions", pg_args);
+	assert_string_equal(pgs, lite);
+	assert_int_equal(pg_int("SELECT count(*) FROM pg_proc p JOIN pg_namespace n "
+				"ON n.oid = p.pronamespace WHERE n.nspname = 'faultline' "
+				"AND p.proname = 'strftime'"), 1);
+	free(lite);
+	free(pgs);
+}
+
+/* The output of reader cmd on db_a (session 1) and on the URL (the same
+ * session there) are the same, but for where each names its source. */
+static void assert_reader_same(const char *cmd, const char *opt1, const char *opt2)
+{
+	char pg_s[32];
+	char *argv_l[] = { (char *)cmd, db_a, "-s", "1", (char *)opt1, (char *)opt2, NULL };
+	char *argv_p[] = { (char *)cmd, pg_url, "-s", pg_s, (char *)opt1, (char *)opt2, NULL };
+	char *lite, *pgs, *named;
+	int64_t id = pg_id_a();
+
+	/* db_a is exported first into a new schema: its id is the file's. */
+	assert_int_equal(id, 1);
+	snprintf(pg_s, sizeof(pg_s), "%lld", (long long)id);
+	lite = output_of(argv_l);
+	pgs = output_of(argv_p);
+	named = replace_all(pgs, pg_url, db_a);
+	if (strcmp(lite, named))
+		fail_msg("%s differs:\n--- %s\n%s--- PostgreSQL\n%s", cmd, db_a, lite, named);
+	assert_true(strlen(pgs) > 100);
+	free(lite);
+	free(pgs);
+	free(named);
+}
+
+static void report_diagnose_and_stacks_on_the_url_answer_as_on_the_file(void **state)
+{
+	(void)state;
+	assert_reader_same("report", NULL, NULL);
+	assert_reader_same("report", "-f", "json");
+	assert_reader_same("diagnose", NULL, NULL);
+	assert_reader_same("stacks", NULL, NULL);
+}
+
+/* What cmd (plot; export --format FORMAT) writes with -o from
+ * db_a's session 1 and from the same session on the URL: files that are
+ * the same but where they name their source. */
+static void assert_written_same(const char *cmd, const char *format, const char *name)
+{
+	char out_l[512], out_p[512], pg_s[32];
+	char *argv_l[] = { (char *)cmd, db_a, "-s", "1", "-o", out_l,
+			   format ? "--format" : NULL, (char *)format, NULL };
+	char *argv_p[] = { (char *)cmd, pg_url, "-s", pg_s, "-o", out_p,
+			   format ? "--format" : NULL, (char *)format, NULL };
+	char *lite, *pgs, *named, *amp;
+
+	snprintf(out_l, sizeof(out_l), "%s/file-%s", scratch_dir(), name);
+	snprintf(out_p, sizeof(out_p), "%s/pg-%s", scratch_dir(), name);
+	snprintf(pg_s, sizeof(pg_s), "%lld", (long long)pg_id_a());
+	free(output_of(argv_l));
+	free(output_of(argv_p));
+	lite = read_all(out_l);
+	pgs = read_all(out_p);
+	/* As the file names it: the URL as it is, or escaped in SVG. */
+	amp = replace_all(pg_url, "&", "&amp;");
+	named = replace_all(pgs, pg_url, db_a);
+	free(pgs);
+	pgs = named;
+	named = replace_all(pgs, amp, db_a);
+	free(amp);
+	assert_true(strlen(lite) > 1000);
+	if (strcmp(lite, named))
+		fail_msg("%s -o %s: the files differ beyond their source", cmd, name);
+	free(lite);
+	free(pgs);
+	free(named);
+}
+
+static void plot_and_export_on_the_url_differ_only_where_they_name_their_source(void **state)
+{
+	(void)state;
+	assert_written_same("plot", NULL, "plot.html");
+	assert_written_same("plot", NULL, "plot.svg");
+	assert_written_same("export", "chrome-trace", "trace.json");
+}
+
+static void export_csv_on_the_url_writes_the_file_s_tables(void **state)
+{
+	char dir_l[512], dir_p[512], pg_s[32], fl[700], fp[700];
+	char *argv_l[] = { "export", db_a, "-s", "1", "--format", "csv", "-o", dir_l, NULL };
+	char *argv_p[] = { "export", pg_url, "-s", pg_s, "--format", "csv", "-o", dir_p, NULL };
+	static const char *const same[] = {
+		"fault.csv", "thread_state.csv", "thread.csv", "fault_histogram.csv",
+		"metric.csv", "metric_series.csv", "mapping.csv", "clock_anchor.csv",
+	};
+	char *lite, *pgs;
+
+	(void)state;
+	snprintf(dir_l, sizeof(dir_l), "%s/csv-file", scratch_dir());
+	snprintf(dir_p, sizeof(dir_p), "%s/csv-pg", scratch_dir());
+	snprintf(pg_s, sizeof(pg_s), "%lld", (long long)pg_id_a());
+	free(output_of(argv_l));
+	free(output_of(argv_p));
+	/* session.csv holds options, a JSON object whose keys come back in
+	 * jsonb's order (pg_stage.h); the tables of rows are the file's. */
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		snprintf(fl, sizeof(fl), "%s/%s", dir_l, same[i]);
+		snprintf(fp, sizeof(fp), "%s/%s", dir_p, same[i]);
+		lite = read_all(fl);
+		pgs = read_all(fp);
+		if (strcmp(lite, pgs))
+			fail_msg("export --format csv: %s differs", same[i]);
+		free(lite);
+		free(pgs);
+	}
+	snprintf(fl, sizeof(fl), "%s/fault.csv", dir_l);
+	lite = read_all(fl);
+	assert_true(strlen(lite) > 10000);
+	free(lite);
+}
+
+static void readers_read_the_schema_they_are_told(void **state)
+{
+	char *argv_l[] = { "stacks", db_b, NULL };
+	char *argv_p[] = { "stacks", pg_url, "--schema", "second", NULL };
+	char *lite, *pgs, *named;
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "export", db_b, "--to", pg_url, "--schema",
+				       "second", NULL), 0);
+	lite = output_of(argv_l);
+	pgs = output_of(argv_p);
+	named = replace_all(pgs, pg_url, db_b);
+	assert_string_equal(named, lite);
+	free(lite);
+	free(pgs);
+	free(named);
+	assert_refused_with(1, "schema 'nowhere' holds no faultline tables", "report",
+			    pg_url, "--schema", "nowhere", NULL);
+	assert_refused_with(2, "--schema applies to a PostgreSQL database", "plot",
+			    db_b, "-o", "x.html", "--schema", "second", NULL);
+}
+
+static void a_password_in_the_url_is_never_shown(void **state)
+{
+	char url[1024], html[512], *page;
+	struct run r;
+
+	(void)state;
+	snprintf(url, sizeof(url), "%s", url_with("&user=fl_scram&password=s3cr3t-pw"));
+	pg_do("ALTER ROLE fl_scram PASSWORD 's3cr3t-pw'");
+	snprintf(html, sizeof(html), "%s/pw.html", scratch_dir());
+	assert_int_equal(run_faultline(&r, "report", url, "-s", "1", NULL), 0);
+	assert_non_null(strstr(r.out, "user=fl_scram"));
+	assert_null(strstr(r.out, "s3cr3t"));
+	assert_int_equal(run_faultline(&r, "plot", url, "-s", "1", "-o", html, NULL), 0);
+	assert_null(strstr(r.err, "s3cr3t"));
+	page = read_all(html);
+	assert_non_null(strstr(page, "user=fl_scram"));
+	assert_null(strstr(page, "s3cr3t"));
+	free(page);
+	assert_int_equal(run_faultline(&r, "stacks", url, "-s", "99", NULL), 1);
+	assert_non_null(strstr(r.err, "no session 99 in"));
+	assert_null(strstr(r.err, "s3cr3t"));
+	assert_int_equal(run_faultline(&r, "query", url, "lost", "session=99", NULL), 1);
+	assert_null(strstr(r.err, "s3cr3t"));
+	pg_do("ALTER ROLE fl_scram PASSWORD 'right'");
+}
+
+static void a_reader_on_the_url_names_a_missing_session_and_a_writer_refuses_it(void **state)
+{
+	(void)state;
+	assert_refused_with(1, "no session 99 in", "report", pg_url, "-s", "99", NULL);
+	assert_refused_with(1, "it holds sessions 1 to", "stacks", pg_url, "-s", "99", NULL);
+	/* What reads only files says so. */
+	assert_refused_with(1, "is a PostgreSQL database; faultline export reads a "
+			    "database file here", "export", pg_url, "--to", pg_url, NULL);
+}
+
 /* The backend of the faultline export connection that is inside a COPY
  * now, or 0. */
 static int64_t copying_backend(void)
@@ -713,6 +1056,15 @@ int main(void)
 					  kill_leftovers),
 		cmocka_unit_test(runs_answers_the_same_on_both_engines),
 		cmocka_unit_test(compare_puts_two_runs_side_by_side_on_both_engines),
+		cmocka_unit_test(every_canned_query_answers_the_same_on_both_engines),
+		cmocka_unit_test(query_list_says_nothing_of_engines),
+		cmocka_unit_test(an_older_export_gets_the_functions_on_its_first_query),
+		cmocka_unit_test(report_diagnose_and_stacks_on_the_url_answer_as_on_the_file),
+		cmocka_unit_test(plot_and_export_on_the_url_differ_only_where_they_name_their_source),
+		cmocka_unit_test(a_reader_on_the_url_names_a_missing_session_and_a_writer_refuses_it),
+		cmocka_unit_test(export_csv_on_the_url_writes_the_file_s_tables),
+		cmocka_unit_test(readers_read_the_schema_they_are_told),
+		cmocka_unit_test(a_password_in_the_url_is_never_shown),
 		cmocka_unit_test(an_unreachable_server_is_named_with_the_fix),
 		cmocka_unit_test(a_wrong_password_is_refused_with_the_fix),
 		cmocka_unit_test(a_schema_with_tables_of_another_kind_is_left_alone),

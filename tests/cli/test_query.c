@@ -808,12 +808,6 @@ static void list_shows_each_query_with_its_parameters(void **state)
 	for (size_t i = 0; i < n_embedded_queries; i++) {
 		char line[64];
 
-		if (query_is_variant(embedded_queries[i].name)) {
-			/* runs.pg: listed as runs, not by itself. */
-			snprintf(line, sizeof(line), "\n%s\n", embedded_queries[i].name);
-			assert_null(strstr(out, line));
-			continue;
-		}
 		snprintf(line, sizeof(line), "\n%s\n  ", embedded_queries[i].name);
 		if (!strstr(out, line) && strncmp(out, line + 1, strlen(line) - 1))
 			fail_msg("--list does not show %s:\n%s", embedded_queries[i].name, out);
@@ -955,9 +949,6 @@ static void every_canned_query_returns_the_columns_its_header_declares(void **st
 		struct query_def q;
 		sqlite3_stmt *st = NULL;
 
-		/* Another engine's dialect: tests/cli/test_pg.c runs those. */
-		if (query_is_variant(embedded_queries[i].name))
-			continue;
 		query_def_init(&q);
 		if (query_def_parse(embedded_queries[i].name, embedded_queries[i].sql,
 				    &q, &e) < 0)
