@@ -12,7 +12,9 @@
 #   3. end to end: from the start of recording to a queryable SQLite
 #      database: faultline record, against perf record followed by
 #      perf's export-to-sqlite.py
-#   4. memory: peak RSS of each tool, for FAULTS and 10 x FAULTS faults
+#   4. memory: peak RSS of each tool, for FAULTS and 10 x FAULTS faults,
+#      and bytes on disk per fault (database row and index entries;
+#      perf.data)
 #
 # Each figure is given as its median over the rounds, its best, and its
 # spread (25th to 75th percentile); faultline against perf gets a sign
@@ -147,29 +149,32 @@ else
 	echo "  perf script -s export-to-sqlite.py failed here: no perf figure this run"
 fi
 
-# Peak memory, in runs of their own (nothing timed): perf's VmHWM read
-# while it runs (a high-water mark: the last reading is its peak up to
-# then), faultline's from its session row.
-perf_hwm() {	# the rest: perf's command line; prints KiB
-	local pid hwm=0 h
-	"$@" >/dev/null 2>&1 &
-	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
-		h=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
-		[ -n "$h" ] && hwm=$h
-		sleep 0.05
-	done
-	wait "$pid" || true
-	echo "$hwm"
+# Peak memory and bytes on disk, in runs of their own (nothing timed).
+# Peak RSS is the kernel's, from wait4 (GNU time's %M), the same way for
+# both: it covers the whole run, faultline's index build at the end
+# included, and the command each tool forks (which after its exec holds
+# far less than the tool).  The session row's own figure is read before
+# the indexes are built, and is shown beside it.
+peak_kb() {	# the rest: a command line; prints its peak RSS in KiB
+	/usr/bin/time -f '%M' -o "$tmp/peak" "$@" >/dev/null 2>&1 || true
+	tail -n 1 "$tmp/peak"
 }
 echo
-echo "== memory: peak RSS (MiB)"
+echo "== memory: peak RSS (MiB), and bytes on disk per fault"
 for n in "$FAULTS" "$((FAULTS * 10))"; do
 	rm -f "$tmp"/fl.db*
-	"$FAULTLINE" record -q -o "$tmp/fl.db" -- "$LOOP" "$n" >/dev/null
-	fl_mb=$(sqlite3 "$tmp/fl.db" "SELECT round(recorder_max_rss_bytes / 1048576.0, 1) FROM session")
-	p_kb=$(perf_hwm perf record -q -B -c 1 -e "$EVENTS" -o "$tmp/perf.data" -- "$LOOP" "$n")
-	printf '  %9s faults: faultline %7s MiB (of it the spool: %s MiB), perf %7s MiB\n' "$n" \
-		"$fl_mb" "$(sqlite3 "$tmp/fl.db" "SELECT spool_bytes / 1048576 FROM session")" \
-		"$(calc "$p_kb / 1024" 1)"
+	fl_kb=$(peak_kb "$FAULTLINE" record -q -o "$tmp/fl.db" -- "$LOOP" "$n")
+	p_kb=$(peak_kb perf record -q -B -c 1 -e "$EVENTS" -o "$tmp/perf.data" -- "$LOOP" "$n")
+	rows=$(sqlite3 "$tmp/fl.db" "SELECT count(*) FROM fault")
+	printf '  %9s faults: faultline %7s MiB (session row: %s MiB, spool %s MiB at most of %s),' \
+		"$n" "$(calc "$fl_kb / 1024" 1)" \
+		"$(sqlite3 "$tmp/fl.db" "SELECT round(recorder_max_rss_bytes / 1048576.0, 1) FROM session")" \
+		"$(sqlite3 "$tmp/fl.db" "SELECT round(spool_peak_bytes / 1048576.0, 1) FROM session")" \
+		"$(sqlite3 "$tmp/fl.db" "SELECT spool_bytes / 1048576 FROM session")"
+	printf ' perf %7s MiB: %s\n' "$(calc "$p_kb / 1024" 1)" "$(calc "$fl_kb / $p_kb" 1)x"
+	printf '  %9s faults: database %s bytes per fault row (table %s, indexes %s), perf.data %s per fault\n' \
+		"$n" "$(calc "$(stat -c %s "$tmp/fl.db") / $rows" 1)" \
+		"$(sqlite3 "$tmp/fl.db" "SELECT round(sum(pgsize) * 1.0 / $rows, 1) FROM dbstat WHERE name = 'fault'")" \
+		"$(sqlite3 "$tmp/fl.db" "SELECT round(sum(pgsize) * 1.0 / $rows, 1) FROM dbstat WHERE name LIKE 'fault_by_%'")" \
+		"$(calc "$(stat -c %s "$tmp/perf.data") / $n" 1)"
 done
