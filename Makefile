@@ -561,6 +561,7 @@ bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_r
 		bench/schema/import_rate.sh
 	FAULTLINE=$(FAULTLINE) UDP_WORKLOAD=$(BUILD)/tests/udp_workload \
 		WAKE_LOOP=$(BUILD)/bench/wake_loop bench/collector/udp_sampling.sh
+	FAULTLINE=$(FAULTLINE) bench/servers/redis.sh
 	$(MAKE) --no-print-directory bench-diagnose
 
 # faultline diagnose on 10M fault and 1M thread_state rows
