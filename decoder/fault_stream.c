@@ -148,13 +148,18 @@ static int syscall_done(struct fault_stream *s, struct thread *t,
 	return s->ops.syscall_done ? s->ops.syscall_done(s->ops.ctx, c, store) : 0;
 }
 
-/* The thread's call in progress, if any, as unfinished. */
+/* The thread's call in progress, if any, as unfinished.  Off the CPU
+ * since a switch out inside the call, it waits where that switch out's
+ * stack says; called before the timeline's open interval ends. */
 static int drain_syscall(struct fault_stream *s, struct thread *t)
 {
 	struct syscall_call c;
 
 	if (!syscall_pair_drain(&t->sys, t->tid, &c))
 		return 0;
+	if (t->tl.state != TS_RUNNING && t->tl.state != TS_NONE &&
+	    t->tl.since >= c.mono_ts)
+		c.stack_id = t->tl.stack_id;
 	return syscall_done(s, t, &c);
 }
 

@@ -94,8 +94,15 @@ static int syscall_wanted(void *ctx, int32_t nr)
 static int syscall_done(void *ctx, const struct syscall_call *c, int store)
 {
 	struct record_pipeline *p = ctx;
+	int err = 0;
 
-	return record_syscalls_done(&p->sys, p->loader, c, store, &p->err);
+	/* An unfinished call keeps the stack it waits in, whatever
+	 * --stacks-on keeps for the intervals. */
+	if (store && c->stack_id)
+		err = record_stacks_store(&p->stacks, p->loader, c->stack_id,
+					  &p->err);
+	return err ? err : record_syscalls_done(&p->sys, p->loader, c, store,
+						&p->err);
 }
 
 static int store_thread(void *ctx, const struct thread *t)

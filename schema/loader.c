@@ -187,7 +187,8 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 	if (err == 0)
 		err = prepare(l, &l->sys, "INSERT INTO syscall (session_id, tid,"
 			      " pid, ts, dur, cpu, nr, name, ret, blocked_ns, fd,"
-			      " fd_name, args) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
+			      " fd_name, args, stack_id)"
+			      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
 	if (err == 0)
 		err = prepare(l, &l->sys_hist, "INSERT OR REPLACE INTO"
 			      " syscall_histogram (session_id, tid, name, lo_ns,"
@@ -360,6 +361,7 @@ int loader_syscall(struct loader *l, const struct loader_syscall *s,
 	bind_opt(st, 11, s->fd);
 	bind_text_or_null(st, 12, s->fd_name);
 	sqlite3_bind_text(st, 13, s->args, -1, SQLITE_TRANSIENT);
+	bind_opt(st, 14, c->stack_id ? (int64_t)c->stack_id : -1);
 	return row_written(l, st, e);
 }
 

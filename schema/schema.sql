@@ -286,7 +286,10 @@ CREATE TABLE syscall (
 	-- Its arguments by the names of its syscalls:sys_enter_NAME format:
 	-- 'fd=3, buf=0x7ffd5c9e1000, count=4096' (pointers in hex); a0..a5
 	-- in hex where tracefs had no format for it.
-	args		TEXT NOT NULL
+	args		TEXT NOT NULL,
+	-- An unfinished call off the CPU: the stack it waits in, from the
+	-- switch out it has waited since (record --stacks); else NULL.
+	stack_id	INTEGER
 );
 
 -- Every timed call of a thread, by call, in log2 buckets as

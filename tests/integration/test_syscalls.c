@@ -142,6 +142,49 @@ static void a_call_in_progress_at_the_end_is_stored_unfinished(void **state)
 				" AND fd_name LIKE 'pipe:[%]'", tid_blocked), 1);
 }
 
+/* The same when --duration ends the recording, with --stacks: the read
+ * keeps the kernel stack it sleeps in, taken at its switch out, though
+ * --stacks-on keeps stacks of blocked intervals only and a pipe read
+ * sleeps (S). */
+static void a_call_in_progress_when_the_duration_ends_keeps_its_stack(void **state)
+{
+	const char *db = scratch_path("hang2.db"), *info = scratch_path("hang2.info");
+	char *wl[] = { (char *)workload(), "--hang", (char *)info, NULL };
+	char pid_s[32];
+	struct run w, r;
+	long long tid_blocked = -1;
+
+	(void)state;
+	unlink(info);
+	setenv("LINGER_MS", "60000", 1);
+	run_start_usr1_blocked(&w, wl);
+	snprintf(pid_s, sizeof(pid_s), "%d", (int)w.pid);
+	{
+		char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
+				 (char *)db, "--syscalls=read", "--stacks=fp",
+				 "--duration", "4s", "-p", pid_s, NULL };
+
+		assert_int_equal(start_recording(&r, argv, 30000), 0);
+	}
+	kill(w.pid, SIGUSR1);
+	assert_int_equal(run_wait(&r), 0);
+	tid_blocked = info_get(info, "blocked");
+	kill(w.pid, SIGKILL);
+	run_wait(&w);
+	if (tid_blocked <= 0)
+		fail_msg("the workload's thread did not block in read() within"
+			 " the recording's 4 s");
+	assert_int_equal(db_int(db, "SELECT count(*) FROM syscall WHERE tid = %lld"
+				" AND name = 'read' AND dur IS NULL AND ret IS NULL"
+				" AND fd_name LIKE 'pipe:[%%]' AND args GLOB 'fd=*,"
+				" buf=0x*, count=1'", tid_blocked), 1);
+	/* Its stack is stored, and is the pipe read's (anon_pipe_read on 6.18). */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM syscall c JOIN stack_frame_name"
+				" n ON n.session_id = c.session_id AND n.stack_id ="
+				" c.stack_id WHERE c.tid = %lld AND c.dur IS NULL AND"
+				" n.name GLOB '*pipe_read'", tid_blocked), 1);
+}
+
 /* A call that its thread's end cut short (the process exited while it
  * was blocked) returns, to the tracepoint, the kernel's restart code. */
 static void a_call_cut_by_the_exit_is_stored_with_what_it_returned(void **state)
@@ -235,6 +278,8 @@ int main(void)
 		cmocka_unit_test(the_waits_are_stored_with_their_arguments_and_descriptor),
 		cmocka_unit_test(a_call_cut_by_the_exit_is_stored_with_what_it_returned),
 		cmocka_unit_test_teardown(a_call_in_progress_at_the_end_is_stored_unfinished,
+					  kill_leftovers),
+		cmocka_unit_test_teardown(a_call_in_progress_when_the_duration_ends_keeps_its_stack,
 					  kill_leftovers),
 		cmocka_unit_test(a_reused_descriptor_is_never_named_as_another_file),
 		cmocka_unit_test(short_disk_reads_are_stored_and_diagnosed_by_their_file),
