@@ -132,7 +132,7 @@ DIAGNOSE_SRC = diagnose/engine.c diagnose/group.c diagnose/describe.c \
 	       diagnose/p_preemption.c diagnose/p_slow_wakeup.c \
 	       diagnose/cpu_holders.c
 # diagnose: the system-call patterns (record --syscalls)
-DIAGNOSE_SRC += diagnose/p_file_io.c diagnose/p_fsync.c
+DIAGNOSE_SRC += diagnose/p_file_io.c diagnose/p_fsync.c diagnose/p_futex.c
 # diagnose: the files of one directory, one finding
 DIAGNOSE_SRC += diagnose/by_directory.c
 DECODER_SRC += decoder/plt_bind.c
