@@ -411,6 +411,8 @@ int fault_stream_event(void *stream, const struct ev *e)
 
 	if (e->kind == EV_FORK)
 		return on_fork(s, e);
+	if ((e->kind == EV_LAT_START || e->kind == EV_LAT_END) && e->u.tp.keyed)
+		return s->ops.latency_hit ? s->ops.latency_hit(s->ops.ctx, e) : 0;
 	if (e->kind == EV_SCHED_SWITCH && learn_names(s, e) < 0)
 		return -ENOMEM;
 	/* Every thread's switches on a CPU: who held it.  With per-thread
@@ -460,6 +462,11 @@ int fault_stream_event(void *stream, const struct ev *e)
 	case EV_SYS_ENTER:
 	case EV_SYS_EXIT:
 		return on_syscall(s, t, e);
+	case EV_LAT_START:
+	case EV_LAT_END:
+		if (!t->wanted || !s->ops.latency_hit)
+			return 0;
+		return s->ops.latency_hit(s->ops.ctx, e);
 	case EV_TRACEPOINT:
 		s->st.tracepoints_other += !t->wanted;
 		if (!t->wanted || !s->ops.store_tracepoint)
