@@ -130,6 +130,9 @@ static void a_latency_pair_times_each_sleep_of_the_targets(void **state)
 				" json_extract(l.fields, '$.ret') = 0 AND"
 				" l.ts > s.start_ts AND l.ts + l.dur < s.end_ts",
 				NANOSLEEP_PAIR), 5);
+	assert_int_equal(db_int(db, "SELECT json_array_length(options, '$.latency')"
+				" FROM session WHERE json_extract(options,"
+				" '$.latency[1]') = '%s:common_pid'", NANOSLEEP_PAIR), 2);
 	assert_int_equal(db_int(db, "SELECT paired * 100 + unfinished * 10 +"
 				" unmatched_ends FROM latency_count WHERE name ="
 				" '%s'", NANOSLEEP_PAIR), 500);
