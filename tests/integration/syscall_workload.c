@@ -26,10 +26,10 @@
  * "blocked=N" once it is blocked; then it lives LINGER_MS more.
  *
  * Usage: syscall_workload --contend ROUNDS HOLD_MS INFO_FILE
- * ROUNDS times: a second thread takes a mutex, holds it HOLD_MS and
- * until the main thread waits for it in futex(), then releases it; so
- * the main thread waits exactly ROUNDS times on that mutex, each woken
- * by the holder.  INFO_FILE gets "tid=N", "holder=N" and "lock=0x..."
+ * ROUNDS times: a second thread takes a mutex, and once the main thread
+ * waits for it in futex() holds it HOLD_MS more, then releases it; so
+ * the main thread waits exactly ROUNDS times on that mutex, each at
+ * least HOLD_MS, each woken by the holder.  INFO_FILE gets "tid=N", "holder=N" and "lock=0x..."
  * (the mutex's address, the futex's uaddr); then it lives LINGER_MS.
  */
 #include <errno.h>
@@ -199,8 +199,8 @@ static void *hold_contended(void *arg)
 	for (long i = 0; i < rounds; i++) {
 		pthread_mutex_lock(&contended);
 		pthread_barrier_wait(&round_start);
-		sleep_ms(hold_ms);
 		wait_in_futex(waiter_tid, &contended);
+		sleep_ms(hold_ms);
 		pthread_mutex_unlock(&contended);
 		pthread_barrier_wait(&round_end);
 	}
