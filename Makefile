@@ -122,6 +122,10 @@ DECODER_SRC += decoder/syscall_pair.c decoder/syscall_ev.c decoder/proc_net_sock
 COLLECTOR_SRC += collector/fd_names.c
 RECORD_SRC += record/syscalls.c record/syscall_files.c
 COLLECTOR_GEN_SRC = $(BUILD)/gen/syscall_table.c
+# record --latency START/END[:FIELD]: the pairing, the events, the rows
+DECODER_SRC += decoder/latency_pair.c
+COLLECTOR_SRC += collector/latency_events.c
+RECORD_SRC += record/latency.c
 # faultline upgrade (schema/upgrade.c)
 CLI_SRC += cli/upgrade.c
 # labels, faultline label, faultline merge
@@ -136,7 +140,7 @@ DIAGNOSE_SRC = diagnose/engine.c diagnose/group.c diagnose/describe.c \
 	       diagnose/p_preemption.c diagnose/p_slow_wakeup.c \
 	       diagnose/cpu_holders.c
 # diagnose: the system-call patterns (record --syscalls)
-DIAGNOSE_SRC += diagnose/p_file_io.c diagnose/p_fsync.c
+DIAGNOSE_SRC += diagnose/p_file_io.c diagnose/p_fsync.c diagnose/p_futex.c
 # diagnose: the files of one directory, one finding
 DIAGNOSE_SRC += diagnose/by_directory.c
 DECODER_SRC += decoder/plt_bind.c
@@ -253,6 +257,8 @@ UNIT_TESTS += test_page_cache test_debug_paths
 UNIT_TESTS += test_outside_file
 # what ran on a CPU while a target waited for it
 UNIT_TESTS += test_cpu_runs
+# record --latency: the pairing and its option
+UNIT_TESTS += test_latency_pair
 # record --pt, faultline pt
 UNIT_TESTS += test_pt_time test_pt_pmu test_pt_aux test_pt_decode test_pt_store
 # plot

@@ -44,6 +44,7 @@ struct record_args {
 	const char *output;
 	struct target_set targets;
 	struct tp_spec_list tracepoints;	/* owned */
+	struct lat_spec_list latencies;		/* owned: --latency */
 	int all;
 	uint64_t min_fault_dur_ns;
 	uint64_t duration_ns;
@@ -212,6 +213,12 @@ static int add_tracepoint(void *value, const char *arg, const char *opt,
 	return tp_spec_add(value, arg, opt, e);
 }
 
+static int add_latency(void *value, const char *arg, const char *opt,
+		       struct errmsg *e)
+{
+	return lat_spec_add(value, arg, opt, e);
+}
+
 static int set_stacks(void *value, const char *arg, const char *opt,
 		      struct errmsg *e)
 {
@@ -276,6 +283,7 @@ static const char record_usage[] =
 	"                        [--stacks-on EVENTS] [--no-symbolize]\n"
 	"                        [--no-thread-states] [--no-ran-instead]\n"
 	"                        [--syscalls[=LIST]] [--min-syscall-duration DUR]\n"
+	"                        [--latency START/END[:FIELD]]...\n"
 	"                        [--pt[=MODE]] [--pt-size SIZE] [--pt-config TERMS]\n"
 	"                        [--pt-trigger DUR] [--label KEY=VALUE]... [-q]\n"
 	"                        [-- COMMAND [ARGS...]]";
@@ -290,6 +298,7 @@ static const char record_examples[] =
 	"  faultline record -o run.db --pt -p 4242 --duration 60s\n"
 	"  faultline record -o run.db --syscalls -p 4242 --duration 60s\n"
 	"  faultline record -o run.db --syscalls=read,fsync --min-syscall-duration 100us -- ./db\n"
+	"  faultline record -o run.db --latency block:block_rq_issue/block:block_rq_complete:sector -p 4242\n"
 	"  faultline record -o run.db --cgroup /sys/fs/cgroup/cpu/app -p 4242\n";
 
 static int usage_error(const char *fmt, const char *arg)
@@ -426,6 +435,9 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		{ 0, "min-syscall-duration", "DUR", "store calls at least this long "
 		  "(all are counted; default 1ms)", OPT_DURATION,
 		  &a->min_syscall_dur_ns, NULL },
+		{ 0, "latency", "START/END[:FIELD]", "time each START tracepoint "
+		  "to the next END of its thread, or of the same FIELD value "
+		  "(repeatable)", OPT_CALLBACK, &a->latencies, add_latency },
 		{ 0, "no-ran-instead", NULL, "no switch records of other threads "
 		  "(runnable waits do not say what ran instead; less cost where "
 		  "the machine switches a lot)", OPT_FLAG, &a->no_ran_instead, NULL },
@@ -537,6 +549,7 @@ static void warn_unseen_sockets(const struct record_args *a)
 static void free_args(struct record_args *a)
 {
 	tp_spec_list_release(&a->tracepoints);
+	lat_spec_list_release(&a->latencies);
 	target_set_release(&a->targets);
 	labels_release(&a->labels);
 	strbuf_release(&a->labels_json);
@@ -598,6 +611,7 @@ static void make_config(struct record_args *a, struct record_config *c,
 	c->ran_instead = !a->no_ran_instead;
 	c->syscalls = a->syscalls_on ? &a->syscalls : NULL;
 	c->min_syscall_dur_ns = a->min_syscall_dur_ns;
+	c->latencies = &a->latencies;
 	c->udp = udp_sampler_wanted(&a->udp) ? &a->udp : NULL;
 	c->sample_interval_ns = a->sample_interval_ns;
 	c->cgroup = cgroup_sampler_wanted(&a->cgroup) ? &a->cgroup : NULL;
@@ -652,6 +666,7 @@ int cmd_record(int argc, char **argv)
 
 	target_set_init(&a.targets);
 	tp_spec_list_init(&a.tracepoints);
+	lat_spec_list_init(&a.latencies);
 	udp_sampler_init(&a.udp);
 	cgroup_sampler_init(&a.cgroup);
 	labels_init(&a.labels, 0);

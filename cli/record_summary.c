@@ -10,6 +10,20 @@
 #include "record_summary.h"
 #include "usage.h"
 
+/* --latency: each pair's counts, the ENDs without a START included. */
+static void print_latency_pairs(FILE *out, const struct record_pipeline *p)
+{
+	const struct record_latency *rl = &p->lat;
+
+	for (size_t i = 0; rl->specs && i < rl->specs->n; i++)
+		fprintf(out, "  --latency %s: %llu paired, %llu unfinished, %llu "
+			"ends without a start (the recording began inside them, "
+			"or their start was lost)\n", rl->specs->v[i].name,
+			(unsigned long long)rl->pending[i].paired,
+			(unsigned long long)rl->pending[i].unfinished,
+			(unsigned long long)rl->pending[i].unmatched_ends);
+}
+
 static void print_latency(FILE *out, const struct record_pipeline *p,
 			  enum fault_kind kind)
 {
@@ -366,6 +380,7 @@ void record_summary_print(FILE *out, const struct record_session *rs,
 			(unsigned long long)st->sys_unpaired,
 			(unsigned long long)p->sys.named,
 			(unsigned long long)p->sys.unnamed);
+	print_latency_pairs(out, p);
 	if (p->udp)
 		print_udp(out, p->udp);
 	print_latency(out, p, FAULT_MINOR);

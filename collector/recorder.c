@@ -15,6 +15,7 @@
 #include "../common/clock.h"
 #include "cpu_switches.h"
 #include "fault_events.h"
+#include "latency_events.h"
 #include "syscall_events.h"
 #include "perf_open.h"
 #include "procfs.h"
@@ -130,18 +131,20 @@ static void sched_tracing_lost(struct recorder *r, int err, const char *why)
 /*
  * tracefs and the sched formats, before any event opens: per-thread
  * targets take sched_switch among their own events.  Without tracefs,
- * an error only if -e or --syscalls asked for tracepoints.
+ * an error only if -e, --syscalls or --latency asked for tracepoints.
  */
 static int tracing_prepare(struct recorder *r, struct errmsg *e)
 {
+	int asked = r->cfg.tracepoints->n || r->cfg.syscalls ||
+		    (r->cfg.latencies && r->cfg.latencies->n);
 	struct errmsg why;
 	int err;
 
 	errmsg_init(&why);
-	if (!r->cfg.thread_states && !r->cfg.tracepoints->n && !r->cfg.syscalls)
+	if (!r->cfg.thread_states && !asked)
 		return 0;	/* nothing to trace */
 	err = tracepoints_init(&r->tep, &why);
-	if (err < 0 && !r->cfg.tracepoints->n && !r->cfg.syscalls) {
+	if (err < 0 && !asked) {
 		sched_tracing_lost(r, err, why.text);
 		return 0;
 	}
@@ -216,7 +219,7 @@ static int open_sched_tracepoints(struct recorder *r)
 	return 0;
 }
 
-/* The sched tracepoints, then the -e ones. */
+/* The sched tracepoints, then the -e ones, then --latency's. */
 static int open_tracepoints(struct recorder *r, struct errmsg *e)
 {
 	int err;
@@ -236,7 +239,7 @@ static int open_tracepoints(struct recorder *r, struct errmsg *e)
 		err = r->user_events[i] ? tracepoint_open(r, r->user_events[i],
 				ROLE_TP_USER, (uint16_t)i, sp->filter, e) : -ENOENT;
 	}
-	return err;
+	return err ? err : latency_events_open(r, e);
 }
 
 static int open_targets(struct recorder *r, struct fault_attrs *fa,
@@ -354,6 +357,7 @@ void recorder_release(struct recorder *r)
 	free(r->pidfds);
 	free(r->cpus);
 	free(r->user_events);
+	free(r->lat_events);
 	free(r->sys_filter);
 	waking_filter_release(&r->waking);
 	if (r->tep)

@@ -26,6 +26,7 @@
 #include "ring.h"
 #include "stack_events.h"
 #include "syscall_set.h"
+#include "../decoder/latency_pair.h"
 #include "targets.h"
 #include "tracepoints.h"
 #include "waking_filter.h"
@@ -55,6 +56,8 @@ struct recorder_config {
 	int ran_instead;
 	/* --syscalls: borrowed; NULL without it. */
 	const struct syscall_set *syscalls;
+	/* --latency: borrowed; NULL (or none) without it. */
+	const struct lat_spec_list *latencies;
 };
 
 enum stop_reason {
@@ -91,6 +94,8 @@ struct recorder {
 	struct tep_event *sys_enter;	/* borrowed from tep: --syscalls, or NULL */
 	struct tep_event *sys_exit;
 	char *sys_filter;		/* owned: their kernel filter, or NULL */
+	/* owned array of borrowed: --latency's, START at 2i, END at 2i + 1 */
+	struct tep_event **lat_events;
 	/* owned: sched_waking for per-thread targets; unused (.r NULL)
 	 * with -a or --comm, or without sched tracing. */
 	struct waking_filter waking;

@@ -30,6 +30,9 @@ enum ev_kind {
 	EV_TRACEPOINT,		/* a hit of the -e tracepoint u.tp.idx by tid */
 	EV_SYS_ENTER,		/* raw_syscalls:sys_enter: tid calls u.sys.nr */
 	EV_SYS_EXIT,		/* raw_syscalls:sys_exit: it returns u.sys.ret */
+	EV_LAT_START,		/* record --latency: pair u.tp.idx's START, of
+				 * key u.tp.key (no fields) */
+	EV_LAT_END,		/* ... its END, with its fields */
 };
 
 #define COMM_LEN 16		/* TASK_COMM_LEN, including the NUL */
@@ -77,7 +80,11 @@ struct ev {
 			uint64_t args[6];	/* EV_SYS_ENTER */
 		} sys;
 		struct {
-			uint16_t idx;	/* which -e, in the order given */
+			uint16_t idx;	/* which -e (--latency), in the order
+					 * given */
+			uint8_t keyed;	/* EV_LAT_*: key is a field's value,
+					 * not the thread */
+			uint64_t key;	/* EV_LAT_*: the pair's key */
 			/* owned by the order queue that holds the event:
 			 * the hit's fields as a JSON object, malloc'd */
 			char *fields;

@@ -148,13 +148,18 @@ static int syscall_done(struct fault_stream *s, struct thread *t,
 	return s->ops.syscall_done ? s->ops.syscall_done(s->ops.ctx, c, store) : 0;
 }
 
-/* The thread's call in progress, if any, as unfinished. */
+/* The thread's call in progress, if any, as unfinished.  Off the CPU
+ * since a switch out inside the call, it waits where that switch out's
+ * stack says; called before the timeline's open interval ends. */
 static int drain_syscall(struct fault_stream *s, struct thread *t)
 {
 	struct syscall_call c;
 
 	if (!syscall_pair_drain(&t->sys, t->tid, &c))
 		return 0;
+	if (t->tl.state != TS_RUNNING && t->tl.state != TS_NONE &&
+	    t->tl.since >= c.mono_ts)
+		c.stack_id = t->tl.stack_id;
 	return syscall_done(s, t, &c);
 }
 
@@ -406,6 +411,8 @@ int fault_stream_event(void *stream, const struct ev *e)
 
 	if (e->kind == EV_FORK)
 		return on_fork(s, e);
+	if ((e->kind == EV_LAT_START || e->kind == EV_LAT_END) && e->u.tp.keyed)
+		return s->ops.latency_hit ? s->ops.latency_hit(s->ops.ctx, e) : 0;
 	if (e->kind == EV_SCHED_SWITCH && learn_names(s, e) < 0)
 		return -ENOMEM;
 	/* Every thread's switches on a CPU: who held it.  With per-thread
@@ -455,6 +462,11 @@ int fault_stream_event(void *stream, const struct ev *e)
 	case EV_SYS_ENTER:
 	case EV_SYS_EXIT:
 		return on_syscall(s, t, e);
+	case EV_LAT_START:
+	case EV_LAT_END:
+		if (!t->wanted || !s->ops.latency_hit)
+			return 0;
+		return s->ops.latency_hit(s->ops.ctx, e);
 	case EV_TRACEPOINT:
 		s->st.tracepoints_other += !t->wanted;
 		if (!t->wanted || !s->ops.store_tracepoint)

@@ -55,6 +55,11 @@ struct fault_stream_ops {
 	 * D) however briefly, or unfinished; else 0 (a shorter one, or one
 	 * only traced: not to store).  Optional. */
 	int (*syscall_done)(void *ctx, const struct syscall_call *c, int store);
+	/* record --latency: a START or END (EV_LAT_*) of a target thread,
+	 * or of any thread for a pair keyed by a field (u.tp.keyed: an END
+	 * may run in an interrupt, in no target).  e is borrowed for the
+	 * call.  Optional. */
+	int (*latency_hit)(void *ctx, const struct ev *e);
 };
 
 struct fault_stats {

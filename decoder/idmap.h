@@ -24,6 +24,8 @@ enum ev_role {
 	ROLE_TP_USER,		/* a tracepoint of -e; arg: its index */
 	ROLE_TP_SYS_ENTER,	/* raw_syscalls:sys_enter (record --syscalls) */
 	ROLE_TP_SYS_EXIT,	/* raw_syscalls:sys_exit */
+	ROLE_TP_LAT_START,	/* a --latency pair's START; arg: its index */
+	ROLE_TP_LAT_END,	/* ... its END */
 };
 
 struct idmap_slot {

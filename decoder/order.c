@@ -14,7 +14,8 @@ void order_queue_init(struct order_queue *q)
 /* What an event owns (order.h): freed once it is handed out. */
 static void ev_free(struct ev *e)
 {
-	if (e->kind == EV_TRACEPOINT)
+	if (e->kind == EV_TRACEPOINT || e->kind == EV_LAT_START ||
+	    e->kind == EV_LAT_END)
 		free(e->u.tp.fields);
 }
 

@@ -13,7 +13,8 @@
  *     began inside the call, its entry was lost): counted, not stored,
  *     as nothing says when it began.
  * A call pending when the thread exits or the recording ends is stored
- * as unfinished: its entry and arguments, with no duration.
+ * as unfinished: its entry and arguments, with no duration, and the
+ * stack it waits in when the stream has one (fault_stream.c).
  */
 #ifndef FL_SYSCALL_PAIR_H
 #define FL_SYSCALL_PAIR_H
@@ -33,6 +34,10 @@ struct syscall_call {
 	int64_t ret;		/* the exit's return value; 0 when unfinished */
 	uint64_t blocked_ns;	/* of it, the thread's time blocked (state D) */
 	uint64_t args[6];
+	/* Unfinished only: the stack at the switch out it has waited off
+	 * the CPU since, where it sits (stack_table id); 0: none, or it
+	 * was running. */
+	uint32_t stack_id;
 };
 
 struct syscall_pending {

@@ -176,7 +176,8 @@ static int by_harm(const void *a, const void *b)
 int diag_group(sqlite3 *db, const struct diag_request *req,
 	       struct diag_result *res, struct errmsg *e)
 {
-	const struct diag_ctx c = { req->session_id, res->recorder_pid };
+	const struct diag_ctx c = { req->session_id, res->recorder_pid,
+				    req->min_dur_ns };
 	int err;
 
 	if (res->nstalls)

@@ -38,6 +38,7 @@
 struct diag_ctx {
 	int64_t session_id;
 	int64_t recorder_pid;	/* 0 when unknown */
+	uint64_t min_dur_ns;	/* :min_dur, as the fingerprints had it */
 };
 
 struct diag_pattern {
@@ -70,6 +71,7 @@ extern const struct diag_pattern diag_numa_balancing;
 extern const struct diag_pattern diag_file_evicted;
 extern const struct diag_pattern diag_file_io;
 extern const struct diag_pattern diag_fsync;
+extern const struct diag_pattern diag_futex;
 extern const struct diag_pattern diag_anon_swapped;
 extern const struct diag_pattern diag_recorder;
 extern const struct diag_pattern diag_cpu_quota;

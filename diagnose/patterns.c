@@ -4,7 +4,9 @@
  * before the general (a major fault in the resolver is lazy binding
  * before it is an evicted file page; the recorder's preemption before
  * preemption; a quota's throttling before preemption and slow
- * wake-up).
+ * wake-up; a futex wait, however its wake-up went, before the
+ * recorder's, preemption and slow wake-up, which claim the runnable
+ * end of one).
  */
 #include "../common/array.h"
 #include "pattern.h"
@@ -17,6 +19,7 @@ const struct diag_pattern *const diag_patterns[] = {
 	&diag_anon_swapped,
 	&diag_file_io,
 	&diag_fsync,
+	&diag_futex,
 	&diag_recorder,
 	&diag_cpu_quota,
 	&diag_preemption,

@@ -32,6 +32,8 @@ static const struct csv_table {
 	{ "syscall", "WHERE session_id = ?1 ORDER BY ts" },
 	{ "syscall_histogram", "WHERE session_id = ?1 ORDER BY tid, name, lo_ns" },
 	{ "syscall_file", "WHERE session_id = ?1 ORDER BY tid, total_ns DESC" },
+	{ "latency", "WHERE session_id = ?1 ORDER BY ts" },
+	{ "latency_count", "WHERE session_id = ?1 ORDER BY name" },
 	{ "tracepoint_event", "WHERE session_id = ?1 ORDER BY ts" },
 	{ "fault_histogram", "WHERE session_id = ?1 ORDER BY tid, kind, lo_ns" },
 	{ "mapping", "WHERE session_id = ?1 ORDER BY ts" },

@@ -25,7 +25,10 @@
 --                       another, what woke the thread as thread_state_waker
 --                       words it: 'woken by rx (4242)', then the system
 --                       call it waited in (wait_in_call, record
---                       --syscalls): '; in pread64 of /var/lib/x.db'
+--                       --syscalls): '; in pread64 of /var/lib/x.db'; a
+--                       futex wait a thread ended names the lock's
+--                       holder instead: 'in futex 0x7f12a000 held by
+--                       nak-pub (4244)'
 --   stack      TEXT     innermost function first ('c <- b <- main'); NULL
 --                       when none was recorded
 WITH sess AS (
@@ -80,13 +83,23 @@ SELECT strftime('%Y-%m-%dT%H:%M:%S', s.ts / 1000000000, 'unixepoch')
                       ORDER BY i.dur DESC, i.ran_tid) i), '')
            FROM thread_state_reason r
           WHERE r.session_id = sess.id AND r.state_id = s.state_id)
-       ELSE nullif(ltrim(coalesce('woken by ' || (SELECT w.waker FROM thread_state_waker w
-                             WHERE w.session_id = sess.id AND w.state_id = s.state_id),
-                                     '')
-                   || coalesce('; in ' || (SELECT c.waited_in FROM wait_in_call c
-                                            WHERE c.session_id = sess.id
-                                              AND c.state_id = s.state_id), ''),
-                         '; '), '')
+       ELSE (SELECT nullif(ltrim(CASE WHEN h.holder IS NULL
+                                      THEN coalesce('woken by ' || h.waker, '') ELSE '' END
+                                 || coalesce('; in ' || h.waited_in ||
+                                             coalesce(' ' || h.uaddr, '') ||
+                                             coalesce(' held by ' || h.holder, ''), ''),
+                                 '; '), '')
+               FROM (SELECT w.waker, c.waited_in,
+                            CASE WHEN c.call = 'futex' AND y.args LIKE 'uaddr=%,%'
+                                 THEN substr(y.args, 7, instr(y.args, ',') - 7) END AS uaddr,
+                            CASE WHEN c.call = 'futex' AND w.waker_tid > 0
+                                  AND coalesce(w.waker_context, 'thread') = 'thread'
+                                 THEN w.waker END AS holder
+                       FROM thread_state_waker w
+                       LEFT JOIN wait_in_call c ON c.session_id = w.session_id
+                        AND c.state_id = w.state_id
+                       LEFT JOIN syscall y ON y.rowid = c.syscall_id
+                      WHERE w.session_id = sess.id AND w.state_id = s.state_id) h)
        END AS states,
        (SELECT group_concat(name, ' <- ') FROM (
           SELECT name FROM stack_frame_name n

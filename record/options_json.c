@@ -57,6 +57,19 @@ static void json_tracepoints(struct strbuf *sb, const struct tp_spec_list *l)
 	strbuf_addc(sb, ']');
 }
 
+/* --latency's pairs, as given: "latency":["START/END[:FIELD]",...]. */
+static void json_latencies(struct strbuf *sb, const struct lat_spec_list *l)
+{
+	json_key(sb, "latency", 0);
+	strbuf_addc(sb, '[');
+	for (size_t i = 0; l && i < l->n; i++) {
+		if (i)
+			strbuf_addc(sb, ',');
+		json_cstring(sb, l->v[i].name);
+	}
+	strbuf_addc(sb, ']');
+}
+
 char *record_options_json(const struct record_config *c)
 {
 	const struct target_set *t = c->targets;
@@ -82,6 +95,7 @@ char *record_options_json(const struct record_config *c)
 	json_ids(&sb, "tids", t->tids, t->ntids);
 	json_strings(&sb, "comms", t->comms, t->ncomms);
 	json_tracepoints(&sb, c->tracepoints);
+	json_latencies(&sb, c->latencies);
 	json_u64s(&sb, "udp_ports", c->udp ? c->udp->ports : NULL,
 		  c->udp ? c->udp->nports : 0);
 	json_u64s(&sb, "sockets", c->udp ? c->udp->inodes : NULL,

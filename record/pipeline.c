@@ -103,8 +103,22 @@ static int syscall_wanted(void *ctx, int32_t nr)
 static int syscall_done(void *ctx, const struct syscall_call *c, int store)
 {
 	struct record_pipeline *p = ctx;
+	int err = 0;
 
-	return record_syscalls_done(&p->sys, p->loader, c, store, &p->err);
+	/* An unfinished call keeps the stack it waits in, whatever
+	 * --stacks-on keeps for the intervals. */
+	if (store && c->stack_id)
+		err = record_stacks_store(&p->stacks, p->loader, c->stack_id,
+					  &p->err);
+	return err ? err : record_syscalls_done(&p->sys, p->loader, c, store,
+						&p->err);
+}
+
+static int latency_hit(void *ctx, const struct ev *e)
+{
+	struct record_pipeline *p = ctx;
+
+	return record_latency_hit(&p->lat, p->loader, e, &p->err);
 }
 
 static int store_thread(void *ctx, const struct thread *t)
@@ -147,7 +161,9 @@ int record_pipeline_init(struct record_pipeline *p, struct recorder *r,
 		.name_other = target_system_wide(t) ? NULL : name_other,
 		.syscall_wanted = r->cfg.syscalls ? syscall_wanted : NULL,
 		.syscall_done = r->cfg.syscalls ? syscall_done : NULL,
+		.latency_hit = latency_hit,
 	};
+	int err;
 
 	memset(p, 0, sizeof(*p));
 	p->fmt = &r->fmt;
@@ -179,7 +195,9 @@ int record_pipeline_init(struct record_pipeline *p, struct recorder *r,
 	record_clock_init(&p->clock);
 	strbuf_init(&p->tp_json);
 	p->test_bytes_per_s = test_bytes_per_s();
-	return record_syscalls_init(&p->sys, r->cfg.syscalls, r->tep);
+	err = record_syscalls_init(&p->sys, r->cfg.syscalls, r->tep);
+	return err ? err : record_latency_init(&p->lat, r->cfg.latencies,
+					       r->lat_events);
 }
 
 void record_pipeline_release(struct record_pipeline *p)
@@ -192,6 +210,7 @@ void record_pipeline_release(struct record_pipeline *p)
 	record_clock_release(&p->clock);
 	strbuf_release(&p->tp_json);
 	record_syscalls_release(&p->sys);
+	record_latency_release(&p->lat);
 }
 
 int record_pipeline_clock_start(struct record_pipeline *p,
@@ -275,6 +294,19 @@ static int on_tracepoint(struct record_pipeline *p, int cpu, const void *bytes,
 		return on_malformed(p, cpu);
 	if (role == ROLE_TP_USER)
 		return on_user_tracepoint(p, arg, cpu, &r.u.sample);
+	if (role == ROLE_TP_LAT_START || role == ROLE_TP_LAT_END) {
+		err = record_latency_ev(&p->lat, role == ROLE_TP_LAT_END, arg, cpu,
+					&r.u.sample, &e);
+		if (err < 0)
+			return errmsg_set(&p->err, ENOMEM, "out of memory");
+		if (err == 0)
+			return on_malformed(p, cpu);
+		if (order_queue_push(&p->order, &e) < 0) {
+			free(e.u.tp.fields);
+			return errmsg_set(&p->err, ENOMEM, "out of memory queueing events");
+		}
+		return 0;
+	}
 	if (role == ROLE_TP_SYS_ENTER || role == ROLE_TP_SYS_EXIT)
 		return p->have_sys && syscall_ev(&p->sys_fields,
 						 role == ROLE_TP_SYS_ENTER,
@@ -661,6 +693,8 @@ int record_pipeline_finish(struct record_pipeline *p, struct clock_anchor *end)
 		err = record_syscalls_flush(&p->sys, p->loader, UINT64_MAX, &p->err);
 	if (err == 0)
 		err = record_syscalls_store_files(&p->sys, p->loader, &p->err);
+	if (err == 0)
+		err = record_latency_finish(&p->lat, p->loader, &p->err);
 	if (err == 0)
 		err = store_histograms(p);
 	if (err == 0)

@@ -38,6 +38,7 @@
 #include "../decoder/tracepoint.h"
 #include "../schema/loader.h"
 #include "clock.h"
+#include "latency.h"
 #include "stacks.h"
 #include "syscalls.h"
 #include "thread_names.h"
@@ -75,6 +76,7 @@ struct record_pipeline {
 	struct syscall_fields sys_fields;	/* raw_syscalls' (--syscalls) */
 	int have_sys;
 	struct record_syscalls sys;	/* owned: --syscalls' rows */
+	struct record_latency lat;	/* owned: --latency's pairs */
 	const struct recorder *rec;	/* borrowed: -e events, in order */
 	const struct idmap *ids;	/* borrowed: the recorder's */
 	/* borrowed: the recorder's, extended by this thread (it adds

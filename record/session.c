@@ -166,6 +166,7 @@ int record_session_open(struct record_session *rs,
 		cfg->targets, cfg->ring_bytes, cfg->duration_ns, cfg->tracepoints,
 		cfg->stacks, cfg->ready_fd, cfg->pt ? &rs->pt.rec : NULL,
 		cfg->thread_states, cfg->ran_instead, cfg->syscalls,
+		cfg->latencies,
 	};
 	int err;
 

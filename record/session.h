@@ -62,6 +62,8 @@ struct record_config {
 	 * are stored, shorter ones counted. */
 	const struct syscall_set *syscalls;
 	uint64_t min_syscall_dur_ns;
+	/* --latency: borrowed, NULL (or none) without it. */
+	const struct lat_spec_list *latencies;
 	struct udp_sampler *udp;	/* borrowed, opened; NULL: no sampling */
 	uint64_t sample_interval_ns;	/* with udp */
 	struct cgroup_sampler *cgroup;	/* borrowed, opened; NULL: none */

@@ -187,7 +187,8 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 	if (err == 0)
 		err = prepare(l, &l->sys, "INSERT INTO syscall (session_id, tid,"
 			      " pid, ts, dur, cpu, nr, name, ret, blocked_ns, fd,"
-			      " fd_name, args) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
+			      " fd_name, args, stack_id)"
+			      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
 	if (err == 0)
 		err = prepare(l, &l->sys_hist, "INSERT OR REPLACE INTO"
 			      " syscall_histogram (session_id, tid, name, lo_ns,"
@@ -360,6 +361,7 @@ int loader_syscall(struct loader *l, const struct loader_syscall *s,
 	bind_opt(st, 11, s->fd);
 	bind_text_or_null(st, 12, s->fd_name);
 	sqlite3_bind_text(st, 13, s->args, -1, SQLITE_TRANSIENT);
+	bind_opt(st, 14, c->stack_id ? (int64_t)c->stack_id : -1);
 	return row_written(l, st, e);
 }
 
@@ -890,7 +892,8 @@ void loader_release(struct loader *l)
 {
 	sqlite3_finalize(l->cgroup);
 	sqlite3_finalize(l->alive);
-	l->cgroup = l->alive = NULL;
+	sqlite3_finalize(l->lat);
+	l->cgroup = l->alive = l->lat = NULL;
 	sqlite3_finalize(l->fault);
 	sqlite3_finalize(l->thread);
 	sqlite3_finalize(l->mapping);
@@ -916,4 +919,59 @@ void loader_release(struct loader *l)
 	l->anchor = l->step = NULL;
 	l->fault = l->thread = l->mapping = l->lost = l->hist = l->state = NULL;
 	l->tp = NULL;
+}
+
+int loader_latency(struct loader *l, const char *name, const struct lat_start *s,
+		   uint64_t dur_ns, uint32_t end_tid, const char *fields,
+		   struct errmsg *e)
+{
+	int err = begin_if_needed(l, e);
+	sqlite3_stmt *st;
+
+	if (err == 0 && !l->lat)
+		err = prepare(l, &l->lat, "INSERT INTO latency (session_id, name,"
+			      " tid, pid, ts, dur, cpu, key, end_tid, fields)"
+			      " VALUES (?,?,?,?,?,?,?,?,?,?)", e);
+	if (err < 0)
+		return err;
+	st = l->lat;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, s->tid);
+	sqlite3_bind_int64(st, 4, s->pid);
+	bind_ts(l, st, 5, s->mono_ts);
+	sqlite3_bind_int64(st, 7, s->cpu);
+	sqlite3_bind_int64(st, 8, (int64_t)s->key);
+	if (dur_ns == LAT_NO_DUR) {
+		sqlite3_bind_null(st, 6);
+		sqlite3_bind_null(st, 9);
+		sqlite3_bind_null(st, 10);
+	} else {
+		bind_u64(st, 6, dur_ns);
+		sqlite3_bind_int64(st, 9, end_tid);
+		bind_text_or_null(st, 10, fields);
+	}
+	return row_written(l, st, e);
+}
+
+int loader_latency_count(struct loader *l, const char *name,
+			 const struct lat_pending *p, struct errmsg *e)
+{
+	sqlite3_stmt *st = NULL;
+	int err = begin_if_needed(l, e);
+
+	if (err == 0)
+		err = prepare(l, &st, "INSERT INTO latency_count (session_id, name,"
+			      " paired, unfinished, unmatched_ends)"
+			      " VALUES (?,?,?,?,?)", e);
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+	bind_u64(st, 3, p->paired);
+	bind_u64(st, 4, p->unfinished);
+	bind_u64(st, 5, p->unmatched_ends);
+	err = row_written(l, st, e);
+	sqlite3_finalize(st);
+	return err;
 }

@@ -21,6 +21,7 @@
 #include "../common/errmsg.h"
 #include "../decoder/clock_map.h"
 #include "../decoder/fault_pair.h"
+#include "../decoder/latency_pair.h"
 #include "../decoder/perf_record.h"
 #include "../decoder/stack_table.h"
 #include "../decoder/thread_table.h"
@@ -87,6 +88,7 @@ struct loader {
 	sqlite3_stmt *sys, *sys_hist;	/* owned: syscall, syscall_histogram */
 	sqlite3_stmt *sys_file;		/* owned: syscall_file */
 	sqlite3_stmt *cgroup;	/* owned: prepared at the first cgroup_cpu row */
+	sqlite3_stmt *lat;	/* owned: prepared at the first latency row */
 	sqlite3_stmt *alive;	/* owned: the session row's alive_ts */
 	uint64_t batch_rows;	/* rows in the open transaction */
 	int in_txn;
@@ -208,5 +210,15 @@ int loader_end(struct loader *l, const struct clock_anchor *end,
 
 /* Finalizes the statements (rolls back nothing: call commit first). */
 void loader_release(struct loader *l);
+
+/* A --latency interval (name "START/END[:FIELD]", s its START); dur_ns
+ * LAT_NO_DUR: unfinished (end_tid and fields unused); fields: the END's
+ * as JSON.  Strings borrowed for the call.  0 or -errno with e. */
+int loader_latency(struct loader *l, const char *name, const struct lat_start *s,
+		   uint64_t dur_ns, uint32_t end_tid, const char *fields,
+		   struct errmsg *e);
+/* A --latency pair's counts at the end.  0 or -errno with e. */
+int loader_latency_count(struct loader *l, const char *name,
+			 const struct lat_pending *p, struct errmsg *e);
 
 #endif

@@ -27,6 +27,8 @@ const struct merge_table merge_tables[] = {
 	{ "syscall", MERGE_BY_SESSION },
 	{ "syscall_histogram", MERGE_BY_SESSION },
 	{ "syscall_file", MERGE_BY_SESSION },
+	{ "latency", MERGE_BY_SESSION },
+	{ "latency_count", MERGE_BY_SESSION },
 	{ "mapping", MERGE_BY_SESSION },
 	{ "lost", MERGE_BY_SESSION },
 	{ "stack", MERGE_BY_SESSION },

@@ -301,7 +301,10 @@ CREATE TABLE syscall (
 	-- Its arguments by the names of its syscalls:sys_enter_NAME format:
 	-- 'fd=3, buf=0x7ffd5c9e1000, count=4096' (pointers in hex); a0..a5
 	-- in hex where tracefs had no format for it.
-	args		TEXT NOT NULL
+	args		TEXT NOT NULL,
+	-- An unfinished call off the CPU: the stack it waits in, from the
+	-- switch out it has waited since (record --stacks); else NULL.
+	stack_id	INTEGER
 );
 
 -- Every timed call of a thread, by call, in log2 buckets as
@@ -332,6 +335,39 @@ CREATE TABLE syscall_file (
 	max_ns		INTEGER NOT NULL,
 	blocked_ns	INTEGER NOT NULL	-- of total_ns, blocked (state D)
 );
+
+-- One row per interval between two tracepoints (record --latency
+-- START/END[:FIELD]): a START paired with the next END of its key (the
+-- thread, or FIELD's value in both events), or a START still waiting for
+-- its END when another of its key came or the recording ended (dur,
+-- end_tid and fields NULL: unfinished).  An END without a START is
+-- counted in latency_count, not stored.
+CREATE TABLE latency (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	-- 'block:block_rq_issue/block:block_rq_complete:sector', as given
+	name		TEXT NOT NULL,
+	tid		INTEGER NOT NULL,	-- the START's thread
+	pid		INTEGER NOT NULL,
+	ts		INTEGER NOT NULL,	-- the START
+	dur		INTEGER,		-- END less START, ns
+	cpu		INTEGER NOT NULL,	-- of the START
+	key		INTEGER NOT NULL,	-- FIELD's value; the tid without
+	-- The END's thread (in an interrupt: whichever one it hit), and
+	-- its fields as a JSON object, as tracepoint_event.fields.
+	end_tid		INTEGER,
+	fields		TEXT
+);
+
+-- Each --latency pair's counts at the end of the recording, so nothing
+-- is dropped unsaid: the ENDs without a START are here only.
+CREATE TABLE latency_count (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	name		TEXT NOT NULL,
+	paired		INTEGER NOT NULL,	-- rows with a dur
+	unfinished	INTEGER NOT NULL,	-- rows without
+	unmatched_ends	INTEGER NOT NULL,
+	PRIMARY KEY (session_id, name)
+) WITHOUT ROWID;
 
 CREATE TABLE mapping (
 	session_id	INTEGER NOT NULL REFERENCES session,

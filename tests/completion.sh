@@ -84,6 +84,8 @@ expect "sched_switch sched_wakeup" faultline record -e sched : ""
 expect "sched_switch" faultline record --event sched : sched_s
 expect ":sched_switch :sched_wakeup" faultline record -e sched :
 expect "skb:kfree_skb" faultline record -o x.db -e sk
+expect "sched:sched_switch sched:sched_wakeup" faultline record --latency sched
+expect "sched_wakeup" faultline record --latency sched : sched_w
 
 # Canned queries after query DB, with .sql files.
 queries=$(faultline query --list | sed -n 's/^\([a-z][a-z0-9-]*\)$/\1/p' | sort)

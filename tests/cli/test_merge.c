@@ -78,11 +78,14 @@ static const char hand_rows_sql[] =
 	" 100000, 5, 4, 320000000);"
 	"INSERT INTO ran_instead VALUES (1, 7, 1000, 0, 42, 'cc1', 500000);"
 	"INSERT INTO syscall VALUES (1, 7, 7, 1000, 2500000, 0, 0, 'read', 4096,"
-	" 2000000, 3, '/var/lib/x.db', 'fd=3, buf=0x7f00, count=4096');"
+	" 2000000, 3, '/var/lib/x.db', 'fd=3, buf=0x7f00, count=4096', NULL);"
 	"INSERT INTO syscall_histogram VALUES (1, 7, 'read', 2097152, 4194304, 1,"
 	" 2500000);"
 	"INSERT INTO syscall_file VALUES (1, 7, 7, 'read', '/var/lib/x.db', 1,"
-	" 2500000, 2500000, 2000000);";
+	" 2500000, 2500000, 2000000);"
+	"INSERT INTO latency VALUES (1, 'a:b/a:c:sector', 7, 7, 1000, 5000, 0,"
+	" 4096, 0, '{\"sector\":4096}');"
+	"INSERT INTO latency_count VALUES (1, 'a:b/a:c:sector', 1, 0, 2);";
 
 static void record(const char *db, const char *pages, const char *label1,
 		   const char *label2)

@@ -24,12 +24,20 @@
  * Only the thread that blocks in read(), started once SIGUSR1 comes
  * (blocked by whoever starts it, so none is missed); INFO_FILE gets
  * "blocked=N" once it is blocked; then it lives LINGER_MS more.
+ *
+ * Usage: syscall_workload --contend ROUNDS HOLD_MS INFO_FILE
+ * ROUNDS times: a second thread takes a mutex, and once the main thread
+ * waits for it in futex() holds it HOLD_MS more, then releases it; so
+ * the main thread waits exactly ROUNDS times on that mutex, each at
+ * least HOLD_MS, each woken by the holder.  INFO_FILE gets "tid=N", "holder=N" and "lock=0x..."
+ * (the mutex's address, the futex's uaddr); then it lives LINGER_MS.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +161,81 @@ static long start_blocked(void)
 	return blocked_tid;
 }
 
+static pthread_mutex_t contended = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t round_start, round_end;
+static long waiter_tid, rounds, hold_ms;
+
+/* Until thread tid waits in futex() on the word at addr, as
+ * /proc/self/task/TID/syscall says: "202 0x7f12a000 ..." (number, then
+ * the arguments in hex). */
+static void wait_in_futex(long tid, const void *addr)
+{
+	char path[64], line[256];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/syscall", tid);
+	for (int i = 0; i < 10000; i++) {
+		FILE *f = fopen(path, "r");
+		unsigned long long a = 0;
+		long nr = -1;
+
+		if (f && fgets(line, sizeof(line), f) && line[0] >= '0' &&
+		    line[0] <= '9')
+			sscanf(line, "%ld %llx", &nr, &a);
+		if (f)
+			fclose(f);
+		if (nr == SYS_futex && a == (unsigned long long)(uintptr_t)addr)
+			return;
+		poll(NULL, 0, 1);
+	}
+	fprintf(stderr, "syscall_workload: thread %ld never waited on the"
+		" mutex\n", tid);
+	exit(2);
+}
+
+static void *hold_contended(void *arg)
+{
+	(void)arg;
+	holder_tid = syscall(SYS_gettid);
+	for (long i = 0; i < rounds; i++) {
+		pthread_mutex_lock(&contended);
+		pthread_barrier_wait(&round_start);
+		wait_in_futex(waiter_tid, &contended);
+		sleep_ms(hold_ms);
+		pthread_mutex_unlock(&contended);
+		pthread_barrier_wait(&round_end);
+	}
+	return NULL;
+}
+
+static int contend(long n, long ms, const char *info_path, long linger_ms)
+{
+	pthread_t t;
+	FILE *info;
+
+	rounds = n;
+	hold_ms = ms;
+	waiter_tid = syscall(SYS_gettid);
+	pthread_barrier_init(&round_start, NULL, 2);
+	pthread_barrier_init(&round_end, NULL, 2);
+	if (pthread_create(&t, NULL, hold_contended, NULL))
+		die("thread");
+	for (long i = 0; i < rounds; i++) {
+		pthread_barrier_wait(&round_start);
+		pthread_mutex_lock(&contended);
+		pthread_mutex_unlock(&contended);
+		pthread_barrier_wait(&round_end);
+	}
+	pthread_join(t, NULL);
+	if (!(info = fopen(info_path, "w")))
+		die(info_path);
+	fprintf(info, "tid=%ld\nholder=%ld\nlock=%p\n", waiter_tid, holder_tid,
+		(void *)&contended);
+	if (fclose(info) != 0)
+		die(info_path);
+	sleep_ms(linger_ms);
+	return 0;
+}
+
 static int hang_only(const char *info_path, long linger_ms)
 {
 	FILE *info;
@@ -185,6 +268,8 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--hang"))
 		return hang_only(argv[2], linger_ms);
+	if (argc == 5 && !strcmp(argv[1], "--contend"))
+		return contend(atol(argv[2]), atol(argv[3]), argv[4], linger_ms);
 	if (argc != 3)
 		return fprintf(stderr, "usage: syscall_workload DIR INFO_FILE\n"), 2;
 	snprintf(data, sizeof(data), "%s/data", argv[1]);

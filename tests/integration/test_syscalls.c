@@ -142,6 +142,49 @@ static void a_call_in_progress_at_the_end_is_stored_unfinished(void **state)
 				" AND fd_name LIKE 'pipe:[%]'", tid_blocked), 1);
 }
 
+/* The same when --duration ends the recording, with --stacks: the read
+ * keeps the kernel stack it sleeps in, taken at its switch out, though
+ * --stacks-on keeps stacks of blocked intervals only and a pipe read
+ * sleeps (S). */
+static void a_call_in_progress_when_the_duration_ends_keeps_its_stack(void **state)
+{
+	const char *db = scratch_path("hang2.db"), *info = scratch_path("hang2.info");
+	char *wl[] = { (char *)workload(), "--hang", (char *)info, NULL };
+	char pid_s[32];
+	struct run w, r;
+	long long tid_blocked = -1;
+
+	(void)state;
+	unlink(info);
+	setenv("LINGER_MS", "60000", 1);
+	run_start_usr1_blocked(&w, wl);
+	snprintf(pid_s, sizeof(pid_s), "%d", (int)w.pid);
+	{
+		char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
+				 (char *)db, "--syscalls=read", "--stacks=fp",
+				 "--duration", "4s", "-p", pid_s, NULL };
+
+		assert_int_equal(start_recording(&r, argv, 30000), 0);
+	}
+	kill(w.pid, SIGUSR1);
+	assert_int_equal(run_wait(&r), 0);
+	tid_blocked = info_get(info, "blocked");
+	kill(w.pid, SIGKILL);
+	run_wait(&w);
+	if (tid_blocked <= 0)
+		fail_msg("the workload's thread did not block in read() within"
+			 " the recording's 4 s");
+	assert_int_equal(db_int(db, "SELECT count(*) FROM syscall WHERE tid = %lld"
+				" AND name = 'read' AND dur IS NULL AND ret IS NULL"
+				" AND fd_name LIKE 'pipe:[%%]' AND args GLOB 'fd=*,"
+				" buf=0x*, count=1'", tid_blocked), 1);
+	/* Its stack is stored, and is the pipe read's (anon_pipe_read on 6.18). */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM syscall c JOIN stack_frame_name"
+				" n ON n.session_id = c.session_id AND n.stack_id ="
+				" c.stack_id WHERE c.tid = %lld AND c.dur IS NULL AND"
+				" n.name GLOB '*pipe_read'", tid_blocked), 1);
+}
+
 /* A call that its thread's end cut short (the process exited while it
  * was blocked) returns, to the tracepoint, the kernel's restart code. */
 static void a_call_cut_by_the_exit_is_stored_with_what_it_returned(void **state)
@@ -219,6 +262,57 @@ static void short_disk_reads_are_stored_and_diagnosed_by_their_file(void **state
 		fail_msg("diagnose does not name %s:\n%s", data, r.out);
 }
 
+/*
+ * Lock contention: a thread holds a mutex 5 ms, 10 times, each time
+ * until the other waits for it: diagnose finds the 10 waits on that
+ * futex, one finding, and names the holder as the thread that woke
+ * each; longest-stalls says the same of each wait (with the stacks of
+ * every switch out, the sleeps on a lock are stalls).
+ */
+static void futex_waits_are_diagnosed_by_lock_with_the_holder(void **state)
+{
+	const char *db = scratch_path("lock.db"), *info = scratch_path("lock.info");
+	char needle[256], lock[64];
+	long long waiter, holder_tid;
+	struct run r;
+	FILE *f;
+
+	(void)state;
+	unsetenv("LINGER_MS");
+	if (run_faultline(&r, "record", "-q", "-o", db, "--syscalls", "--stacks=fp",
+			  "--stacks-on", "switches", "--", workload(), "--contend",
+			  "10", "5", info, NULL) != 0)
+		fail_msg("record failed: %s", r.err);
+	waiter = info_get(info, "tid");
+	holder_tid = info_get(info, "holder");
+	assert_true(waiter > 0 && holder_tid > 0);
+	assert_non_null(f = fopen(info, "r"));
+	lock[0] = '\0';
+	while (fgets(needle, sizeof(needle), f))
+		if (sscanf(needle, "lock=%63s", lock) == 1)
+			break;
+	fclose(f);
+	assert_true(lock[0] == '0');
+	/* Each wait is a row, of that futex, longer than the hold. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM syscall WHERE tid = %lld"
+				" AND name = 'futex' AND args LIKE 'uaddr=%s,%%'"
+				" AND dur >= 5000000", waiter, lock), 10);
+	assert_int_equal(run_faultline(&r, "diagnose", db, NULL), 0);
+	snprintf(needle, sizeof(needle), "cause:     futex %s\n   holder:    "
+		 "syscall_workloa (%lld) woke it in 10 of 10 waits\n", lock,
+		 holder_tid);
+	if (!strstr(r.out, "lock contention: waited for a lock") ||
+	    !strstr(r.out, needle) || !strstr(r.out, " 10 stalls over "))
+		fail_msg("diagnose does not name the lock and its holder"
+			 " ('%s'):\n%s", needle, r.out);
+	assert_int_equal(run_faultline(&r, "query", db, "longest-stalls", "--wide",
+				       "limit=30", NULL), 0);
+	snprintf(needle, sizeof(needle), "in futex %s held by syscall_workloa (%lld)",
+		 lock, holder_tid);
+	if (!strstr(r.out, needle))
+		fail_msg("longest-stalls does not say '%s':\n%s", needle, r.out);
+}
+
 /* An unknown call is a usage error that names the one meant. */
 static void a_misspelt_call_is_refused_with_the_one_meant(void **state)
 {
@@ -236,8 +330,11 @@ int main(void)
 		cmocka_unit_test(a_call_cut_by_the_exit_is_stored_with_what_it_returned),
 		cmocka_unit_test_teardown(a_call_in_progress_at_the_end_is_stored_unfinished,
 					  kill_leftovers),
+		cmocka_unit_test_teardown(a_call_in_progress_when_the_duration_ends_keeps_its_stack,
+					  kill_leftovers),
 		cmocka_unit_test(a_reused_descriptor_is_never_named_as_another_file),
 		cmocka_unit_test(short_disk_reads_are_stored_and_diagnosed_by_their_file),
+		cmocka_unit_test(futex_waits_are_diagnosed_by_lock_with_the_holder),
 		cmocka_unit_test(a_misspelt_call_is_refused_with_the_one_meant),
 	};
 

@@ -25,6 +25,8 @@ struct sink {
 	size_t nfaults;
 	struct spell spells[MAX_OUT];
 	size_t nspells;
+	struct syscall_call calls[MAX_OUT];
+	size_t ncalls;
 	int resolves;
 	uint32_t target_pid;	/* 0: every thread is a target */
 	int store_err;		/* returned by store_fault */
@@ -69,6 +71,16 @@ static int spell_end(void *ctx, const struct thread *t)
 	return 0;
 }
 
+static int syscall_done(void *ctx, const struct syscall_call *c, int store)
+{
+	struct sink *k = ctx;
+
+	assert_true(k->ncalls < MAX_OUT);
+	if (store)
+		k->calls[k->ncalls++] = *c;
+	return 0;
+}
+
 struct fixture {
 	struct sink sink;
 	struct fault_stream s;
@@ -80,7 +92,8 @@ static int fixture_setup(void **state)
 	struct fixture *fx = calloc(1, sizeof(*fx));
 	struct fault_stream_ops ops = { .resolve = resolve, .wanted = wanted,
 					.store_fault = store_fault,
-					.spell_end = spell_end };
+					.spell_end = spell_end,
+					.syscall_done = syscall_done };
 
 	if (!fx)
 		return -1;
@@ -171,6 +184,27 @@ static void exit_ev(struct fixture *fx, uint64_t ts, uint32_t tid)
 {
 	struct ev e = base_ev(EV_EXIT, ts, tid, tid, 0);
 
+	push(fx, &e);
+}
+
+static void sys_enter(struct fixture *fx, uint64_t ts, uint32_t tid, int32_t nr)
+{
+	struct ev e = base_ev(EV_SYS_ENTER, ts, tid, tid, 0);
+
+	e.u.sys.nr = nr;
+	e.u.sys.args[0] = 3;
+	push(fx, &e);
+}
+
+/* A switch out on cpu 0, its stack sample just before it. */
+static void switch_out(struct fixture *fx, uint64_t ts, uint32_t tid,
+		       uint32_t stack_id)
+{
+	struct ev e = base_ev(EV_SWITCH_STACK, ts - 1, tid, tid, 0);
+
+	e.u.fault.stack_id = stack_id;
+	push(fx, &e);
+	e = base_ev(EV_SWITCH_OUT, ts, tid, tid, 0);
 	push(fx, &e);
 }
 
@@ -500,6 +534,29 @@ static void an_entry_after_the_threads_exit_is_stored_as_unfinished(void **state
 
 /* A tid reused by a new thread: the old thread's pending fault ends and
  * does not pair with the new thread's completion. */
+/* A call in progress at the end is handed on unfinished; off the CPU
+ * since a switch out inside it, with that switch out's stack; one that
+ * was switched out before it began, or runs, with none. */
+static void an_unfinished_call_takes_the_stack_it_waits_in(void **state)
+{
+	struct fixture *fx = *state;
+	const struct syscall_call *c = fx->sink.calls;
+
+	sys_enter(fx, 100, 7, 0);
+	switch_out(fx, 120, 7, 42);
+	switch_out(fx, 130, 8, 43);	/* 8 entered after it: none */
+	sys_enter(fx, 140, 8, 0);
+	sys_enter(fx, 150, 9, 0);	/* 9 runs */
+	finish(fx);
+	assert_int_equal(fx->sink.ncalls, 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(c[i].dur_ns, SYSCALL_NO_DUR);
+		assert_int_equal(c[i].args[0], 3);
+		assert_int_equal(c[i].stack_id, c[i].tid == 7 ? 42 : 0);
+	}
+	assert_int_equal(fx->s.st.sys_unfinished, 3);
+}
+
 static void a_reused_tid_does_not_pair_across_threads(void **state)
 {
 	struct fixture *fx = *state;
@@ -536,6 +593,7 @@ int main(void)
 		STREAM_TEST(a_thread_with_tid_minus_one_pairs_its_faults),
 		STREAM_TEST(an_entry_after_the_threads_exit_is_stored_as_unfinished),
 		STREAM_TEST(a_reused_tid_does_not_pair_across_threads),
+		STREAM_TEST(an_unfinished_call_takes_the_stack_it_waits_in),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
