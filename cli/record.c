@@ -298,7 +298,7 @@ static const char record_examples[] =
 	"  faultline record -o run.db --pt -p 4242 --duration 60s\n"
 	"  faultline record -o run.db --syscalls -p 4242 --duration 60s\n"
 	"  faultline record -o run.db --syscalls=read,fsync --min-syscall-duration 100us -- ./db\n"
-	"  faultline record -o run.db --latency block:block_rq_issue/block:block_rq_complete:sector -p 4242\n"
+	"  faultline record -o run.db --latency irq:irq_handler_entry/irq:irq_handler_exit:irq -p 4242\n"
 	"  faultline record -o run.db --cgroup /sys/fs/cgroup/cpu/app -p 4242\n";
 
 static int usage_error(const char *fmt, const char *arg)
