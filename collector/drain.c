@@ -157,7 +157,7 @@ static void move_ring(struct recorder *r, struct ring *ring, struct spool *sp)
 	if (!want)
 		return;
 	dst = spool_data_begin(sp, want, &room);
-	ring_move(ring, dst, room, room < want && spool_has_spare(sp), &m);
+	ring_move(ring, dst, room, &m);
 	if (m.bytes)
 		spool_data_end(sp, ring->cpu, m.bytes);
 	if (m.dropped_records)

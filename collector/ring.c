@@ -74,8 +74,7 @@ static uint16_t record_size(const struct ring *r, uint64_t pos, uint64_t head)
 	return h.size;
 }
 
-void ring_move(struct ring *r, void *dst, size_t cap, int keep_rest,
-	       struct ring_moved *out)
+void ring_move(struct ring *r, void *dst, size_t cap, struct ring_moved *out)
 {
 	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = r->meta->data_tail;	/* only we write it */
@@ -93,11 +92,6 @@ void ring_move(struct ring *r, void *dst, size_t cap, int keep_rest,
 	}
 	out->bytes = (size_t)(pos - tail);
 	copy_out(r, tail, dst, out->bytes);
-	if (keep_rest && pos < head && record_size(r, pos, head)) {
-		/* The rest waits in the ring for the next move. */
-		__atomic_store_n(&r->meta->data_tail, pos, __ATOMIC_RELEASE);
-		return;
-	}
 	while (pos < head) {
 		uint16_t n = record_size(r, pos, head);
 

@@ -56,14 +56,12 @@ struct ring_moved {
  * the end of the mapping is joined), then releases everything that was in
  * the ring, copied or not, to the kernel: what did not fit is counted in
  * *out as dropped, by the caller's choice to never leave the kernel
- * without room.  With keep_rest, what did not fit stays in the ring
- * instead, for a move that will find room soon.  When everything fits, bytes are copied as they are, not
+ * without room.  When everything fits, bytes are copied as they are, not
  * looked at (the reader checks the framing); otherwise the headers are
  * walked to find the cut, and impossible framing (nothing after it can be
  * trusted) counts in framing_errors and drops the rest.
  */
-void ring_move(struct ring *r, void *dst, size_t cap, int keep_rest,
-	       struct ring_moved *out);
+void ring_move(struct ring *r, void *dst, size_t cap, struct ring_moved *out);
 
 /* Called once per record by ring_drain: rec points at the header, len is
  * its size.  rec is borrowed: valid until the callback returns. */

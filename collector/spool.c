@@ -10,8 +10,19 @@
 
 #define HDR ((uint64_t)sizeof(struct spool_entry))
 #define MIN_CAP (64u * 1024)
-/* The resident part grows by this much at a time (a multiple of pages). */
-#define GROW_STEP (1u << 20)
+
+/*
+ * Residency, the producer's alone: the buffer is made resident a step at
+ * a time as the producer first writes there, and steps wholly in the
+ * free space (read by the consumer, not yet written again) are given
+ * back while more than RESIDENT_BUDGET steps are resident, those at
+ * least KEEP_AHEAD bytes ahead of head, so the next writes find theirs.
+ * The consumer reads only between tail and head, which the producer
+ * wrote and never gives back, so neither side waits for the other.
+ */
+#define STEP (1ull << 20)
+#define RESIDENT_BUDGET 4
+#define KEEP_AHEAD (2 * STEP)
 
 static uint64_t align8(uint64_t n)
 {
@@ -63,33 +74,6 @@ static void sleep_unless(struct spool *s, int (*ready)(struct spool *),
 	__atomic_store_n(sleeps, 0, __ATOMIC_SEQ_CST);
 }
 
-/*
- * Makes [s->active, to) of the buffer resident, to rounded up to a
- * GROW_STEP and capped at cap.  One madvise for a whole step: the kernel
- * populates it in one call instead of one fault per page in the drain
- * thread (on the 2-core VM, 64 MiB touched page by page took 206-268 ms
- * of faults, MAP_POPULATE 14-18 ms for all of it).  A kernel without
- * MADV_POPULATE_WRITE (before 5.14) gets the pages touched instead.
- * Producer.
- */
-static void grow_active(struct spool *s, uint64_t to)
-{
-	uint64_t from = s->active;
-
-	to = (to + GROW_STEP - 1) / GROW_STEP * GROW_STEP;
-	if (to > s->cap)
-		to = s->cap;
-	if (to <= from)
-		return;
-	if (madvise(s->buf + from, to - from, MADV_POPULATE_WRITE) != 0) {
-		long page = sysconf(_SC_PAGESIZE);
-
-		for (uint64_t off = from; off < to; off += (uint64_t)page)
-			((volatile uint8_t *)s->buf)[off] = 0;
-	}
-	s->active = to;
-}
-
 int spool_init(struct spool *s, size_t cap)
 {
 	void *m;
@@ -98,16 +82,16 @@ int spool_init(struct spool *s, size_t cap)
 	cap &= ~(size_t)7;
 	if (cap < MIN_CAP)
 		cap = MIN_CAP;
-	/*
-	 * Reserved, not resident: the producer uses the first `active`
-	 * bytes and grows them only when the consumer falls behind by more
-	 * (grow_active), so a recorder whose engine keeps up holds a few
-	 * MiB of its spool, not all of it.
-	 */
 	m = mmap(NULL, cap, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return -ENOMEM;
+	s->nsteps = (cap + STEP - 1) / STEP;
+	s->resident = calloc(s->nsteps, 1);
+	if (!s->resident) {
+		munmap(m, cap);
+		return -ENOMEM;
+	}
 	/* Not in the command faultline forks: a fork would leave every page
 	 * write-protected here (copy on write), and each first write after
 	 * it a fault in the drain thread again, one per 4 KiB: a switch
@@ -117,8 +101,53 @@ int spool_init(struct spool *s, size_t cap)
 	madvise(m, cap, MADV_DONTFORK);
 	s->buf = m;
 	s->cap = cap;
-	grow_active(s, GROW_STEP);
 	return 0;
+}
+
+static uint64_t step_len(const struct spool *s, size_t k)
+{
+	uint64_t end = (k + 1) * STEP;
+
+	return (end < s->cap ? end : s->cap) - k * STEP;
+}
+
+/*
+ * Makes the steps under [off, off + n) resident before the producer
+ * writes there: one madvise a step, where page-by-page first writes cost
+ * the drain thread a fault each (64 MiB took 206-268 ms that way on the
+ * 2-core VM, against 14-18 ms populated at once).  A kernel without
+ * MADV_POPULATE_WRITE (before 5.14) takes the faults.
+ */
+static void make_resident(struct spool *s, uint64_t off, uint64_t n)
+{
+	size_t k = off / STEP, last = (off + (n ? n : 1) - 1) / STEP;
+
+	for (; k <= last && k < s->nsteps; k++) {
+		if (s->resident[k])
+			continue;
+		madvise(s->buf + k * STEP, step_len(s, k), MADV_POPULATE_WRITE);
+		s->resident[k] = 1;
+		s->nresident++;
+	}
+}
+
+/* Gives back resident steps wholly in the free space and at least
+ * KEEP_AHEAD past head, while more than RESIDENT_BUDGET are resident. */
+static void give_back(struct spool *s)
+{
+	uint64_t used = s->head - __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE);
+	uint64_t free_bytes = s->cap - used, off = s->head % s->cap;
+
+	for (size_t k = 0; k < s->nsteps && s->nresident > RESIDENT_BUDGET; k++) {
+		uint64_t ahead = (k * STEP + s->cap - off) % s->cap;
+
+		if (!s->resident[k] || ahead < KEEP_AHEAD ||
+		    ahead + step_len(s, k) > free_bytes)
+			continue;
+		madvise(s->buf + k * STEP, step_len(s, k), MADV_DONTNEED);
+		s->resident[k] = 0;
+		s->nresident--;
+	}
 }
 
 void spool_release(struct spool *s)
@@ -126,48 +155,33 @@ void spool_release(struct spool *s)
 	if (!s->buf)
 		return;
 	munmap(s->buf, s->cap);
+	free(s->resident);
 	memset(s, 0, sizeof(*s));
 }
 
 /*
  * Where an entry of `need` bytes (header included) can go, as a byte
- * position: at head, or after a pad at the buffer's start when the
- * resident part has too little contiguous room left; failing both, at
- * head after growing the resident part.  UINT64_MAX when nothing has
- * room.  *avail: the contiguous bytes at that position.  Producer.
- *
- * Invariant: head's offset is never past `active`, and everything past
- * `active` is unwritten; so a wrap before `active` leaves the rest of the
- * buffer to a pad, which the consumer skips as it skips any pad.
+ * position: at head, or after a pad at the buffer's start when the end
+ * has too little contiguous room.  UINT64_MAX when neither has room.
+ * *avail: the contiguous bytes at that position.  Producer.
  */
-static uint64_t place(struct spool *s, uint64_t need, uint64_t *avail)
+static uint64_t place(const struct spool *s, uint64_t need, uint64_t *avail)
 {
 	uint64_t used = s->head - other(&s->tail), free_bytes = s->cap - used;
 	uint64_t off = s->head % s->cap, to_end = s->cap - off;
 	uint64_t at_start = free_bytes > to_end ? free_bytes - to_end : 0;
-	uint64_t to_active = s->active > off ? s->active - off : 0;
-	int can_grow = s->active < s->cap && to_end >= need;
 
+	if (to_end >= need && to_end <= free_bytes) {
+		*avail = to_end;
+		return s->head;
+	}
 	if (free_bytes < to_end) {	/* free space ends before the buffer's end */
 		*avail = free_bytes;
 		return free_bytes >= need ? s->head : UINT64_MAX;
 	}
-	if (to_active >= need) {
-		*avail = to_active;
-		return s->head;
-	}
-	/* Wrap to the start while the consumer is close behind (half the
-	 * resident part free there); further behind, grow instead, so a
-	 * burst after the wrap has room before the consumer passes the pad. */
-	if (at_start >= need && (!can_grow || at_start >= s->active / 2)) {
-		*avail = at_start;
-		return s->head + to_end;
-	}
-	if (!can_grow)
-		return UINT64_MAX;
-	grow_active(s, off + need);
-	*avail = s->active - off;
-	return s->head;
+	/* Skip what is left at the end: the start has the rest. */
+	*avail = at_start;
+	return at_start >= need ? s->head + to_end : UINT64_MAX;
 }
 
 /* Writes a pad from head to pos when pos skips the buffer's end.  The
@@ -179,27 +193,22 @@ static void pad_to(struct spool *s, uint64_t pos)
 	if (pos != s->head && s->cap - off >= HDR) {
 		struct spool_entry *p = (void *)(s->buf + off);
 
+		make_resident(s, off, HDR);
 		memset(p, 0, sizeof(*p));
 		p->kind = SPOOL_PAD;
-	}
-	if (pos != s->head) {
-		s->pad_at = s->head;
-		s->pad_len = pos - s->head;
 	}
 }
 
 /* Publishes what the producer wrote up to head_to. */
 static void publish(struct spool *s, uint64_t head_to)
 {
-	uint64_t tail = other(&s->tail), used = head_to - tail;
+	uint64_t used = head_to - other(&s->tail), from = s->head;
 
-	/* The skipped end of the buffer holds nothing: not in use.  At most
-	 * one pad lies between tail and head (they are at most cap apart). */
-	if (tail <= s->pad_at && head_to > s->pad_at)
-		used -= s->pad_len;
 	if (used > s->peak)
 		s->peak = used;
 	move_and_wake(&s->head, head_to, &s->head_moves, &s->consumer_sleeps);
+	if (from / STEP != head_to / STEP)	/* into a new step */
+		give_back(s);
 }
 
 /* Puts one control entry in, if there is room.  Producer. */
@@ -210,6 +219,7 @@ static int put_control(struct spool *s, const struct spool_entry *e)
 	if (pos == UINT64_MAX)
 		return -ENOSPC;
 	pad_to(s, pos);
+	make_resident(s, pos % s->cap, HDR);
 	memcpy(s->buf + pos % s->cap, e, sizeof(*e));
 	publish(s, pos + HDR);
 	return 0;
@@ -263,11 +273,6 @@ void spool_push(struct spool *s, const struct spool_entry *e)
 		queue_pending(s, e);
 }
 
-int spool_has_spare(const struct spool *s)
-{
-	return s->active < s->cap;
-}
-
 int spool_flushed(struct spool *s)
 {
 	return flush_pending(s);
@@ -309,6 +314,11 @@ void *spool_data_begin(struct spool *s, size_t want, size_t *room)
 		*room = 0;
 		return NULL;
 	}
+	/* Resident for what is wanted and a step more: the ring may have
+	 * gained records by the time they are moved (a page past that is
+	 * made resident by its first write). */
+	make_resident(s, pos % s->cap, avail < HDR + align8(want) + STEP ?
+		      avail : HDR + align8(want) + STEP);
 	s->pending_head = pos;
 	*room = (size_t)(avail - HDR) & ~(size_t)7;
 	return s->buf + pos % s->cap + HDR;

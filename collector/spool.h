@@ -83,8 +83,9 @@ struct spool_entry {
 struct spool {
 	uint8_t *buf;		/* owned: cap bytes, mmap'd */
 	size_t cap;		/* a multiple of 8 */
-	uint64_t active;	/* the producer's: bytes of buf resident and in
-				 * use, from its start (grows, never shrinks) */
+	/* The producer's: which 1 MiB steps of buf are resident (spool.c). */
+	uint8_t *resident;	/* owned: one flag a step */
+	size_t nsteps, nresident;
 	/* Free-running byte positions, each written by one side with
 	 * release ordering and read by the other with acquire: an entry's
 	 * bytes are in place before head passes them, and done with before
@@ -97,7 +98,6 @@ struct spool {
 	uint32_t consumer_sleeps, producer_sleeps;
 	/* The producer's own. */
 	uint64_t pending_head;	/* spool_data_begin's reservation */
-	uint64_t pad_at, pad_len;	/* the newest pad: its position, bytes */
 	struct spool_entry pending[SPOOL_PENDING_MAX];
 	size_t npending;
 	/* The consumer's own. */
@@ -107,9 +107,11 @@ struct spool {
 	uint64_t dropped_records, dropped_bytes;	/* by spool_drop */
 };
 
-/* Maps cap bytes (rounded down to a multiple of 8; at least 64 KiB), of
- * which only what the consumer's lag needs is made resident, a MiB at a
- * time, as the producer first needs it.  0 or -ENOMEM. */
+/* Maps cap bytes (rounded down to a multiple of 8; at least 64 KiB),
+ * made resident a MiB at a time as the producer comes to write there and
+ * given back behind the consumer beyond a few MiB: what is resident
+ * follows the consumer's lag, the whole buffer being there for a burst.
+ * 0 or -ENOMEM. */
 int spool_init(struct spool *s, size_t cap);
 void spool_release(struct spool *s);
 
@@ -120,11 +122,6 @@ void spool_release(struct spool *s);
  * the records are then to be dropped with spool_drop.
  */
 void *spool_data_begin(struct spool *s, size_t want, size_t *room);
-/* Is part of the buffer not yet resident?  Then records that found no
- * room will find it once the consumer passes the producer's last wrap
- * (the resident part grows then): they are better left in the kernel's
- * ring for the next round than dropped.  Producer. */
-int spool_has_spare(const struct spool *s);
 /* Publishes n bytes (a multiple of 8, whole records) written at the place
  * spool_data_begin gave, as one SPOOL_DATA entry of cpu's ring. */
 void spool_data_end(struct spool *s, int cpu, size_t n);

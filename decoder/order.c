@@ -70,7 +70,7 @@ static void merge_two(const struct ev *src, struct ev *dst, size_t a,
  */
 static int sort_runs(struct order_queue *q)
 {
-	struct ev *tmp = malloc(q->cap * sizeof(*tmp)), *src = q->v, *dst = tmp;
+	struct ev *tmp = malloc(q->n * sizeof(*tmp)), *src = q->v, *dst = tmp;
 	size_t nb = q->nruns + 1;
 
 	if (!tmp)
@@ -93,12 +93,11 @@ static int sort_runs(struct order_queue *q)
 		src = dst;
 		dst = dst == tmp ? q->v : tmp;
 	}
-	if (src != q->v) {
-		free(q->v);
-		q->v = src;
-	} else {
-		free(tmp);
-	}
+	/* Back in v, which keeps its capacity: the queue's memory is then
+	 * what a sort's would be, a buffer of the events for the flush. */
+	if (src != q->v)
+		memcpy(q->v, src, q->n * sizeof(*src));
+	free(tmp);
 	q->nruns = 0;
 	q->sorted = 1;
 	return 0;

@@ -162,7 +162,7 @@ static void assert_seen_all(const struct seen *s, const struct recs *rs)
 static void move_and_walk(struct fake_ring *fr, uint8_t *buf, size_t cap,
 			  struct ring_moved *m, struct seen *s, uint64_t *bad)
 {
-	ring_move(&fr->r, buf, cap, 0, m);
+	ring_move(&fr->r, buf, cap, m);
 	assert_int_equal(perf_records_walk(buf, m->bytes, collect, s, bad), 0);
 }
 
@@ -211,11 +211,11 @@ static void a_move_releases_exactly_what_was_published(void **state)
 	start_at(fr, 123 * 8);
 	publish_all(fr, &rs);
 	assert_int_equal(ring_pending(&fr->r), rs.total);
-	ring_move(&fr->r, buf, sizeof(buf), 0, &m);
+	ring_move(&fr->r, buf, sizeof(buf), &m);
 	assert_int_equal(m.bytes, rs.total);
 	assert_int_equal(meta(fr)->data_tail, 123 * 8 + rs.total);
 	assert_int_equal(ring_pending(&fr->r), 0);
-	ring_move(&fr->r, buf, sizeof(buf), 0, &m);	/* nothing new */
+	ring_move(&fr->r, buf, sizeof(buf), &m);	/* nothing new */
 	assert_int_equal(m.bytes, 0);
 	assert_int_equal(m.dropped_records, 0);
 }
@@ -227,7 +227,7 @@ static void an_empty_ring_moves_nothing(void **state)
 	struct ring_moved m;
 
 	start_at(fr, 3 * DATA_BYTES + 24);
-	ring_move(&fr->r, buf, sizeof(buf), 0, &m);
+	ring_move(&fr->r, buf, sizeof(buf), &m);
 	assert_int_equal(m.bytes, 0);
 	assert_int_equal(meta(fr)->data_tail, 3 * DATA_BYTES + 24);
 	assert_int_equal(fr->r.framing_errors, 0);
@@ -259,31 +259,6 @@ static void records_that_do_not_fit_are_dropped_whole_and_counted(void **state)
 	assert_int_equal(m.dropped_bytes, rs.total - fit);
 	assert_int_equal(meta(fr)->data_tail, meta(fr)->data_head);
 	assert_int_equal(fr->r.framing_errors, 0);
-}
-
-/* With keep_rest, what did not fit stays in the ring, whole, and the
- * next move takes it, in order: nothing dropped. */
-static void records_that_do_not_fit_can_wait_in_the_ring(void **state)
-{
-	struct fake_ring *fr = *state;
-	struct recs rs;
-	uint8_t buf[DATA_BYTES];
-	struct ring_moved m;
-	size_t fit;
-
-	make_records(&rs);
-	fit = rs.len[0] + rs.len[1] + rs.len[2];
-	start_at(fr, DATA_BYTES - rs.len[0] - 16);	/* the second wraps */
-	publish_all(fr, &rs);
-	ring_move(&fr->r, buf, fit + rs.len[3] - 8, 1, &m);
-	assert_int_equal(m.bytes, fit);
-	assert_int_equal(m.dropped_records, 0);
-	assert_int_equal(ring_pending(&fr->r), rs.total - fit);
-	ring_move(&fr->r, buf + fit, sizeof(buf) - fit, 1, &m);
-	assert_int_equal(m.bytes, rs.total - fit);
-	assert_int_equal(m.dropped_records, 0);
-	assert_memory_equal(buf, rs.bytes, rs.total);
-	assert_int_equal(meta(fr)->data_tail, meta(fr)->data_head);
 }
 
 /* One good record, then a header of `bad_size` (with `follow` bytes after
@@ -354,7 +329,7 @@ static void bad_framing_found_while_cutting_drops_the_rest(void **state)
 	publish(fr, good, n);
 	publish(fr, junk, sizeof(junk));
 	publish(fr, good, n);
-	ring_move(&fr->r, buf, n + 8, 0, &m);
+	ring_move(&fr->r, buf, n + 8, &m);
 	assert_int_equal(m.bytes, n);
 	assert_int_equal(fr->r.framing_errors, 1);
 	assert_int_equal(m.dropped_bytes, sizeof(junk) + n);
@@ -374,7 +349,7 @@ static void a_failing_callback_stops_the_walk(void **state)
 	make_records(&rs);
 	start_at(fr, 16);
 	publish_all(fr, &rs);
-	ring_move(&fr->r, buf, sizeof(buf), 0, &m);
+	ring_move(&fr->r, buf, sizeof(buf), &m);
 	assert_int_equal(perf_records_walk(buf, m.bytes, collect, &s, &bad), -EIO);
 	assert_int_equal(s.n, 3);
 	assert_int_equal(bad, 0);
@@ -388,7 +363,6 @@ int main(void)
 		RING_TEST(records_that_wrap_around_the_ring_end_arrive_whole_and_in_order),
 		RING_TEST(a_move_releases_exactly_what_was_published),
 		RING_TEST(an_empty_ring_moves_nothing),
-		RING_TEST(records_that_do_not_fit_can_wait_in_the_ring),
 		RING_TEST(records_that_do_not_fit_are_dropped_whole_and_counted),
 		RING_TEST(a_header_of_size_zero_stops_the_walk),
 		RING_TEST(a_size_that_is_not_a_multiple_of_eight_stops_the_walk),
