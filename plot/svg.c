@@ -16,7 +16,7 @@
 #include "writers.h"
 
 #define NS_PER_S 1000000000ll
-#define FOOTER_LINES 7		/* the notes under the lanes, at most */
+#define FOOTER_LINES 9		/* the notes under the lanes, at most */
 #define FOOTER_LINE_H 14
 
 static double x_of(const struct plot_writer *w, int64_t ts)
@@ -628,6 +628,16 @@ static int svg_end(void *wp, const struct plot_counts *n)
 	footer_line(w, NULL);
 	strbuf_addf(sb, "%llu metric points as %llu.", (unsigned long long)n->points_in,
 		    (unsigned long long)n->points_out);
+	if (w->h.ncpus) {
+		footer_line(w, NULL);
+		strbuf_addf(sb, "CPU lanes: %llu running intervals as %llu; %llu holders",
+			    (unsigned long long)n->cpu_in[PC_RAN],
+			    (unsigned long long)n->cpu_out[PC_RAN],
+			    (unsigned long long)n->cpu_in[PC_HELD]);
+		footer_line(w, NULL);
+		strbuf_addf(sb, "of waits as %llu (shares of a wait, not exact placement).",
+			    (unsigned long long)n->cpu_out[PC_HELD]);
+	}
 	footer_line(w, "Hatched grey: records lost (from the CPU's last stored record");
 	footer_line(w, "to the loss report): not idleness. Hatched state: built across "
 		    "lost records.");
