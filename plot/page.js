@@ -290,14 +290,14 @@ function mergeCpu(items, v0, v1, q) {
 	var out = [], blk = null;
 	function flush() { if (blk) out.push(blk); blk = null; }
 	for (var i = 0; i < items.length; i++) {
-		var it = items[i], t = it[0], d = it[1], n = it[2], long = n > 1 ? -1 : d;
+		var it = items[i], t = it[0], d = it[1], n = it[2], longest = n > 1 ? -1 : d;
 		if (t + d <= v0 || t >= v1) continue;
 		if (d >= q) { flush(); out.push({ t: t, d: d, n: n, tid: it[3], name: it[4], busy: n > 1 ? it[5] : d, it: it }); continue; }
-		if (!blk) { blk = { t: t, d: d, n: n, tid: it[3], name: it[4], busy: n > 1 ? it[5] : d, it: it, long: long }; }
+		if (!blk) { blk = { t: t, d: d, n: n, tid: it[3], name: it[4], busy: n > 1 ? it[5] : d, it: it, longest: longest }; }
 		else {
 			blk.d = Math.max(blk.t + blk.d, t + d) - blk.t;
 			blk.n += n; blk.busy += n > 1 ? it[5] : d; blk.it = null;
-			if (long > blk.long) { blk.long = long; blk.tid = it[3]; blk.name = it[4]; }
+			if (longest > blk.longest) { blk.longest = longest; blk.tid = it[3]; blk.name = it[4]; }
 		}
 		if (blk.d >= q) flush();
 	}
