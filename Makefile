@@ -87,7 +87,7 @@ CLI_SRC = cli/faultline.c cli/usage.c cli/opt.c cli/version.c \
 # (plot/).  They read through SQL only.
 EXPORT_SRC = export/session_info.c export/stack_text.c export/stack_frames.c export/chrome_trace.c \
 	     export/csv.c
-PLOT_SRC = plot/reduce.c plot/source.c plot/lost.c plot/html.c plot/svg.c \
+PLOT_SRC = plot/reduce.c plot/source.c plot/cpus.c plot/lost.c plot/html.c plot/svg.c \
 	   plot/plot.c plot/when.c
 PLOT_GEN_SRC = $(BUILD)/gen/plot_page_js.c $(BUILD)/gen/plot_page_css.c
 CLI_SRC += cli/export.c cli/plot.c

@@ -3,8 +3,9 @@
  * one JSON object, streamed as the lanes come:
  *
  *   {"session":N, "db":..., "origin_ns":"<from, CLOCK_REALTIME ns>",
- *    "span_ns":..., ..., "metrics":[LANE...], "threads":[LANE...],
- *    "lost":[...], "stacks":{"ID":"f <- g", ...}, "counts":{...}}
+ *    "span_ns":..., ..., "metrics":[LANE...], "cpus":[LANE...],
+ *    "threads":[LANE...], "lost":[...], "stacks":{"ID":"f <- g", ...},
+ *    "counts":{...}}
  *
  * Every time in an item is ns relative to origin_ns (a double holds
  * those exactly; it cannot hold ns since the epoch).  Items are arrays,
@@ -15,14 +16,19 @@
  *               in all; "all_threads": 1 when they were asked for)
  *   thread lane {"tid","pid","comm","names","s":[...],"f":[...],"e":[...]}
  *     s  [t, dur, state, flags, cpu, waker_tid, waker, stack,
- *         next_tid, next_comm]          a recorded interval (trailing
- *                                       nulls left out)
+ *         next_tid, next_comm, waker_cpu]   a recorded interval
+ *                                       (trailing nulls left out)
  *        [t, dur, state, flags|4, n, [ns per state]]     a merge
  *     f  [t, dur, kind, 1, addr, ip, cpu, exit_cpu, stack]  a recorded
  *                                       fault (addr, ip: "0x..." text)
  *        [t, span, kind, n, longest, total]                a merge
  *     e  [t, name, 1, fields]  a tracepoint hit (fields: its JSON, as text)
  *        [t, name, n, span, names_differ]                  a merge
+ *   cpu lane    {"cpu","r":[...],"h":[...]}   (model.h, plot_cpu_span)
+ *     r  a target running there, h  a holder's share of a target's wait:
+ *        [t, dur, 1, tid, name]  recorded (h: then wait_tid, wait_t,
+ *                                wait_dur: the wait it is a share of)
+ *        [t, span, n, tid, name, busy]  a merge (tid, name: its longest)
  *   metric lane {"name","labels","unit","imported","style","vmin","vmax",
  *                "p":[...]}
  *     p  [t, value]  a point;  [t, span, n, min, max, first, last]  a merge
@@ -47,7 +53,7 @@ extern const char plot_page_js[], plot_page_css[];
 
 /* The sections in the order they are written: the metric lanes first,
  * as they are drawn, under the axis. */
-enum { SEC_NONE, SEC_METRICS, SEC_THREADS, SEC_LOST, SEC_STACKS };
+enum { SEC_NONE, SEC_METRICS, SEC_CPUS, SEC_THREADS, SEC_LOST, SEC_STACKS };
 
 void plot_writer_init(struct plot_writer *w, struct out_file *out,
 		      struct errmsg *e)
@@ -200,11 +206,12 @@ static int html_begin(void *wp, const struct plot_header *h)
 
 /* ---- lanes -------------------------------------------------------------- */
 
-/* Moves a thread lane on to array `to` (s, then f, then e), closing and
- * opening what lies between, so every lane has all three. */
-static void thread_arrays_to(struct plot_writer *w, char to)
+/* Moves a thread lane on to array `to` (s, then f, then e), or a CPU
+ * lane's (r, then h), closing and opening what lies between, so every
+ * lane has all its arrays. */
+static void lane_arrays_to(struct plot_writer *w, char to)
 {
-	static const char order[] = "sfe";
+	const char *order = w->section == SEC_CPUS ? "rh" : "sfe";
 
 	while (w->arr != to) {
 		const char *next = strchr(order, w->arr);
@@ -220,7 +227,9 @@ static void thread_arrays_to(struct plot_writer *w, char to)
 static void close_lane(struct plot_writer *w)
 {
 	if (w->section == SEC_THREADS && w->arr)
-		thread_arrays_to(w, 'e');
+		lane_arrays_to(w, 'e');
+	if (w->section == SEC_CPUS && w->arr)
+		lane_arrays_to(w, 'h');
 	if (w->arr)
 		strbuf_adds(&w->sb, "]}");
 	w->arr = 0;
@@ -230,7 +239,8 @@ static void close_lane(struct plot_writer *w)
  * the one before; a section never opened is written empty. */
 static void open_section(struct plot_writer *w, int sec)
 {
-	static const char *const names[] = { "", "metrics", "threads", "lost", "stacks" };
+	static const char *const names[] = { "", "metrics", "cpus", "threads", "lost",
+					     "stacks" };
 
 	close_lane(w);
 	while (w->section < sec) {
@@ -248,10 +258,16 @@ static int html_lane(void *wp, const struct plot_lane *l)
 	struct plot_writer *w = wp;
 	struct strbuf *sb = &w->sb;
 
-	open_section(w, l->kind == LANE_THREAD ? SEC_THREADS : SEC_METRICS);
+	open_section(w, l->kind == LANE_THREAD ? SEC_THREADS :
+		     l->kind == LANE_CPU ? SEC_CPUS : SEC_METRICS);
 	strbuf_adds(sb, w->section_empty ? "\n{" : ",\n{");
 	w->section_empty = 0;
-	if (l->kind == LANE_THREAD) {
+	if (l->kind == LANE_CPU) {
+		strbuf_adds(sb, "\"cpu\":");
+		json_int(sb, l->cpu);
+		strbuf_adds(sb, ",\"r\":[");
+		w->arr = 'r';
+	} else if (l->kind == LANE_THREAD) {
 		strbuf_adds(sb, "\"tid\":");
 		json_int(sb, l->tid);
 		key_int(sb, "pid", l->pid);
@@ -280,12 +296,14 @@ static int html_lane(void *wp, const struct plot_lane *l)
 
 /* ---- items -------------------------------------------------------------- */
 
-/* cpu, waker_tid, waker, stack, next_tid, next_comm: up to the last
- * one present (most intervals have a cpu or a waker and nothing after). */
+/* cpu, waker_tid, waker, stack, next_tid, next_comm, waker_cpu: up to
+ * the last one present (most intervals have a cpu or a waker and nothing
+ * after; a woken one mostly its next_comm too). */
 static void recorded_state_fields(struct plot_writer *w, const struct plot_state *s)
 {
-	int last = s->next_comm ? 6 : s->next_tid >= 0 ? 5 : s->stack_id >= 0 ? 4 :
-		   s->waker ? 3 : s->waker_tid >= 0 ? 2 : s->cpu >= 0 ? 1 : 0;
+	int last = s->waker_cpu >= 0 ? 7 : s->next_comm ? 6 : s->next_tid >= 0 ? 5 :
+		   s->stack_id >= 0 ? 4 : s->waker ? 3 : s->waker_tid >= 0 ? 2 :
+		   s->cpu >= 0 ? 1 : 0;
 
 	if (last >= 1)
 		num_or_null(w, s->cpu);
@@ -299,6 +317,8 @@ static void recorded_state_fields(struct plot_writer *w, const struct plot_state
 		num_or_null(w, s->next_tid);
 	if (last >= 6)
 		str_or_null(w, s->next_comm);
+	if (last >= 7)
+		num_or_null(w, s->waker_cpu);
 }
 
 static int html_state(void *wp, const struct plot_state *s)
@@ -306,7 +326,7 @@ static int html_state(void *wp, const struct plot_state *s)
 	struct plot_writer *w = wp;
 	struct strbuf *sb = &w->sb;
 
-	thread_arrays_to(w, 's');
+	lane_arrays_to(w, 's');
 	item_begin(w);
 	json_int(sb, s->ts - w->h.from_ts);
 	strbuf_addc(sb, ',');
@@ -343,7 +363,7 @@ static int html_fault(void *wp, const struct plot_fault *f)
 	struct plot_writer *w = wp;
 	struct strbuf *sb = &w->sb;
 
-	thread_arrays_to(w, 'f');
+	lane_arrays_to(w, 'f');
 	item_begin(w);
 	json_int(sb, f->ts - w->h.from_ts);
 	strbuf_addc(sb, ',');
@@ -373,7 +393,7 @@ static int html_event(void *wp, const struct plot_event *ev)
 	struct plot_writer *w = wp;
 	struct strbuf *sb = &w->sb;
 
-	thread_arrays_to(w, 'e');
+	lane_arrays_to(w, 'e');
 	item_begin(w);
 	json_int(sb, ev->ts - w->h.from_ts);
 	str_or_null(w, ev->name);
@@ -412,6 +432,36 @@ static int html_point(void *wp, const struct plot_point *p)
 	}
 	strbuf_addc(sb, ',');
 	json_real(sb, p->last);
+	strbuf_addc(sb, ']');
+	return put_json(w, 0);
+}
+
+static int html_cpu(void *wp, const struct plot_cpu_span *c)
+{
+	struct plot_writer *w = wp;
+	struct strbuf *sb = &w->sb;
+
+	lane_arrays_to(w, c->kind == PC_HELD ? 'h' : 'r');
+	item_begin(w);
+	json_int(sb, c->ts - w->h.from_ts);
+	strbuf_addc(sb, ',');
+	json_int(sb, c->dur_ns);
+	strbuf_addc(sb, ',');
+	json_int(sb, c->n);
+	strbuf_addc(sb, ',');
+	json_int(sb, c->tid);
+	str_or_null(w, c->name);
+	if (c->n > 1) {
+		strbuf_addc(sb, ',');
+		json_int(sb, c->busy_ns);
+	} else if (c->kind == PC_HELD) {
+		strbuf_addc(sb, ',');
+		json_int(sb, c->wait_tid);
+		strbuf_addc(sb, ',');
+		json_int(sb, c->wait_ts - w->h.from_ts);
+		strbuf_addc(sb, ',');
+		json_int(sb, c->wait_dur_ns);
+	}
 	strbuf_addc(sb, ']');
 	return put_json(w, 0);
 }
@@ -467,6 +517,10 @@ static int html_end(void *wp, const struct plot_counts *n)
 	key_int(sb, "points_out", (int64_t)n->points_out);
 	key_int(sb, "lost_spans", (int64_t)n->lost_spans);
 	key_int(sb, "lost_untimed", (int64_t)n->lost_untimed);
+	key_int(sb, "ran_in", (int64_t)n->cpu_in[PC_RAN]);
+	key_int(sb, "ran_out", (int64_t)n->cpu_out[PC_RAN]);
+	key_int(sb, "held_in", (int64_t)n->cpu_in[PC_HELD]);
+	key_int(sb, "held_out", (int64_t)n->cpu_out[PC_HELD]);
 	strbuf_adds(sb, "}}\n");
 	err = put_json(w, 1);
 	if (err < 0)
@@ -479,5 +533,5 @@ static int html_end(void *wp, const struct plot_counts *n)
 
 const struct plot_sink_ops plot_html_ops = {
 	html_begin, html_lane, html_state, html_fault, html_event, html_point,
-	html_lost, html_stack, html_end,
+	html_cpu, html_lost, html_stack, html_end,
 };

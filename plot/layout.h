@@ -19,6 +19,11 @@
 #define LAYOUT_FAULT_H 17	/* the tallest: a 1 s fault */
 #define LAYOUT_EV_Y 37		/* tracepoint ticks, under the bar */
 #define LAYOUT_EV_H 6
+#define LAYOUT_CPU_H 26		/* a CPU's lane */
+#define LAYOUT_RAN_Y 3		/* its band of targets running there */
+#define LAYOUT_RAN_H 12
+#define LAYOUT_HELD_Y 17	/* its band of holders during waits */
+#define LAYOUT_HELD_H 7
 #define LAYOUT_TITLE 40		/* the SVG's title lines, above the legend */
 #define LAYOUT_LEGEND_ROW 18	/* a row of the SVG's legend, above the axis */
 

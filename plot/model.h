@@ -4,8 +4,9 @@
  *
  * A plot covers a window [from, to) of one session on the wall clock
  * (CLOCK_REALTIME ns) and has lanes, top to bottom: one per metric series,
- * then one per thread (its states, its faults, its tracepoint hits),
- * grouped by process (plot_process, in the header).
+ * then one per CPU the targets ran on (what ran there), then one per
+ * thread (its states, its faults, its tracepoint hits), grouped by
+ * process (plot_process, in the header).
  * Lost-record spans cross every lane.
  *
  * Every item is either a recorded row (n == 1, every field of the row) or
@@ -14,8 +15,9 @@
  * keep_fault_ns long as a recorded row, whatever the resolution.
  *
  * The sink is the writer: the driver (plot.c) calls, in this order,
- *   begin; per metric lane: lane, points...; per thread lane: lane,
- *   states..., faults..., events...; lost...; stack...; end.
+ *   begin; per metric lane: lane, points...; per CPU lane: lane,
+ *   cpu spans...; per thread lane: lane, states..., faults..., events...;
+ *   lost...; stack...; end.
  * Items of a lane come in time order within each kind, except faults,
  * which come in time order within each fault kind.  Pointers in items
  * are borrowed: valid during the call only.
@@ -54,8 +56,33 @@ struct plot_state {
 	int64_t ns[PS_NSTATES];		/* a merge: time in each state */
 	/* A recorded interval's own fields; -1 or NULL when absent. */
 	int64_t cpu, waker_tid, next_tid, stack_id;
+	int64_t waker_cpu;		/* where the wake-up ran */
 	/* waker: what woke it, as the thread_state_waker view words it */
 	const char *waker, *next_comm;	/* borrowed */
+};
+
+/*
+ * What a CPU lane shows: a target thread running there (PC_RAN, its
+ * thread_state row), or a thread that held the CPU while a target waited
+ * for it (PC_HELD, a ran_instead row).  ran_instead keeps each holder's
+ * total in the wait, not when it ran: a PC_HELD span is its share of the
+ * wait, laid out longest first and ending with the wait (the shares add
+ * up to the wait, or less where the history kept did not reach back to
+ * its start), not its exact placement.
+ */
+enum plot_cpu_kind { PC_RAN, PC_HELD, PC_NKINDS };
+
+struct plot_cpu_span {
+	int64_t ts, dur_ns;		/* a merge: first start to last end */
+	enum plot_cpu_kind kind;	/* a merge holds one kind */
+	unsigned n;			/* spans: 1, a recorded one */
+	int64_t busy_ns;		/* the spans' durations added up */
+	/* The thread, as ran_instead_named words a holder ('cc1 (22745)',
+	 * 'idle', 'others'); a merge: the thread of its longest span. */
+	int64_t tid;			/* 0 the idle task, -1 the others */
+	const char *name;		/* borrowed */
+	/* PC_HELD, recorded: the wait it fills, by the waiting thread */
+	int64_t wait_tid, wait_ts, wait_dur_ns;
 };
 
 struct plot_fault {
@@ -90,7 +117,7 @@ struct plot_lost {
 	int64_t count;
 };
 
-enum plot_lane_kind { LANE_THREAD, LANE_METRIC };
+enum plot_lane_kind { LANE_THREAD, LANE_METRIC, LANE_CPU };
 enum plot_metric_style { STYLE_AUTO, STYLE_LINE, STYLE_TICKS };
 
 struct plot_lane {
@@ -105,6 +132,8 @@ struct plot_lane {
 	int imported;
 	enum plot_metric_style style;	/* LINE or TICKS, never AUTO */
 	double vmin, vmax;		/* of its points in the window */
+	/* LANE_CPU */
+	int64_t cpu;
 };
 
 /* A process of the plot's threads: its lanes follow its header, in one
@@ -128,7 +157,7 @@ struct plot_header {
 	unsigned width_px, zoom;
 	int64_t quantum_ns;		/* a column: (to - from) / (width * zoom) */
 	int64_t keep_fault_ns;
-	unsigned nthreads, nmetrics;	/* lanes */
+	unsigned nthreads, nmetrics, ncpus;	/* lanes */
 	const struct plot_process *procs;	/* borrowed: by pid, each
 						 * with a thread drawn or
 						 * idle */
@@ -143,6 +172,7 @@ struct plot_counts {
 	uint64_t events_in, events_out;
 	uint64_t points_in, points_out;
 	uint64_t lost_spans, lost_untimed;
+	uint64_t cpu_in[PC_NKINDS], cpu_out[PC_NKINDS];
 };
 
 struct plot_sink_ops {
@@ -152,6 +182,7 @@ struct plot_sink_ops {
 	int (*fault)(void *w, const struct plot_fault *f);
 	int (*event)(void *w, const struct plot_event *ev);
 	int (*point)(void *w, const struct plot_point *p);
+	int (*cpu)(void *w, const struct plot_cpu_span *c);
 	int (*lost)(void *w, const struct plot_lost *l);
 	/* The line of a stack an item named (stack_id), once per stack. */
 	int (*stack)(void *w, int64_t stack_id, const char *text);

@@ -19,7 +19,8 @@ var D = JSON.parse(document.getElementById("fl-data").textContent);
 var SVGNS = "http://www.w3.org/2000/svg";
 /* The layout; plot/layout.h holds the same numbers for the SVG writer. */
 var L = { left: 210, right: 20, axis: 34, threadH: 44, metricH: 60, gap: 6, procH: 20,
-	  stateY: 22, stateH: 14, faultTop: 3, faultH: 17, evY: 37, evH: 6 };
+	  stateY: 22, stateH: 14, faultTop: 3, faultH: 17, evY: 37, evH: 6,
+	  cpuH: 26, ranY: 3, ranH: 12, heldY: 17, heldH: 7 };
 var MERGED = 4, UNCERTAIN = 1, PREEMPTED = 2;
 var root = document.getElementById("fl-root");
 var t0 = performance.now();
@@ -72,7 +73,7 @@ function thousands(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); 
 /* ---- data ---------------------------------------------------------------- */
 
 function byT(a, b) { return a[0] - b[0]; }
-var threads = D.threads || [], metrics = D.metrics || [];
+var threads = D.threads || [], metrics = D.metrics || [], cpus = D.cpus || [];
 threads.forEach(function (th) { th.f.sort(byT); });
 
 /* The thread lanes by process (both come by pid), each process a fold:
@@ -85,7 +86,7 @@ threads.forEach(function (th) {
 	if (!g) { g = { pid: th.pid, comm: th.comm, idle: 0, threads: [] }; groups.push(g); }
 	g.threads.push(th);
 });
-var folded = {};	/* pid: true while its fold is closed */
+var folded = {};	/* pid, or "cpus": true while its fold is closed */
 
 /* ---- DOM helpers -------------------------------------------------------- */
 
@@ -118,7 +119,9 @@ function header() {
 	html("p", "Drag across the plot, or Ctrl + wheel, or + and \u2212, to zoom in " +
 	     "and out; Shift + wheel, or \u2190 and \u2192, to move along; " +
 	     "double-click to go back, Esc for the whole window; click a process " +
-	     "to fold or unfold its threads; hover for the row. Times are UTC, wall " +
+	     "to fold or unfold its threads (or the CPUs header, the CPU lanes); hover " +
+	     "for the row, and over an interval a wake-up ended for an arrow from what " +
+	     "woke it to where the thread next ran. Times are UTC, wall " +
 	     "clock (CLOCK_REALTIME)." + (D.idle_hidden ? " " + thousands(D.idle_hidden) +
 	     " idle threads (no fault, no stall of 1 ms or more in the window) have no " +
 	     "lane: plot with --all-threads to draw them." : ""), root, "hint");
@@ -162,6 +165,20 @@ function legend() {
 	       "tracepoint hit");
 	swatch(box, function (s) { el("line", { x1: 9, x2: 9, y1: 2, y2: 13, stroke: "#0b7a75", "stroke-width": 2 }, s); },
 	       "metric event");
+	if (cpus.length) {
+		swatch(box, function (s) {
+			el("rect", { x: 1, y: 2, width: 8, height: 7, fill: threadColor(40) }, s);
+			el("rect", { x: 9, y: 2, width: 8, height: 7, fill: threadColor(200) }, s);
+		}, "CPU lane: a target running (colour: its thread)");
+		swatch(box, function (s) {
+			el("rect", { x: 1, y: 7, width: 10, height: 5, fill: threadColor(300), opacity: 0.8 }, s);
+			el("rect", { x: 11, y: 7, width: 6, height: 5, fill: threadColor(0) }, s);
+		}, "under it: who held the CPU while a target waited (shares of the wait, " +
+		   "not exact placement; grey: idle)");
+	}
+	swatch(box, function (s) {
+		el("line", { x1: 2, x2: 15, y1: 11, y2: 3, stroke: "#c2185b", "stroke-width": 1.5 }, s);
+	}, "wake-up (hover a woken interval)");
 	swatch(box, function (s) { el("rect", { x: 1, y: 1, width: 16, height: 12, fill: "#ccc", stroke: "#888" }, s); },
 	       "records lost");
 }
@@ -179,8 +196,17 @@ function notes() {
 	     "recorded; shorter ones within a column merge, per kind, with their count, " +
 	     "longest and total); " + thousands(c.events_in) + " tracepoint hits as " +
 	     thousands(c.events_out) + "; " + thousands(c.points_in) + " metric points as " +
-	     thousands(c.points_out) + ". The page merges again whatever is shorter " +
-	     "than a pixel of the view.", box);
+	     thousands(c.points_out) + (cpus.length ? "; on the CPU lanes, " +
+	     thousands(c.ran_in) + " running intervals as " + thousands(c.ran_out) +
+	     " and " + thousands(c.held_in) + " shares of waits as " + thousands(c.held_out) : "") +
+	     ". The page merges again whatever is shorter than a pixel of the view.", box);
+	if (cpus.length)
+		html("p", "CPU lanes: for each CPU a target ran on, its running intervals " +
+		     "(top band, coloured by thread) and, under them, during each wait of a " +
+		     "target for that CPU, the threads that held it (ran_instead). The " +
+		     "recording keeps only each holder's total in a wait, so the band shows " +
+		     "shares of the wait, longest first and ending with it, not exact placement.",
+		     box);
 	html("p", "Grey hatched band: a CPU's ring lost records (the kernel's loss " +
 	     "report, the lost table): from the last record stored from that CPU to " +
 	     "the report, what any thread did is not fully known, so a quiet stretch " +
@@ -259,10 +285,39 @@ function mergePoints(items, v0, v1, q, isEvent) {
 	return out;
 }
 
+/* CPU spans (a lane's r or h): as mergeStates, named after the longest. */
+function mergeCpu(items, v0, v1, q) {
+	var out = [], blk = null;
+	function flush() { if (blk) out.push(blk); blk = null; }
+	for (var i = 0; i < items.length; i++) {
+		var it = items[i], t = it[0], d = it[1], n = it[2], longest = n > 1 ? -1 : d;
+		if (t + d <= v0 || t >= v1) continue;
+		if (d >= q) { flush(); out.push({ t: t, d: d, n: n, tid: it[3], name: it[4], busy: n > 1 ? it[5] : d, it: it }); continue; }
+		if (!blk) { blk = { t: t, d: d, n: n, tid: it[3], name: it[4], busy: n > 1 ? it[5] : d, it: it, longest: longest }; }
+		else {
+			blk.d = Math.max(blk.t + blk.d, t + d) - blk.t;
+			blk.n += n; blk.busy += n > 1 ? it[5] : d; blk.it = null;
+			if (longest > blk.longest) { blk.longest = longest; blk.tid = it[3]; blk.name = it[4]; }
+		}
+		if (blk.d >= q) flush();
+	}
+	flush();
+	return out;
+}
+
+/* A thread's colour on the CPU lanes, as plot/svg.c's thread_color. */
+function threadColor(tid) {
+	if (tid <= 0) return tid === 0 ? "#d9d9d9" : "#8c8c8c";
+	return "hsl(" + (tid * 137 % 360) + ",60%,50%)";
+}
+
 /* ---- drawing ------------------------------------------------------------- */
 
 var full = { v0: 0, v1: Math.max(D.span_ns, 1) }, view = full, zooms = [];
 var plotBox, svg, sel, plotW, lanes = [], lostHits = [], procHits = [], out;
+/* Where each drawn lane's middle is, for the wake-up arrows: by tid, by
+ * cpu, and each folded process's header by pid. */
+var laneY = { tid: {}, cpu: {} };
 
 function xOf(t) { return L.left + (t - view.v0) * plotW / (view.v1 - view.v0); }
 function tOf(x) { return view.v0 + (x - L.left) * (view.v1 - view.v0) / plotW; }
@@ -284,7 +339,10 @@ function defs() {
 		' patternTransform="rotate(45)"><rect width="2.5" height="6" fill="rgba(0,0,0,0.45)"/>' +
 		'</pattern><pattern id="fl-lost" width="8" height="8" patternUnits="userSpaceOnUse"' +
 		' patternTransform="rotate(-45)"><rect width="8" height="8" fill="rgba(120,120,120,0.18)"/>' +
-		'<rect width="3" height="8" fill="rgba(90,90,90,0.35)"/></pattern></defs>');
+		'<rect width="3" height="8" fill="rgba(90,90,90,0.35)"/></pattern>' +
+		'<marker id="fl-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7"' +
+		' markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#c2185b"/>' +
+		'</marker></defs>');
 }
 
 /* A tick's label is centred on it unless that would run past the
@@ -338,13 +396,14 @@ function faultHeight(ns) {
 	return Math.max(3, Math.min(L.faultH, h));
 }
 
-function hit(lane, x0, x1, y0, y1, tip) {
-	lane.hits.push({ x0: x0, x1: x1, y0: y0, y1: y1, tip: tip });
+function hit(lane, x0, x1, y0, y1, tip, arrow) {
+	lane.hits.push({ x0: x0, x1: x1, y0: y0, y1: y1, tip: tip, arrow: arrow });
 }
 
 function drawThread(th, y, q) {
 	var lane = { y0: y, y1: y + L.threadH, hits: [] };
 	var name = (th.comm || "thread") + " " + th.tid;	/* "": no name recorded */
+	laneY.tid[th.tid] = y + L.stateY + L.stateH / 2;
 	out.push('<g class="lane thread" data-tid="' + th.tid + '" data-pid="' + th.pid + '">');
 	put("rect", { x: L.left, y: y, width: plotW, height: L.threadH, "class": "lanebg" });
 	laneLabel(y, name, "pid " + th.pid + (th.names !== th.comm ? " · names: " + th.names : ""));
@@ -355,7 +414,8 @@ function drawThread(th, y, q) {
 		if (b.fl & UNCERTAIN)
 			put("rect", { x: r2(x), y: y + L.stateY, width: r2(w), height: L.stateH,
 				"class": "uncertain" });
-		hit(lane, x, x + w, y + L.stateY, y + L.stateY + L.stateH, function () { return stateTip(name, b); });
+		hit(lane, x, x + w, y + L.stateY, y + L.stateY + L.stateH, function () { return stateTip(name, b); },
+		    b.it && !(b.fl & MERGED) && b.it[5] != null ? wakeOf(th, b.it) : null);
 	});
 	mergeFaults(th.f, view.v0, view.v1, q).forEach(function (f) {
 		var x = xOf(f.t), w = Math.max(xOf(f.t + f.d) - x, 2);
@@ -384,6 +444,7 @@ function drawProcess(g, y, q, width) {
 		"): " + n + " thread" + (n === 1 ? "" : "s") + (closed ? " folded" : "") +
 		(g.idle ? ", " + g.idle + " idle not drawn (--all-threads)" : "");
 	var lane = { y0: y, y1: y + L.procH, hits: [] };
+	if (closed) g.threads.forEach(function (th) { laneY.tid[th.tid] = y + L.procH / 2; });
 	out.push('<g class="process' + (closed ? " folded" : "") + '" data-pid="' + g.pid + '">');
 	put("rect", { x: 0, y: y, width: width, height: L.procH - 2, "class": "procbg" });
 	if (closed)
@@ -400,6 +461,37 @@ function drawProcess(g, y, q, width) {
 	out.push("</g>");
 	lanes.push(lane);
 	procHits.push({ y0: y, y1: y + L.procH, pid: g.pid });
+}
+
+/* The CPU lanes' header: the fold's handle ("cpus" in the address). */
+function drawCpuHeader(y, width) {
+	var closed = !!folded.cpus;
+	out.push('<g class="cpus' + (closed ? " folded" : "") + '">');
+	put("rect", { x: 0, y: y, width: width, height: L.procH - 2, "class": "procbg" });
+	put("text", { x: 6, y: y + 13, "class": "proc" }, (closed ? "\u25b8 " : "\u25be ") +
+	    "CPUs the targets ran on: " + cpus.length + (closed ? " folded" : "") +
+	    " · top: a target running; under it: who held the CPU while a target waited " +
+	    "(shares of the wait)");
+	out.push("</g>");
+	procHits.push({ y0: y, y1: y + L.procH, pid: "cpus" });
+}
+
+function drawCpu(c, y, q) {
+	var lane = { y0: y, y1: y + L.cpuH, hits: [] };
+	laneY.cpu[c.cpu] = y + L.cpuH / 2;
+	out.push('<g class="lane cpu" data-cpu="' + c.cpu + '">');
+	put("rect", { x: L.left, y: y, width: plotW, height: L.cpuH, "class": "lanebg" });
+	put("text", { x: 6, y: y + 17, "class": "label" }, "cpu " + c.cpu);
+	[["r", L.ranY, L.ranH, "ran"], ["h", L.heldY, L.heldH, "held"]].forEach(function (k) {
+		mergeCpu(c[k[0]], view.v0, view.v1, q).forEach(function (b) {
+			var x = clampX(xOf(b.t)), w = Math.max(clampX(xOf(b.t + b.d)) - x, 0.4);
+			put("rect", { x: r2(x), y: y + k[1], width: r2(w), height: k[2], fill: threadColor(b.tid),
+				"class": k[3], "data-t": b.t, "data-n": b.n, "data-tid": b.tid });
+			hit(lane, x, x + w, y + k[1], y + k[1] + k[2], function () { return cpuTip(c.cpu, k[3], b); });
+		});
+	});
+	out.push("</g>");
+	lanes.push(lane);
 }
 
 function drawMetric(m, y, q) {
@@ -448,7 +540,8 @@ function drawLost(height) {
 
 function render() {
 	var width = Math.max(640, Math.floor(plotBox.clientWidth || 1200));
-	var height = L.axis + metrics.length * (L.metricH + L.gap) + 8;
+	var height = L.axis + metrics.length * (L.metricH + L.gap) + 8 +
+		(cpus.length ? L.procH + (folded.cpus ? 0 : cpus.length * (L.cpuH + L.gap)) : 0);
 	groups.forEach(function (g) {
 		height += L.procH + (folded[g.pid] ? 0 : g.threads.length * (L.threadH + L.gap));
 	});
@@ -457,10 +550,17 @@ function render() {
 	q = Math.max(1, (view.v1 - view.v0) / plotW);
 	lanes = [];
 	procHits = [];
+	laneY = { tid: {}, cpu: {} };
 	out = [];
 	defs();
 	axis(height);
 	metrics.forEach(function (m) { drawMetric(m, y, q); y += L.metricH + L.gap; });
+	if (cpus.length) {
+		drawCpuHeader(y, width);
+		y += L.procH;
+		if (!folded.cpus)
+			cpus.forEach(function (c) { drawCpu(c, y, q); y += L.cpuH + L.gap; });
+	}
 	groups.forEach(function (g) {
 		drawProcess(g, y, q, width);
 		y += L.procH;
@@ -471,6 +571,7 @@ function render() {
 	put("rect", { "class": "sel", x: 0, y: L.axis, width: 0, height: height - L.axis,
 		visibility: "hidden" });
 	if (svg) plotBox.removeChild(svg);
+	arrow = null;
 	svg = el("svg", { id: "fl-plot", width: width, height: height, "data-x0": L.left,
 		"data-width": plotW, "data-view-from": Math.round(view.v0),
 		"data-view-to": Math.round(view.v1) });
@@ -499,7 +600,9 @@ function stateTip(name, b) {
 	if (it && !(it[3] & MERGED)) {
 		lines = [name + " · " + D.states[it[2]], when(it[0]) + " for " + dur(it[1])];
 		if (it[4] != null) lines.push("on cpu " + it[4]);
-		if (it[5] != null) lines.push("woken by " + (it[6] || it[5]));
+		if (it[5] != null) lines.push("woken by " + (it[6] || it[5]) +
+			(it[10] != null && it[5] > 0 ? " on cpu " + it[10] : "") +
+			" at " + when(it[0] + it[1]) + " (arrow: to where it next ran)");
 		if (it[3] & PREEMPTED) lines.push("preempted");
 		if (it[8] != null) lines.push("then on its CPU: " + it[8] + (it[9] ? " (" + it[9] + ")" : ""));
 		if (it[7] != null && D.stacks[it[7]]) lines.push("stack: " + D.stacks[it[7]]);
@@ -515,6 +618,69 @@ function stateTip(name, b) {
 	}
 	if (b.fl & UNCERTAIN) lines.push("uncertain: built across lost records");
 	return lines.join("\n");
+}
+
+function threadName(tid) {
+	var th = threads.filter(function (x) { return x.tid === tid; })[0];
+	return (th && th.comm ? th.comm : "thread") + " (" + tid + ")";
+}
+
+function cpuTip(cpu, kind, b) {
+	var it = b.it, held = kind === "held";
+	if (it && it[2] === 1) {
+		if (!held)
+			return ["cpu " + cpu + " · " + it[4] + " running", when(it[0]) + " for " + dur(it[1]),
+				"tid " + it[3]].join("\n");
+		return ["cpu " + cpu + " · " + it[4] + " held it for " + dur(it[1]) +
+			(it[3] > 0 ? ", tid " + it[3] : ""),
+			"while " + threadName(it[5]) + " waited for it " + when(it[6]) + " for " + dur(it[7]),
+			"shares of the wait, not exact placement: the recording keeps each holder's total"
+		].join("\n");
+	}
+	return ["cpu " + cpu + " · " + thousands(b.n) + (held ? " shares of waits" : " running intervals") +
+		", each shorter than a pixel", when(b.t) + " to " + when(b.t + b.d) + ", busy " + dur(b.busy),
+		"longest: " + b.name].join("\n");
+}
+
+/* ---- wake-up arrows ------------------------------------------------------ */
+
+/*
+ * The wake-up that ended interval it (recorded, with a waker) of thread
+ * th, for its arrow: from the waker's lane (its thread's, or its folded
+ * process's header; else, an interrupt, the idle task or a thread with
+ * no lane, the lane of the CPU the wake-up ran on) at the wake-up, the
+ * interval's end, to th's lane where it next ran.  Null when either end
+ * has no lane on the page.
+ */
+function wakeOf(th, it) {
+	return function () {
+		var wake = it[0] + it[1], run = null, i = th.s.indexOf(it);
+		for (var k = i + 1; k < th.s.length && run == null; k++) {
+			var x = th.s[k];
+			if (x[2] === 0 || (x[3] & MERGED && x[5][0] > 0)) run = x[0];
+		}
+		var from = it[5] > 0 ? laneY.tid[it[5]] : undefined, src = "tid:" + it[5];
+		if (from == null && it[10] != null) { from = laneY.cpu[it[10]]; src = "cpu:" + it[10]; }
+		var to = laneY.tid[th.tid];
+		if (from == null || to == null) return null;
+		return { t0: wake, y0: from, t1: run == null ? wake : run, y1: to, src: src,
+			 label: "woken by " + (it[6] || "thread " + it[5]) };
+	};
+}
+
+var arrow = null;	/* the arrow drawn, while its interval is hovered */
+
+function drawArrow(a) {
+	if (arrow) { arrow.parentNode.removeChild(arrow); arrow = null; }
+	if (!a) return;
+	var x0 = r2(xOf(a.t0)), x1 = r2(xOf(a.t1)), y0 = r2(a.y0), y1 = r2(a.y1);
+	arrow = el("g", { "class": "wake", "data-from": a.src, "data-wake-t": Math.round(a.t0),
+		"data-run-t": Math.round(a.t1) }, svg);
+	el("circle", { cx: x0, cy: y0, r: 3 }, arrow);
+	el("line", { x1: x0, y1: y0, x2: x1, y2: y1, "marker-end": "url(#fl-arrow)" }, arrow);
+	var t = el("text", { x: x0 + 5, y: y0 + (y1 > y0 ? -5 : 13),
+		"text-anchor": labelAnchor(x0 + a.label.length * 3.1, a.label) === "end" ? "end" : "start" }, arrow);
+	t.textContent = a.label;
 }
 
 function faultTip(name, f) {
@@ -579,6 +745,10 @@ function findHit(p) {
 
 function showTip(ev) {
 	var p = pointer(ev), h = p.x >= L.left ? findHit(p) : null;
+	var a = h && h.arrow ? h.arrow() : null;
+	if (!a || !arrow || arrow.getAttribute("data-wake-t") !== String(Math.round(a.t0)) ||
+	    arrow.getAttribute("data-from") !== a.src)
+		drawArrow(a);
 	if (!h) { tip.hidden = true; return; }
 	tip.textContent = h.tip();
 	tip.hidden = false;
@@ -592,7 +762,8 @@ function showTip(ev) {
 /* ---- zoom ---------------------------------------------------------------- */
 
 /* The view is in the address too, "#view=V0,V1" (ns from the origin),
- * and the closed folds, "&fold=PID,PID", so a link opens the same view:
+ * and the closed folds, "&fold=PID,PID" ("cpus": the CPU lanes), so a
+ * link opens the same view:
  * a zoom by dragging is a new entry (Back zooms out), a step of the wheel
  * or a key replaces the entry. */
 function viewOfHash() {
@@ -602,7 +773,7 @@ function viewOfHash() {
 }
 
 function foldsOfHash() {
-	var m = /[#&]fold=([0-9,]*)/.exec(location.hash), f = {};
+	var m = /[#&]fold=([0-9a-z,]*)/.exec(location.hash), f = {};
 	if (m) m[1].split(",").forEach(function (p) { if (p) f[p] = true; });
 	return f;
 }
@@ -692,7 +863,11 @@ function listen() {
 		procHits.forEach(function (h) { if (p.y >= h.y0 && p.y < h.y1) toggleFold(h.pid); });
 	});
 	window.addEventListener("mousemove", function (ev) {
-		if (!drag) { if (svg && svg.contains(ev.target)) showTip(ev); else tip.hidden = true; return; }
+		if (!drag) {
+			if (svg && svg.contains(ev.target)) showTip(ev);
+			else { tip.hidden = true; drawArrow(null); }
+			return;
+		}
 		var x = clampX(pointer(ev).x);
 		sel.setAttribute("x", Math.min(x, drag.x));
 		sel.setAttribute("width", Math.abs(x - drag.x));

@@ -69,6 +69,13 @@ static int d_point(void *p, const struct plot_point *pt)
 	return d->ops->point(&d->w, pt);
 }
 
+static int d_cpu(void *p, const struct plot_cpu_span *c)
+{
+	struct driver *d = p;
+
+	return d->ops->cpu(&d->w, c);
+}
+
 static int d_lost(void *p, const struct plot_lost *l)
 {
 	struct driver *d = p;
@@ -91,7 +98,8 @@ static int d_end(void *p, const struct plot_counts *n)
 }
 
 static const struct plot_sink_ops driver_ops = {
-	d_begin, d_lane, d_state, d_fault, d_event, d_point, d_lost, d_stack, d_end,
+	d_begin, d_lane, d_state, d_fault, d_event, d_point, d_cpu, d_lost, d_stack,
+	d_end,
 };
 
 /* ---- lanes -------------------------------------------------------------- */
@@ -138,6 +146,16 @@ static int metric_lane(struct plot_source *src, struct driver *d,
 	return err < 0 ? err : plot_source_points(src, s->series_id, r);
 }
 
+static int cpu_lane(void *p, int64_t cpu)
+{
+	struct plot_lane l;
+
+	memset(&l, 0, sizeof(l));
+	l.kind = LANE_CPU;
+	l.cpu = cpu;
+	return driver_ops.lane(p, &l);
+}
+
 struct lanes {
 	struct plot_thread *threads;	/* owned: by pid, tid; drawn or idle */
 	size_t nthreads;
@@ -145,6 +163,8 @@ struct lanes {
 	size_t nseries;
 	struct plot_process *procs;	/* owned; names borrowed from threads */
 	size_t nprocs;
+	int64_t *cpus;			/* owned: the CPU lanes, ascending */
+	size_t ncpus;
 	int idle_shown;			/* idle threads get lanes too */
 };
 
@@ -223,6 +243,7 @@ static void header_of(struct plot_header *h, const struct session_info *s,
 		h->quantum_ns = 1;
 	h->keep_fault_ns = spec->keep_fault_ns;
 	h->nmetrics = (unsigned)ln->nseries;
+	h->ncpus = (unsigned)ln->ncpus;
 	h->procs = ln->procs;
 	h->nprocs = (unsigned)ln->nprocs;
 	for (size_t i = 0; i < ln->nprocs; i++) {
@@ -244,6 +265,10 @@ static int draw(struct plot_source *src, struct driver *d,
 	 * threads there are, so they are on screen without scrolling. */
 	for (size_t i = 0; err == 0 && i < ln->nseries; i++)
 		err = metric_lane(src, d, &r, &ln->series[i]);
+	/* Then the CPUs, as a group above the processes: a wait on a
+	 * thread's lane and who held its CPU meanwhile, one glance apart. */
+	if (err == 0)
+		err = plot_source_cpu_lanes(src, ln->cpus, ln->ncpus, cpu_lane, d, &r);
 	for (size_t i = 0; err == 0 && i < ln->nthreads; i++)
 		if (drawn(ln, &ln->threads[i]))
 			err = thread_lane(src, d, &r, &ln->threads[i]);
@@ -267,7 +292,7 @@ int plot_write(sqlite3 *db, const char *db_path, const struct session_info *s,
 				   s->start_ts, s->end_ts, e };
 	struct plot_counts count;
 	/* Threads asked for by tid are drawn whatever they did. */
-	struct lanes ln = { NULL, 0, NULL, 0, NULL, 0,
+	struct lanes ln = { NULL, 0, NULL, 0, NULL, 0, NULL, 0,
 			    spec->all_threads || spec->ntids };
 	struct plot_header h;
 	struct out_file out;
@@ -288,6 +313,8 @@ int plot_write(sqlite3 *db, const char *db_path, const struct session_info *s,
 	if (err == 0)
 		err = window_empty(&src, &ln);
 	if (err == 0)
+		err = plot_source_cpus(&src, &ln.cpus, &ln.ncpus);
+	if (err == 0)
 		err = processes_of(&ln, e);
 	if (err == 0)
 		err = out_file_open(&out, out_path, e);
@@ -303,6 +330,7 @@ int plot_write(sqlite3 *db, const char *db_path, const struct session_info *s,
 	plot_threads_free(ln.threads, ln.nthreads);
 	plot_series_free(ln.series, ln.nseries);
 	free(ln.procs);
+	free(ln.cpus);
 	if (n)
 		*n = count;
 	return err;

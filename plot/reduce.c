@@ -225,9 +225,60 @@ int plot_reduce_point(struct plot_reduce *r, const struct plot_point *p)
 	return 0;
 }
 
+/* ---- CPU spans ---------------------------------------------------------- */
+
+static int flush_cpu(struct plot_reduce *r, enum plot_cpu_kind k)
+{
+	struct plot_cpu_span *g = &r->cs[k];
+
+	if (!r->cs_open[k])
+		return 0;
+	r->cs_open[k] = 0;
+	r->n->cpu_out[k]++;
+	if (g->n > 1)
+		g->wait_tid = g->wait_ts = g->wait_dur_ns = -1;
+	return r->ops->cpu(r->w, g);
+}
+
+/* Like states: a span of a column or more as recorded, a run of shorter
+ * ones (of one kind) merged until it spans a column, named after the
+ * thread of its longest span. */
+int plot_reduce_cpu(struct plot_reduce *r, const struct plot_cpu_span *c)
+{
+	struct plot_cpu_span *g = &r->cs[c->kind];
+	int err;
+
+	r->n->cpu_in[c->kind]++;
+	if (c->dur_ns >= r->quantum_ns) {
+		err = flush_cpu(r, c->kind);
+		r->n->cpu_out[c->kind]++;
+		return err < 0 ? err : r->ops->cpu(r->w, c);
+	}
+	if (!r->cs_open[c->kind]) {
+		*g = *c;
+		g->name = keep_copy(r->cs_name[c->kind], sizeof(r->cs_name[0]), c->name);
+		r->cs_longest[c->kind] = c->dur_ns;
+		r->cs_open[c->kind] = 1;
+	} else {
+		g->n++;
+		g->busy_ns += c->dur_ns;
+		g->dur_ns = max64(g->ts + g->dur_ns, c->ts + c->dur_ns) - g->ts;
+		if (c->dur_ns > r->cs_longest[c->kind]) {
+			r->cs_longest[c->kind] = c->dur_ns;
+			g->tid = c->tid;
+			g->name = keep_copy(r->cs_name[c->kind], sizeof(r->cs_name[0]),
+					    c->name);
+		}
+	}
+	return g->dur_ns >= r->quantum_ns ? flush_cpu(r, c->kind) : 0;
+}
+
 int plot_reduce_flush(struct plot_reduce *r)
 {
 	int err = flush_state(r);
+
+	for (int k = 0; err == 0 && k < PC_NKINDS; k++)
+		err = flush_cpu(r, (enum plot_cpu_kind)k);
 
 	for (int k = 0; err == 0 && k < PF_NKINDS; k++)
 		err = flush_fault(r, (enum plot_fault_kind)k);

@@ -16,6 +16,8 @@
  *            first (count, longest, total); a merge of one is kept.
  *   events   (tracepoint hits) merge like short faults, of any name.
  *   points   (metrics) merge like short faults: min, max, first, last.
+ *   cpu      (a CPU lane's spans) merge like states, per kind: count,
+ *            time busy, the thread of the longest.
  *
  * So a lane yields at most about two items a column per kind, whatever
  * its row count, plus the long faults; nothing long is ever hidden, and
@@ -49,6 +51,10 @@ struct plot_reduce {
 	struct strbuf ev_name, ev_fields;	/* owned: its first hit's */
 	struct plot_point pt;		/* the open point merge */
 	int pt_open;
+	struct plot_cpu_span cs[PC_NKINDS];	/* the open CPU span merges */
+	int cs_open[PC_NKINDS];
+	int64_t cs_longest[PC_NKINDS];		/* their longest span */
+	char cs_name[PC_NKINDS][64];		/* its name, copied */
 };
 
 /* Sets r up (nothing allocated until an event needs its strings). */
@@ -61,6 +67,7 @@ int plot_reduce_state(struct plot_reduce *r, const struct plot_state *s);
 int plot_reduce_fault(struct plot_reduce *r, const struct plot_fault *f);
 int plot_reduce_event(struct plot_reduce *r, const struct plot_event *ev);
 int plot_reduce_point(struct plot_reduce *r, const struct plot_point *p);
+int plot_reduce_cpu(struct plot_reduce *r, const struct plot_cpu_span *c);
 
 /* Hands over every open merge: at the end of each kind's rows. */
 int plot_reduce_flush(struct plot_reduce *r);

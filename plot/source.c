@@ -381,7 +381,7 @@ static int each_row(struct plot_source *src, sqlite3_stmt *st,
  * index on (session_id, tid, ts). */
 static const char states_sql[] =
 	"SELECT ts, dur, state, cpu, waker_tid, preempted, uncertain, stack_id,"
-	"       next_tid, next_comm,"
+	"       next_tid, next_comm, waker_cpu,"
 	"       (SELECT w.waker FROM thread_state_waker w"
 	"         WHERE w.session_id = ?1 AND w.state_id = x.rowid)"
 	"  FROM thread_state x"
@@ -406,7 +406,8 @@ static int state_row(struct plot_reduce *r, sqlite3_stmt *st)
 	s.stack_id = int_or(st, 7, -1);
 	s.next_tid = int_or(st, 8, -1);
 	s.next_comm = (const char *)sqlite3_column_text(st, 9);
-	s.waker = (const char *)sqlite3_column_text(st, 10);
+	s.waker_cpu = int_or(st, 10, -1);
+	s.waker = (const char *)sqlite3_column_text(st, 11);
 	return plot_reduce_state(r, &s);
 }
 

@@ -85,6 +85,18 @@ int plot_source_points(struct plot_source *src, int64_t series_id,
 		       struct plot_reduce *r);
 
 /*
+ * The CPU lanes (plot/cpus.c): the CPUs a target ran on in the window,
+ * or waited for there (ran_instead), ascending, in *out (the caller's:
+ * free); then for each of cpus, lane(ctx, cpu) and that CPU's spans into
+ * r in time order per kind (the targets' running intervals, then the
+ * holders' shares of the waits, model.h), flushed.
+ */
+int plot_source_cpus(struct plot_source *src, int64_t **out, size_t *nout);
+int plot_source_cpu_lanes(struct plot_source *src, const int64_t *cpus, size_t n,
+			  int (*lane)(void *ctx, int64_t cpu), void *ctx,
+			  struct plot_reduce *r);
+
+/*
  * The spans losses cover, to ops->lost.  A loss report (lost row) comes
  * after the loss, from the ring of its CPU: what that ring held between
  * its last record that was stored (a fault entry, a tracepoint hit on

@@ -16,7 +16,7 @@
 #include "writers.h"
 
 #define NS_PER_S 1000000000ll
-#define FOOTER_LINES 7		/* the notes under the lanes, at most */
+#define FOOTER_LINES 9		/* the notes under the lanes, at most */
 #define FOOTER_LINE_H 14
 
 static double x_of(const struct plot_writer *w, int64_t ts)
@@ -65,7 +65,7 @@ static const char svg_style[] =
 	".merged{opacity:.75}.ev{stroke:#7b3fa0;stroke-width:1.2}"
 	".tick{stroke:#0b7a75;stroke-width:1.5}.mline{fill:none;stroke:#1f5fa8;stroke-width:1.3}"
 	".mband{stroke:#9cc3ea}.lost{fill:url(#fl-lost);stroke:#888;stroke-width:.5}"
-	".uncertain{fill:url(#fl-hatch)}.procbg{fill:#e8edf3}.proc{font-size:11px;"
+	".uncertain{fill:url(#fl-hatch)}.held{opacity:.8}.procbg{fill:#e8edf3}.proc{font-size:11px;"
 	"font-weight:600;fill:#223}</style>\n"
 	"<defs><pattern id=\"fl-hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\""
 	" patternTransform=\"rotate(45)\"><rect width=\"2.5\" height=\"6\" fill=\"rgba(0,0,0,0.45)\"/>"
@@ -78,7 +78,9 @@ static int height_of(const struct plot_header *h, int top)
 	return top + 4 +
 	       (int)h->nthreads * (LAYOUT_THREAD_H + LAYOUT_GAP) +
 	       (int)h->nmetrics * (LAYOUT_METRIC_H + LAYOUT_GAP) +
-	       (int)h->nprocs * LAYOUT_PROC_H + FOOTER_LINES * FOOTER_LINE_H + 16;
+	       (int)h->nprocs * LAYOUT_PROC_H +
+	       (h->ncpus ? LAYOUT_PROC_H + (int)h->ncpus * (LAYOUT_CPU_H + LAYOUT_GAP) : 0) +
+	       FOOTER_LINES * FOOTER_LINE_H + 16;
 }
 
 /* A tick's label is centred on it unless that would run past the
@@ -130,6 +132,13 @@ static const struct { const char *swatch, *text; } legend_marks[] = {
 	{ "<line x1=\"7\" x2=\"7\" y1=\"1\" y2=\"12\" class=\"ev\"/>", "tracepoint hit" },
 	{ "<line x1=\"7\" x2=\"7\" y1=\"1\" y2=\"12\" class=\"tick\"/>", "metric event" },
 	{ "<polyline points=\"0,10 5,4 9,8 14,2\" class=\"mline\"/>", "metric value" },
+	{ "<rect y=\"1\" width=\"7\" height=\"7\" fill=\"hsl(40,60%,50%)\"/><rect x=\"7\" "
+	  "y=\"1\" width=\"7\" height=\"7\" fill=\"hsl(200,60%,50%)\"/>",
+	  "CPU lane: a target running (colour: its thread)" },
+	{ "<rect y=\"6\" width=\"9\" height=\"5\" class=\"held\" fill=\"hsl(300,60%,50%)\"/>"
+	  "<rect x=\"9\" y=\"6\" width=\"5\" height=\"5\" class=\"held\" fill=\"#d9d9d9\"/>",
+	  "under it: who held the CPU while a target waited (shares of the wait, "
+	  "not exact placement; grey: idle)" },
 	{ "<rect width=\"14\" height=\"12\" class=\"lost\"/>", "records lost" },
 	{ "<rect width=\"14\" height=\"12\" fill=\"#999\"/><rect width=\"14\" "
 	  "height=\"12\" class=\"uncertain\"/>", "state built across lost records" },
@@ -218,10 +227,15 @@ static void close_lane(struct plot_writer *w)
 	w->lane_open = 0;
 }
 
+static int lane_height(enum plot_lane_kind k)
+{
+	return k == LANE_THREAD ? LAYOUT_THREAD_H : k == LANE_CPU ? LAYOUT_CPU_H
+	       : LAYOUT_METRIC_H;
+}
+
 static double lane_top(const struct plot_writer *w)
 {
-	return w->lane_y - (w->lane.kind == LANE_THREAD ? LAYOUT_THREAD_H : LAYOUT_METRIC_H) -
-	       LAYOUT_GAP;
+	return w->lane_y - lane_height(w->lane.kind) - LAYOUT_GAP;
 }
 
 /* s cut to fit the label column: at most max bytes, never inside a
@@ -280,13 +294,45 @@ static void process_headers(struct plot_writer *w, int64_t pid)
 	}
 }
 
+/* The CPU lanes' header, above the first: what they show. */
+static void cpus_header(struct plot_writer *w)
+{
+	strbuf_addf(&w->sb, "<g class=\"cpus\"><rect class=\"procbg\" x=\"0\" "
+		    "y=\"%.0f\" width=\"%u\" height=\"%d\"/><text class=\"proc\" x=\"6\" "
+		    "y=\"%.0f\">CPUs the targets ran on: %u</text></g>\n", w->lane_y,
+		    LAYOUT_LEFT + w->h.width_px, LAYOUT_PROC_H - 2, w->lane_y + 13,
+		    w->h.ncpus);
+	w->lane_y += LAYOUT_PROC_H;
+}
+
+/* A CPU lane: its label, and its spans as they come (svg_cpu). */
+static int cpu_lane(struct plot_writer *w, const struct plot_lane *l)
+{
+	char text[32];
+
+	if (w->lane.kind != LANE_CPU)
+		cpus_header(w);
+	w->lane = *l;
+	w->lane_open = 1;
+	strbuf_addf(&w->sb, "<g class=\"lane cpu\" data-cpu=\"%lld\">\n<rect "
+		    "class=\"lanebg\" x=\"%d\" y=\"%.0f\" width=\"%u\" height=\"%d\"/>\n",
+		    (long long)l->cpu, LAYOUT_LEFT, w->lane_y, w->h.width_px, LAYOUT_CPU_H);
+	snprintf(text, sizeof(text), "cpu %lld", (long long)l->cpu);
+	strbuf_addf(&w->sb, "<text class=\"label\" x=\"6\" y=\"%.0f\">%s</text>\n",
+		    w->lane_y + 16, text);
+	w->lane_y += LAYOUT_CPU_H + LAYOUT_GAP;
+	return put(w);
+}
+
 static int svg_lane(void *wp, const struct plot_lane *l)
 {
 	struct plot_writer *w = wp;
-	double y, h = l->kind == LANE_THREAD ? LAYOUT_THREAD_H : LAYOUT_METRIC_H;
+	double y, h = lane_height(l->kind);
 	char text[160], sub[200];
 
 	close_lane(w);
+	if (l->kind == LANE_CPU)
+		return cpu_lane(w, l);
 	if (l->kind == LANE_THREAD)
 		process_headers(w, l->pid);
 	y = w->lane_y;
@@ -446,6 +492,42 @@ static int svg_point(void *wp, const struct plot_point *p)
 	return put(w);
 }
 
+/* A thread's colour on the CPU lanes, as page.js's threadColor: hues
+ * spread by tid; the idle task light grey, the others (ran_instead's
+ * tid -1) dark grey. */
+static void thread_color(char *buf, size_t n, int64_t tid)
+{
+	if (tid <= 0)
+		snprintf(buf, n, "%s", tid == 0 ? "#d9d9d9" : "#8c8c8c");
+	else
+		snprintf(buf, n, "hsl(%lld,60%%,50%%)", (long long)(tid * 137 % 360));
+}
+
+static int svg_cpu(void *wp, const struct plot_cpu_span *c)
+{
+	struct plot_writer *w = wp;
+	double x = x_of(w, c->ts), x2 = x_of(w, c->ts + c->dur_ns);
+	double y = lane_top(w) + (c->kind == PC_HELD ? LAYOUT_HELD_Y : LAYOUT_RAN_Y);
+	char color[40], what[160];
+
+	if (x2 - x < 0.4)
+		x2 = x + 0.4;
+	thread_color(color, sizeof(color), c->tid);
+	if (c->n > 1)
+		snprintf(what, sizeof(what), "%u %s, mostly %s", c->n, c->kind == PC_HELD ?
+			 "holders' shares of waits" : "intervals running",
+			 c->name ? c->name : "?");
+	else
+		snprintf(what, sizeof(what), "%s %s", c->name ? c->name : "?",
+			 c->kind == PC_HELD ? "held the CPU (its share of a wait)" : "running");
+	strbuf_addf(&w->sb, "<rect%s x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" "
+		    "fill=\"%s\">", c->kind == PC_HELD ? " class=\"held\"" : "", x, y, x2 - x,
+		    c->kind == PC_HELD ? LAYOUT_HELD_H : LAYOUT_RAN_H, color);
+	title(w, what, c->ts, c->dur_ns);
+	strbuf_adds(&w->sb, "</rect>\n");
+	return put(w);
+}
+
 static int svg_lost(void *wp, const struct plot_lost *l)
 {
 	struct plot_writer *w = wp;
@@ -508,6 +590,16 @@ static int svg_end(void *wp, const struct plot_counts *n)
 	footer_line(w, NULL);
 	strbuf_addf(sb, "%llu metric points as %llu.", (unsigned long long)n->points_in,
 		    (unsigned long long)n->points_out);
+	if (w->h.ncpus) {
+		footer_line(w, NULL);
+		strbuf_addf(sb, "CPU lanes: %llu running intervals as %llu; %llu holders",
+			    (unsigned long long)n->cpu_in[PC_RAN],
+			    (unsigned long long)n->cpu_out[PC_RAN],
+			    (unsigned long long)n->cpu_in[PC_HELD]);
+		footer_line(w, NULL);
+		strbuf_addf(sb, "of waits as %llu (shares of a wait, not exact placement).",
+			    (unsigned long long)n->cpu_out[PC_HELD]);
+	}
 	footer_line(w, "Hatched grey: records lost (from the CPU's last stored record");
 	footer_line(w, "to the loss report): not idleness. Hatched state: built across "
 		    "lost records.");
@@ -524,5 +616,5 @@ static int svg_end(void *wp, const struct plot_counts *n)
 
 const struct plot_sink_ops plot_svg_ops = {
 	svg_begin, svg_lane, svg_state, svg_fault, svg_event, svg_point,
-	svg_lost, svg_stack, svg_end,
+	svg_cpu, svg_lost, svg_stack, svg_end,
 };

@@ -9,8 +9,12 @@
         For a page of every thread (no --tid): a lane for each thread
         that was busy in the window (a fault, or a stall of 1 ms or more
         as the stall view has them), and the others counted as idle.
+        A CPU lane for each CPU a target ran on or waited for in the
+        window, holding each of its running intervals there and each
+        holder of its waits (ran_instead) once, a holder's share inside
+        its wait.
     plot_check.py browser PAGE.html DB SESSION [--view V0,V1] [--fold PID,...]
-                  [--input K,...] [--png OUT]
+                  [--input K,...] [--hover TID:T] [--held CPU:TID] [--png OUT]
         Loads the page in headless Chromium: no console message, no
         request but the page itself, the script ran; then the DOM: a lane
         per metric and per thread of an open process, a header per
@@ -21,10 +25,17 @@
         page, once drawn, keys (a key's name, as KeyboardEvent.key) and
         Ctrl + wheel steps ("wheel:X:DY": X px into the plot area, DY px
         of wheel), then checks the view and the address they must lead
-        to.  --png also renders it.
+        to.  --hover TID:T moves the mouse over the interval of thread TID
+        at T (ns from the origin), which a wake-up ended: one arrow must
+        be drawn, from the waker's lane (its thread's, else the lane of
+        the CPU the wake-up ran on) at the interval's end to TID's lane
+        where it next ran.  --held CPU:TID: CPU's lane shows thread TID
+        holding the CPU, as recorded, inside a wait of a target that
+        ran_instead says TID held it in.  --png also renders it (with the
+        hover and its arrow, when asked for).
     plot_check.py svg PICTURE.svg DB SESSION [--all-threads]
         A well-formed SVG with a lane per busy thread of the picture's
-        window, and the idle ones counted.
+        window, and the idle ones counted; a lane per CPU as in the page.
     plot_check.py get PAGE.html EXPR
         Prints json.dumps(EXPR) for the page's data D (for exact checks).
 
@@ -142,6 +153,52 @@ def check_counts(db, sess, D, lo, hi):
                 fail("metric %s: the point at %d is in no item" % (m["name"], ts))
 
 
+RAN_SQL = """
+    SELECT cpu, ts, dur FROM thread_state WHERE session_id = :s AND state = 'running'
+       AND cpu IS NOT NULL AND ts < :hi AND ts + dur > :lo"""
+HELD_SQL = """
+    SELECT r.cpu, r.tid, r.ts, r.ran_tid, r.dur, x.dur FROM ran_instead r
+      JOIN thread_state x ON x.session_id = r.session_id AND x.tid = r.tid AND x.ts = r.ts
+     WHERE r.session_id = :s AND x.state = 'runnable' AND x.ts < :hi
+       AND x.ts + x.dur > :lo"""
+
+
+def cpus_of(db, sess, lo, hi):
+    args = {"s": sess, "lo": lo, "hi": hi}
+    return sorted({r[0] for r in db.execute(RAN_SQL, args)} |
+                  {r[0] for r in db.execute(HELD_SQL, args)})
+
+
+def check_cpus(db, sess, D, lo, hi):
+    args = {"s": sess, "lo": lo, "hi": hi}
+    origin = int(D["origin_ns"])
+    want = cpus_of(db, sess, lo, hi)
+    if [c["cpu"] for c in D["cpus"]] != want:
+        fail("CPU lanes %s, but the targets ran on or waited for %s"
+             % ([c["cpu"] for c in D["cpus"]], want))
+    ran = db.execute(RAN_SQL, args).fetchall()
+    held = db.execute(HELD_SQL, args).fetchall()
+    for c in D["cpus"]:
+        rows = [r for r in ran if r[0] == c["cpu"]]
+        if sum(x[2] for x in c["r"]) != len(rows) or \
+                sum(x[5] if x[2] > 1 else x[1] for x in c["r"]) != sum(r[2] for r in rows):
+            fail("cpu %d: %d running intervals (%d ns), the page holds %d (%d ns)"
+                 % (c["cpu"], len(rows), sum(r[2] for r in rows), sum(x[2] for x in c["r"]),
+                    sum(x[5] if x[2] > 1 else x[1] for x in c["r"])))
+        rows = [r for r in held if r[0] == c["cpu"]]
+        if sum(x[2] for x in c["h"]) != len(rows) or \
+                sum(x[5] if x[2] > 1 else x[1] for x in c["h"]) != sum(r[4] for r in rows):
+            fail("cpu %d: %d holders of waits, the page holds %d"
+                 % (c["cpu"], len(rows), sum(x[2] for x in c["h"])))
+        waits = {(r[1], r[2]): r[5] for r in rows}
+        for x in c["h"]:
+            if x[2] > 1:
+                continue
+            wait = waits.get((x[5], x[6] + origin))
+            if wait is None or x[0] < x[6] or x[0] + x[1] > x[6] + wait:
+                fail("cpu %d: the share %s lies outside its wait" % (c["cpu"], x))
+
+
 BUSY_SQL = """
     SELECT DISTINCT tid FROM fault WHERE session_id = :s AND ts < :hi
        AND coalesce(ts + dur > :lo, ts >= :lo)
@@ -185,6 +242,7 @@ def check_data(page, dbpath, sess):
         check_states(db, sess, D, lo, hi, th)
         check_faults(db, sess, D, lo, hi, th)
     check_counts(db, sess, D, lo, hi)
+    check_cpus(db, sess, D, lo, hi)
     check_idle(set(threads_in(D)), D["idle_hidden"], D["all_threads"], db, sess, lo, hi)
     procs = [(p["pid"], p["threads"]) for p in D["processes"]]
     per_pid = {}
@@ -311,13 +369,13 @@ def check_dom(dom, D, dbpath, sess, view, folds, text):
         fail("the view is %d,%d, not the %d,%d asked for in the address" % (v0, v1, *view))
     tids = {int(a["data-tid"]) for tag, a, _ in dom.elements
             if tag == "g" and "thread" in a.get("class", "")}
-    open_tids = {t for t, th in threads_in(D).items() if th["pid"] not in folds}
+    open_tids = {t for t, th in threads_in(D).items() if str(th["pid"]) not in folds}
     if tids != open_tids:
         fail("thread lanes %s, the data has %s in open folds"
              % (sorted(tids), sorted(open_tids)))
     heads = [(int(a["data-pid"]), "folded" in a["class"]) for tag, a, _ in dom.elements
              if tag == "g" and a.get("class", "").startswith("process")]
-    if heads != [(p["pid"], p["pid"] in folds) for p in D["processes"]]:
+    if heads != [(p["pid"], str(p["pid"]) in folds) for p in D["processes"]]:
         fail("process headers (pid, folded) %s, the data has %s, %s folded"
              % (heads, [p["pid"] for p in D["processes"]], sorted(folds)))
     line = text.get("fl-window", "")
@@ -325,6 +383,12 @@ def check_dom(dom, D, dbpath, sess, view, folds, text):
             tod(origin + v0) not in line or tod(origin + v1) not in line:
         fail("the window line %r does not name the view %s to %s"
              % (line, tod(origin + v0), tod(origin + v1)))
+    cpu_lanes = [int(a["data-cpu"]) for tag, a, _ in dom.elements
+                 if tag == "g" and "cpu" in a.get("class", "").split()]
+    want = [] if "cpus" in folds else [c["cpu"] for c in D["cpus"]]
+    if cpu_lanes != want:
+        fail("CPU lanes %s, the data has %s%s" % (cpu_lanes, [c["cpu"] for c in D["cpus"]],
+                                                  " folded" if "cpus" in folds else ""))
     names = [a["data-name"] for tag, a, _ in dom.elements
              if tag == "g" and "metric" in a.get("class", "")]
     if names != [m["name"] for m in D["metrics"]]:
@@ -402,14 +466,110 @@ INPUT_SCRIPT = """<script>
 """
 
 
-def with_inputs(page, inputs, scratch):
-    """A copy of the page that gives itself the inputs once drawn."""
+HOVER_SCRIPT = """<script>
+(function () {
+  var g = document.querySelector('#fl-plot g.thread[data-tid="%d"]');
+  var r = g && g.querySelector('rect.st[data-t="%d"]');
+  if (!r) { document.body.setAttribute("data-hover", "none"); return; }
+  r.scrollIntoView({ block: "center" });
+  var b = r.getBoundingClientRect();
+  r.dispatchEvent(new MouseEvent("mousemove", { bubbles: true, clientX: b.left + b.width / 2,
+    clientY: b.top + b.height / 2 }));
+  document.body.setAttribute("data-hover", "done");
+})();
+</script>
+"""
+
+
+def with_inputs(page, inputs, hover, scratch):
+    """A copy of the page that gives itself the inputs, then the hover,
+    once drawn."""
     text = open(page, encoding="utf-8").read()
     end = text.rindex("</body>")
     copy = os.path.join(scratch, "input.html")
+    script = (INPUT_SCRIPT % json.dumps(inputs) if inputs else "") + \
+        (HOVER_SCRIPT % hover if hover else "")
     with open(copy, "w", encoding="utf-8") as f:
-        f.write(text[:end] + INPUT_SCRIPT % json.dumps(inputs) + text[end:])
+        f.write(text[:end] + script + text[end:])
     return copy
+
+
+def lane_box(dom, cls, key, value):
+    """(y0, y1) of the lane g.CLS with data-KEY = value, from its background."""
+    for tag, a, lane in dom.elements:
+        if tag == "rect" and "lanebg" in a.get("class", "") and lane and \
+                cls in lane.get("class", "").split() and lane.get("data-" + key) == str(value):
+            return float(a["y"]), float(a["y"]) + float(a["height"])
+    return None
+
+
+def check_hover(dom, D, dbpath, sess, hover):
+    """The one arrow of the hovered interval, as the database has it."""
+    tid, t = hover
+    origin = int(D["origin_ns"])
+    db = sqlite3.connect("file:%s?mode=ro" % dbpath, uri=True)
+    row = db.execute("SELECT ts + dur, waker_tid, waker_cpu FROM thread_state"
+                     " WHERE session_id = ? AND tid = ? AND ts = ?",
+                     (sess, tid, t + origin)).fetchone()
+    nxt = db.execute("SELECT min(ts) FROM thread_state WHERE session_id = ? AND tid = ?"
+                     " AND ts >= ? AND state = 'running'", (sess, tid, row[0])).fetchone()
+    svg = [a for tag, a, _ in dom.elements if tag == "svg" and a.get("id") == "fl-plot"][0]
+    x0, width = float(svg["data-x0"]), float(svg["data-width"])
+    v0, v1 = int(svg["data-view-from"]), int(svg["data-view-to"])
+    i = [k for k, (tag, a, _) in enumerate(dom.elements)
+         if tag == "g" and "wake" in a.get("class", "").split()]
+    if len(i) != 1:
+        fail("hovering %d's interval at %d drew %d arrows, not 1" % (tid, t, len(i)))
+        return
+    g, line = dom.elements[i[0]][1], None
+    for tag, a, _ in dom.elements[i[0] + 1:]:
+        if tag == "line":
+            line = a
+            break
+    wake, run = row[0] - origin, (nxt[0] or row[0]) - origin
+    if int(g["data-wake-t"]) != wake or int(g["data-run-t"]) != run:
+        fail("the arrow goes from %s to %s, not from the wake-up at %d to the run at %d"
+             % (g["data-wake-t"], g["data-run-t"], wake, run))
+    src = lane_box(dom, "thread", "tid", row[1]) if row[1] and row[1] > 0 else None
+    want_from = "tid:%d" % row[1]
+    if src is None:
+        src, want_from = lane_box(dom, "cpu", "cpu", row[2]), "cpu:%d" % row[2]
+    dst = lane_box(dom, "thread", "tid", tid)
+    if g["data-from"] != want_from or src is None or dst is None:
+        fail("the arrow starts at %s, not at the waker's lane %s"
+             % (g["data-from"], want_from))
+        return
+    def x_of(ts):
+        return x0 + (ts - v0) * width / (v1 - v0)
+    if abs(float(line["x1"]) - x_of(wake)) > 0.011 or abs(float(line["x2"]) - x_of(run)) > 0.011:
+        fail("the arrow runs from x=%s to x=%s, not %.2f to %.2f"
+             % (line["x1"], line["x2"], x_of(wake), x_of(run)))
+    if not src[0] <= float(line["y1"]) <= src[1] or not dst[0] <= float(line["y2"]) <= dst[1]:
+        fail("the arrow runs from y=%s to y=%s, not from the lane %s to the lane %s"
+             % (line["y1"], line["y2"], src, dst))
+
+
+def check_held(dom, D, dbpath, sess, held):
+    """CPU's lane shows TID holding it, as recorded, inside a wait that
+    ran_instead says TID held the CPU in."""
+    cpu, tid = held
+    origin = int(D["origin_ns"])
+    svg = [a for tag, a, _ in dom.elements if tag == "svg" and a.get("id") == "fl-plot"][0]
+    ns_px = (int(svg["data-view-to"]) - int(svg["data-view-from"])) / float(svg["data-width"])
+    db = sqlite3.connect("file:%s?mode=ro" % dbpath, uri=True)
+    waits = [(ts - origin, dur) for ts, dur in db.execute(
+        "SELECT x.ts, x.dur FROM ran_instead r JOIN thread_state x ON x.session_id ="
+        " r.session_id AND x.tid = r.tid AND x.ts = r.ts WHERE r.session_id = ?"
+        " AND r.cpu = ? AND r.ran_tid = ?", (sess, cpu, tid))]
+    spans = [(int(a["data-t"]), float(a["width"]) * ns_px) for tag, a, lane in dom.elements
+             if tag == "rect" and "held" in a.get("class", "").split() and lane and
+             lane.get("data-cpu") == str(cpu) and a.get("data-tid") == str(tid) and
+             a.get("data-n") == "1"]
+    inside = [s for s in spans if any(w0 - ns_px <= s[0] and s[0] + s[1] <= w0 + d + ns_px
+                                      for w0, d in waits)]
+    if not waits or not inside:
+        fail("cpu %d's lane shows %d spans of %d holding it, none inside one of its %d "
+             "waits" % (cpu, len(spans), tid, len(waits)))
 
 
 def check_inputs(dom, D, view, inputs):
@@ -426,12 +586,13 @@ def check_inputs(dom, D, view, inputs):
              % (inputs, body.get("data-hash", ""), hash_want))
 
 
-def check_browser(page, dbpath, sess, view, folds, png, inputs=None):
+def check_browser(page, dbpath, sess, view, folds, png, inputs=None, hover=None,
+                  held=None):
     D = page_data(page)
     scratch = tempfile.mkdtemp(prefix="faultline-plot-check.")
     try:
-        if inputs:
-            page = with_inputs(page, inputs, scratch)
+        if inputs or hover:
+            page = with_inputs(page, inputs, hover, scratch)
         url = "file://" + os.path.abspath(page)
         parts = (["view=%d,%d" % view] if view else []) + \
             (["fold=" + ",".join(map(str, folds))] if folds else [])
@@ -460,6 +621,10 @@ def check_browser(page, dbpath, sess, view, folds, png, inputs=None):
             if view == (0, max(D["span_ns"], 1)):
                 view = None     # back to the whole window
         check_dom(dom, D, dbpath, sess, view, set(folds), dom.text)
+        if hover:
+            check_hover(dom, D, dbpath, sess, hover)
+        if held:
+            check_held(dom, D, dbpath, sess, held)
         if png:
             r = chromium(["--screenshot=" + os.path.abspath(png), url], scratch)
             if not os.path.exists(png) or os.path.getsize(png) < 10000:
@@ -477,6 +642,11 @@ def check_svg(path, dbpath, sess, all_threads):
     lanes = {int(g.getAttribute("data-tid")) for g in doc.getElementsByTagName("g")
              if g.getAttribute("data-tid")}
     db = sqlite3.connect("file:%s?mode=ro" % dbpath, uri=True)
+    cpus = [int(g.getAttribute("data-cpu")) for g in doc.getElementsByTagName("g")
+            if g.getAttribute("data-cpu")]
+    if cpus != cpus_of(db, sess, lo, hi):
+        fail("CPU lanes %s in the picture, but the targets ran on or waited for %s"
+             % (cpus, cpus_of(db, sess, lo, hi)))
     check_idle(lanes, int(svg.getAttribute("data-idle-hidden")), all_threads,
                db, sess, lo, hi)
     if not [g for g in doc.getElementsByTagName("g") if "legend" in g.getAttribute("class")]:
@@ -495,7 +665,7 @@ def main(argv):
         return 2
     mode, path, dbpath, sess = argv[0], argv[1], argv[2], int(argv[3])
     view, png, folds, all_threads, rest = None, None, [], False, argv[4:]
-    inputs = None
+    inputs, hover, held = None, None, None
     while rest:
         if rest[0] == "--all-threads":
             all_threads = True
@@ -504,16 +674,20 @@ def main(argv):
         if rest[0] == "--view":
             view = tuple(int(x) for x in rest[1].split(","))
         elif rest[0] == "--fold":
-            folds = [int(x) for x in rest[1].split(",")]
+            folds = rest[1].split(",")
         elif rest[0] == "--input":
             inputs = rest[1].split(",")
+        elif rest[0] == "--hover":
+            hover = tuple(int(x) for x in rest[1].split(":"))
+        elif rest[0] == "--held":
+            held = tuple(int(x) for x in rest[1].split(":"))
         elif rest[0] == "--png":
             png = rest[1]
         rest = rest[2:]
     if mode == "data":
         check_data(path, dbpath, sess)
     elif mode == "browser":
-        check_browser(path, dbpath, sess, view, folds, png, inputs)
+        check_browser(path, dbpath, sess, view, folds, png, inputs, hover, held)
     elif mode == "svg":
         check_svg(path, dbpath, sess, all_threads)
     else:

@@ -2,7 +2,8 @@
 # Runs test binaries, each in its own process (a crash is one failure, not
 # the end of the run), and prints one closing line for the whole suite:
 #   check: N passed, M failed[, K skipped]
-# A test that skips says why on a line starting "skipped: ", shown here.
+# A test that skips says why on a line starting "skipped: ", shown here,
+# as is a picture it left to be looked at ("screenshot: PATH").
 # cmocka binaries report "[  PASSED  ] N test(s)." and "[  FAILED  ] N
 # test(s)"; the fuzz replays report "replay: N passed, M failed".
 #
@@ -124,6 +125,7 @@ for bin in "$@"; do
 	fi
 	printf '\n'
 	grep '^skipped: ' "$log" | sed 's/^/    /'
+	grep '^screenshot: ' "$log" | sed 's/^/    /'	# for a person to look at
 	passed=$((passed + p))
 	failed=$((failed + f))
 	skipped=$((skipped + s))

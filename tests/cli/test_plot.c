@@ -4,8 +4,11 @@
  * but the page, with lanes, fault marks and metric ticks in the DOM where
  * their times put them (tests/plot_check.py); the page's data against the
  * database, row for row; then the fixture of plot_fixture.h for exact
- * windows, merges, lost spans and names; then every message a user can
- * cause, each leaving no file behind.
+ * windows, merges, lost spans and names; the CPU lanes of a recording
+ * where a target waits behind a busy loop, and a wake-up's arrow on
+ * hover; then every message a user can cause, each leaving no file
+ * behind.  The screenshots of the CPU lanes' views stay in
+ * $BUILD/plot-shots (printed) for a person to look at.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -342,6 +345,114 @@ static void idle_threads_are_folded_away_and_counted(void **state)
 				     "D['idle_hidden']]"), "[[201], 0]");
 }
 
+/* A path in $BUILD/plot-shots, which outlives the scratch directory:
+ * the screenshots a person looks at.  Static buffer. */
+static const char *shot_path(const char *name)
+{
+	static char path[512];
+	const char *build = getenv("BUILD");
+
+	snprintf(path, sizeof(path), "%s/plot-shots", build ? build : "build/release");
+	mkdir(path, 0755);
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/%s", name);
+	print_message("screenshot: %s\n", path);
+	return path;
+}
+
+/* A copy of the fixture where 101's runnable wait of 0.5 ms at +2.1495 s
+ * (it ran next on cpu 0) has what ran instead: 'hog' (999) 0.3 ms, the
+ * idle task 0.15 ms; 0.05 ms of the wait is before the history kept.
+ * Path in a static buffer. */
+static const char *held_fixture(void)
+{
+	static char db[256];
+	char sql[512];
+	sqlite3 *h = NULL;
+
+	snprintf(db, sizeof(db), "%s", scratch_path("held.db"));
+	unlink(db);
+	snprintf(sql, sizeof(sql), "VACUUM INTO '%s'", db);
+	assert_int_equal(sqlite3_open(plot_fixture_db(), &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h,
+		"INSERT INTO ran_instead VALUES"
+		" (2, 101, " T0 "+2149500000, 0, 999, 'hog', 300000),"
+		" (2, 101, " T0 "+2149500000, 0, 0, NULL, 150000);",
+		NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	return db;
+}
+
+/*
+ * A lane per CPU the targets ran on: their running intervals, and in a
+ * wait the holders' shares, longest first, ending with the wait.
+ * Hovering an interval a wake-up ended draws one arrow from the waker's
+ * lane at the wake-up to where the thread next ran; the SVG draws the
+ * CPU lanes too.  Screenshots: the whole page, a zoomed view with the
+ * shares, a hover with its arrow.
+ */
+static void cpu_lanes_show_who_held_the_cpu_and_a_hover_draws_the_wake_up(void **state)
+{
+	const char *db = held_fixture(), *page = scratch_path("held.html");
+	const char *svg = scratch_path("held.svg");
+	struct run r;
+
+	(void)state;
+	plot_ok(&r, db, "--session", "2", "-o", page, "-q", "--around", "+2150ms",
+		"--window", "10ms", NULL);
+	assert_string_equal(page_get(page, "[(c['cpu'], [x[:4] for x in c['r']], c['h']) "
+				     "for c in D['cpus']]"),
+			    "[[0, [[5000000, 50000000, 1, 101]], "
+			    "[[4550000, 300000, 1, 999, \"hog (999)\", 101, 4500000, 500000], "
+			    "[4850000, 150000, 1, 0, \"idle\", 101, 4500000, 500000]]], "
+			    "[1, [[-95000000, 250000000, 1, 102]], []]]");
+	python_check(&r, "plot_check.py", "data", page, db, "2", NULL);
+	/* The wait woken by 102 (on cpu 1): the arrow from 102's lane. */
+	python_check(&r, "plot_check.py", "browser", page, db, "2", "--held", "0:999",
+		     "--hover", "101:4500000", "--png", shot_path("cpu-zoomed.png"), NULL);
+	/* The whole session: 102's sleep, woken by 101, and the CPUs folded. */
+	plot_ok(&r, db, "--session", "2", "-o", page, "-q", NULL);
+	python_check(&r, "plot_check.py", "data", page, db, "2", NULL);
+	python_check(&r, "plot_check.py", "browser", page, db, "2", "--png",
+		     shot_path("cpu-whole.png"), NULL);
+	python_check(&r, "plot_check.py", "browser", page, db, "2", "--hover",
+		     "102:1500000000", "--png", shot_path("cpu-hover.png"), NULL);
+	python_check(&r, "plot_check.py", "browser", page, db, "2", "--fold", "cpus",
+		     NULL);
+	plot_ok(&r, db, "--session", "2", "-o", svg, "-q", NULL);
+	python_check(&r, "plot_check.py", "svg", svg, db, "2", NULL);
+}
+
+/*
+ * A recording where a shell loop pinned to a CPU waits behind a busy
+ * loop on it (as test_ran_instead forces it): the page has that CPU's
+ * lane, with the loop holding the CPU inside one of the shell's waits.
+ */
+static void a_busy_loop_holding_a_targets_cpu_shows_on_its_cpu_lane(void **state)
+{
+	const char *db = scratch_path("hog.db"), *page = scratch_path("hog.html");
+	int cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	char cpus[16], held[48];
+	pid_t loop;
+	struct run r;
+
+	(void)state;
+	snprintf(cpus, sizeof(cpus), "%d", cpu);
+	loop = start_busy_loop_on(cpu);
+	if (run_faultline(&r, "record", "-o", db, "--", "taskset", "-c", cpus,
+			  "timeout", "0.5", "sh", "-c", "while :; do :; done",
+			  NULL) != 0 && !strstr(r.err, "exited with status 124"))
+		fail_msg("record failed: %s", r.err);
+	kill_leftovers(NULL);
+	plot_ok(&r, db, "-o", page, "-q", NULL);
+	python_check(&r, "plot_check.py", "data", page, db, "1", NULL);
+	snprintf(held, sizeof(held), "%d:%d", cpu, (int)loop);
+	python_check(&r, "plot_check.py", "browser", page, db, "1", "--held", held,
+		     "--png", shot_path("hog-whole.png"), NULL);
+}
+
 /* faultline plot ARGS... refused with status and one line holding says. */
 #define assert_refused(status, says, ...) \
 	assert_refused_with(status, says, "plot", __VA_ARGS__)
@@ -410,6 +521,9 @@ int main(void)
 		cmocka_unit_test(an_svg_picture_stays_well_formed_with_a_name_cut_mid_character),
 		cmocka_unit_test(idle_threads_are_folded_away_and_counted),
 		cmocka_unit_test(keys_and_the_wheel_zoom_and_move_the_view_and_the_address),
+		cmocka_unit_test(cpu_lanes_show_who_held_the_cpu_and_a_hover_draws_the_wake_up),
+		cmocka_unit_test_teardown(a_busy_loop_holding_a_targets_cpu_shows_on_its_cpu_lane,
+					  kill_leftovers),
 		cmocka_unit_test(bad_input_gets_one_message_and_leaves_no_file),
 	};
 

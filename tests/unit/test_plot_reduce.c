@@ -23,8 +23,9 @@ struct got {
 	struct plot_fault f[64];
 	struct plot_event e[64];
 	struct plot_point p[64];
-	char ev_names[64][32];
-	int ns, nf, ne, np;
+	struct plot_cpu_span c[64];
+	char ev_names[64][32], c_names[64][32];
+	int ns, nf, ne, np, nc;
 };
 
 static int g_state(void *w, const struct plot_state *s)
@@ -60,8 +61,17 @@ static int g_point(void *w, const struct plot_point *p)
 	return 0;
 }
 
+static int g_cpu(void *w, const struct plot_cpu_span *c)
+{
+	struct got *g = w;
+
+	snprintf(g->c_names[g->nc], sizeof(g->c_names[0]), "%s", c->name);
+	g->c[g->nc++] = *c;
+	return 0;
+}
+
 static const struct plot_sink_ops got_ops = {
-	NULL, NULL, g_state, g_fault, g_event, g_point, NULL, NULL, NULL,
+	NULL, NULL, g_state, g_fault, g_event, g_point, g_cpu, NULL, NULL, NULL,
 };
 
 static struct plot_state state(int64_t ts, int64_t dur, enum plot_state_kind k)
@@ -90,6 +100,72 @@ static struct plot_fault fault(int64_t ts, int64_t dur, enum plot_fault_kind k)
 	f.addr = 4096;
 	f.ip = f.cpu = f.exit_cpu = f.stack_id = -1;
 	return f;
+}
+
+/* ---- CPU spans ---------------------------------------------------------- */
+
+static struct plot_cpu_span cpu_span(int64_t ts, int64_t dur, enum plot_cpu_kind k,
+				     int64_t tid, const char *name)
+{
+	struct plot_cpu_span c;
+
+	memset(&c, 0, sizeof(c));
+	c.ts = ts;
+	c.dur_ns = dur;
+	c.kind = k;
+	c.n = 1;
+	c.busy_ns = dur;
+	c.tid = tid;
+	c.name = name;
+	c.wait_tid = c.wait_ts = c.wait_dur_ns = -1;
+	return c;
+}
+
+/* Column 1000: three short runs merge (named after the longest, its
+ * name copied: the caller's buffer is gone), a long one stays as it is,
+ * and a held span merges apart from the runs beside it. */
+static void cpu_spans_merge_per_kind_named_after_the_longest(void **st)
+{
+	struct got g = { 0 };
+	struct plot_counts n = { 0 };
+	struct plot_reduce r;
+	struct plot_cpu_span c;
+	char name[32];
+
+	(void)st;
+	plot_reduce_init(&r, 1000, 0, &got_ops, &g, &n);
+	snprintf(name, sizeof(name), "a (1)");
+	c = cpu_span(0, 100, PC_RAN, 1, name);
+	assert_int_equal(plot_reduce_cpu(&r, &c), 0);
+	snprintf(name, sizeof(name), "b (2)");
+	c = cpu_span(100, 300, PC_RAN, 2, name);
+	assert_int_equal(plot_reduce_cpu(&r, &c), 0);
+	c = cpu_span(150, 200, PC_HELD, 9, "hog (9)");
+	c.wait_tid = 1;
+	assert_int_equal(plot_reduce_cpu(&r, &c), 0);
+	snprintf(name, sizeof(name), "c (3)");
+	c = cpu_span(400, 50, PC_RAN, 3, name);
+	assert_int_equal(plot_reduce_cpu(&r, &c), 0);
+	memset(name, 0, sizeof(name));
+	c = cpu_span(500, 5000, PC_RAN, 4, "long (4)");
+	assert_int_equal(plot_reduce_cpu(&r, &c), 0);
+	assert_int_equal(plot_reduce_flush(&r), 0);
+	assert_int_equal(g.nc, 3);
+	assert_int_equal(g.c[0].n, 3);
+	assert_int_equal(g.c[0].ts, 0);
+	assert_int_equal(g.c[0].dur_ns, 450);
+	assert_int_equal(g.c[0].busy_ns, 450);
+	assert_int_equal(g.c[0].tid, 2);
+	assert_string_equal(g.c_names[0], "b (2)");
+	assert_int_equal(g.c[1].n, 1);
+	assert_int_equal(g.c[1].dur_ns, 5000);
+	assert_int_equal(g.c[2].kind, PC_HELD);
+	assert_int_equal(g.c[2].n, 1);
+	assert_int_equal(g.c[2].wait_tid, 1);
+	assert_int_equal(n.cpu_in[PC_RAN], 4);
+	assert_int_equal(n.cpu_out[PC_RAN], 2);
+	assert_int_equal(n.cpu_in[PC_HELD], 1);
+	plot_reduce_release(&r);
 }
 
 /* ---- states ------------------------------------------------------------- */
@@ -360,6 +436,7 @@ int main(void)
 		cmocka_unit_test(every_fault_over_the_threshold_is_kept_however_many),
 		cmocka_unit_test(short_faults_merge_per_kind_and_a_merge_of_one_is_the_fault),
 		cmocka_unit_test(events_and_points_merge_per_column_and_say_what_they_hold),
+		cmocka_unit_test(cpu_spans_merge_per_kind_named_after_the_longest),
 		cmocka_unit_test(wall_clock_times_read_in_every_form_the_man_page_names),
 		cmocka_unit_test(exported_numbers_are_exact),
 	};
