@@ -568,6 +568,7 @@ bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_r
 	FAULTLINE=$(FAULTLINE) UDP_WORKLOAD=$(BUILD)/tests/udp_workload \
 		WAKE_LOOP=$(BUILD)/bench/wake_loop bench/collector/udp_sampling.sh
 	FAULTLINE=$(FAULTLINE) bench/servers/redis.sh
+	FAULTLINE=$(FAULTLINE) bench/servers/mariadb.sh
 	$(MAKE) --no-print-directory bench-diagnose
 
 # faultline diagnose on 10M fault and 1M thread_state rows
