@@ -281,6 +281,9 @@ WORKLOAD_BIN = $(BUILD)/tests/fault_workload $(BUILD)/tests/sched_workload \
 	       $(BUILD)/tests/udp_workload $(BUILD)/tests/clock_step_workload \
 	       $(BUILD)/tests/waking_workload $(BUILD)/bench/pingpong \
 	       $(BUILD)/tests/syscall_workload
+# record --block-io: direct reads of a known size, against /sys/block
+INTEGRATION_BIN += $(BUILD)/tests/test_block_io
+WORKLOAD_BIN += $(BUILD)/tests/block_workload
 DEMO_BIN = $(BUILD)/demo/nak_demo
 FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream fuzz_import fuzz_symbol_maps
 # record --stacks

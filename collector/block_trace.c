@@ -17,6 +17,7 @@
 
 static const char *const block_events[] = {
 	"block_rq_insert", "block_rq_issue", "block_rq_complete",
+	"block_rq_requeue",
 };
 
 void block_trace_init(struct block_trace *bt)
@@ -46,7 +47,7 @@ static int stale(const char *name)
 /* Removes the stale instances; note names them (or stays empty). */
 static void remove_stale(struct errmsg *note)
 {
-	char **names = tracefs_instances("^" INSTANCE_PREFIX "[0-9]+$");
+	char **names = tracefs_instances("^" INSTANCE_PREFIX "[0-9][0-9]*$");
 	struct tracefs_instance *old;
 	const char *first = NULL;
 	int n = 0;

@@ -97,7 +97,7 @@ void block_trace_init(struct block_trace *bt);
 /*
  * Removes stale instances (note says which, or stays empty), makes this
  * process's, sets its clock, buffer and events (block_rq_insert,
- * block_rq_issue, block_rq_complete), checks the clock and turns tracing
+ * block_rq_issue, block_rq_complete, block_rq_requeue), checks the clock and turns tracing
  * on.  cpus
  * (ncpus of them, online) are copied.  0 or -errno with e naming the
  * cause and the fix (tracefs not mounted or not writable: root).

@@ -225,6 +225,7 @@ static int block_formats_load(struct recorder *r, struct errmsg *e)
 {
 	static const char *const names[] = {
 		"block_rq_insert", "block_rq_issue", "block_rq_complete",
+		"block_rq_requeue",
 	};
 
 	for (size_t i = 0; r->cfg.block_io && i < ARRAY_SIZE(names); i++)

@@ -100,7 +100,7 @@ struct recorder {
 	/* owned array of borrowed: --latency's, START at 2i, END at 2i + 1 */
 	struct tep_event **lat_events;
 	/* borrowed from tep: --block-io's formats, by enum block_step */
-	struct tep_event *blk_events[3];
+	struct tep_event *blk_events[4];
 	/* owned: sched_waking for per-thread targets; unused (.r NULL)
 	 * with -a or --comm, or without sched tracing. */
 	struct waking_filter waking;

@@ -19,12 +19,13 @@ static int bind_one(struct block_fields *f, struct tep_event *ev, int step)
 	f->rwbs = tep_find_field(ev, "rwbs");
 	if (step == BLK_COMPLETE) {
 		f->error = tep_find_field(ev, "error");
-	} else {
+	} else if (step != BLK_REQUEUE) {
 		f->bytes = tep_find_field(ev, "bytes");
 		f->comm = tep_find_field(ev, "comm");
 	}
 	return f->pid && f->dev && f->sector && f->nr_sector && f->rwbs &&
-	       ((f->bytes && f->comm) || f->error) ? 0 : -ENOENT;
+	       (step == BLK_REQUEUE || (f->bytes && f->comm) || f->error) ?
+	       0 : -ENOENT;
 }
 
 int block_fields_bind(struct block_fields f[BLK_STEPS],
@@ -81,7 +82,8 @@ int block_ev(const struct block_fields fields[BLK_STEPS], const void *raw,
 	    !number(f->dev, raw, size, &dev) ||
 	    !number(f->sector, raw, size, &sector) ||
 	    !number(f->nr_sector, raw, size, &nr) ||
-	    !number(f->bytes ? f->bytes : f->error, raw, size, &extra) ||
+	    ((f->bytes || f->error) &&
+	     !number(f->bytes ? f->bytes : f->error, raw, size, &extra)) ||
 	    !inside(f->rwbs, size) || (f->comm && !inside(f->comm, size)))
 		return 0;
 	memset(out, 0, sizeof(*out));
@@ -93,7 +95,8 @@ int block_ev(const struct block_fields fields[BLK_STEPS], const void *raw,
 	out->u.blk.step = (uint8_t)step;
 	out->u.blk.dev = (uint32_t)dev;
 	out->u.blk.sector = sector;
-	/* A completion says sectors (a partial one only its part). */
+	/* A completion or requeue says sectors (a partial completion only
+	 * its part). */
 	out->u.blk.bytes = f->bytes ? (uint32_t)extra : (uint32_t)(nr * 512);
 	out->u.blk.error = f->error ? (int32_t)extra : 0;
 	text(f->rwbs, raw, out->u.blk.op, sizeof(out->u.blk.op));
@@ -113,12 +116,32 @@ void block_pending_release(struct block_pending *p)
 	block_pending_init(p);
 }
 
-static struct block_req *find(struct block_pending *p, uint32_t dev,
-			      uint64_t sector)
+/* The oldest pending request of e's device and sector that e's step
+ * applies to: to an issue, one not issued (or given back); to a
+ * completion or requeue, one issued; to an insert, one given back (its
+ * insert again).  NULL: none. */
+static struct block_req *find(struct block_pending *p, const struct ev *e)
 {
-	for (size_t i = 0; i < p->n; i++)
-		if (p->v[i].dev == dev && p->v[i].sector == sector)
-			return &p->v[i];
+	for (size_t i = 0; i < p->n; i++) {
+		struct block_req *r = &p->v[i];
+		int issued = r->issue_ts != BLOCK_NO_TS && !r->given_back;
+
+		if (r->dev != e->u.blk.dev || r->sector != e->u.blk.sector)
+			continue;
+		switch (e->u.blk.step) {
+		case BLK_INSERT:
+			if (r->given_back)
+				return r;
+			break;
+		case BLK_ISSUE:
+			if (!issued)
+				return r;
+			break;
+		default:
+			if (issued)
+				return r;
+		}
+	}
 	return NULL;
 }
 
@@ -157,38 +180,42 @@ static int begin(struct block_pending *p, const struct ev *e, uint32_t pid)
 	return 0;
 }
 
-/* Takes *r out of p into *out (the last moves into its place). */
+/* Takes *r out of p into *out, keeping the rest oldest first. */
 static void take(struct block_pending *p, struct block_req *r,
 		 struct block_req *out)
 {
+	size_t i = (size_t)(r - p->v);
+
 	*out = *r;
-	*r = p->v[--p->n];
+	memmove(r, r + 1, (p->n - i - 1) * sizeof(*r));
+	p->n--;
 }
 
 int block_rq_step(struct block_pending *p, const struct ev *e, uint32_t pid,
 		  struct block_req *done)
 {
-	struct block_req *r = find(p, e->u.blk.dev, e->u.blk.sector);
+	struct block_req *r = find(p, e);
 
 	switch (e->u.blk.step) {
 	case BLK_INSERT:
-		if (!r)
-			return begin(p, e, pid);
-		p->unfinished++;	/* the old one never completed */
-		take(p, r, done);
-		return begin(p, e, pid) < 0 ? -ENOMEM : BR_ORPHAN;
+		return r ? 0 : begin(p, e, pid);
 	case BLK_ISSUE:
 		if (!r)
 			return begin(p, e, pid);
-		if (r->issue_ts != BLOCK_NO_TS) {
+		if (r->given_back) {
+			r->given_back = 0;
 			r->requeues++;
 			p->requeued++;
 		}
 		r->issue_ts = e->mono_ts;
 		issued_in(r, e, pid);
 		return 0;
+	case BLK_REQUEUE:
+		if (r)
+			r->given_back = 1;
+		return 0;
 	default:
-		if (!r || r->issue_ts == BLOCK_NO_TS || r->issue_ts > e->mono_ts) {
+		if (!r || r->issue_ts > e->mono_ts) {
 			p->unmatched++;
 			return 0;
 		}
@@ -204,7 +231,7 @@ int block_rq_drain(struct block_pending *p, struct block_req *out)
 {
 	if (!p->n)
 		return 0;
-	take(p, &p->v[p->n - 1], out);
+	take(p, &p->v[0], out);
 	p->unfinished++;
 	return 1;
 }

@@ -6,21 +6,23 @@
  *
  * The completion runs in an interrupt, in whatever thread it hit, and an
  * issue may run in a kworker (kblockd) rather than the submitter: so the
- * three are matched by device and start sector, never by thread, and a
+ * steps are matched by device and start sector, never by thread, and a
  * request is a target thread's when its insert (or, without one, its
- * issue) ran in that thread.  What breaks the rule:
+ * issue) ran in that thread.  Requests of one device and sector may be
+ * pending together (flushes are all at sector 0): each step goes to the
+ * oldest pending one it can apply to, an issue to one not issued, a
+ * completion to one issued.  What breaks the rule:
  *   - an issue without an insert (virtio-blk with no I/O scheduler
  *     issues directly, or it was inserted before the recording): the
  *     request begins at its issue, with no queue time.
- *   - a second issue of a pending request: the device gave it back
- *     (block_rq_requeue) and it was issued again: counted, and its
- *     service time runs from the last issue.
- *   - an insert while a request of the same device and sector is
- *     pending: the first never completed as far as the recording saw;
- *     it is handed out unfinished.
- *   - a completion with no pending request (issued before the
+ *   - a requeue (block_rq_requeue): the device gave an issued request
+ *     back; its insert again is no new request, its issue again is
+ *     counted, and its service time runs from that last issue.
+ *   - a completion with no issued request pending (issued before the
  *     recording, or its events were lost): counted, not stored.
- *   - a request pending at the end: unfinished.
+ *   - a request pending at the end: unfinished.  (One whose completion
+ *     was lost would take the next completion at its sector: the
+ *     instance's losses are stored, so such a recording says so.)
  * Pure: no I/O.  The fields are read with the formats the caller loaded.
  */
 #ifndef FL_BLOCK_RQ_H
@@ -32,17 +34,18 @@
 
 #include "event.h"
 
-enum block_step { BLK_INSERT, BLK_ISSUE, BLK_COMPLETE, BLK_STEPS };
+enum block_step { BLK_INSERT, BLK_ISSUE, BLK_COMPLETE, BLK_REQUEUE, BLK_STEPS };
 
-/* The fields of one of the three events (bytes and comm: insert and
- * issue; error: complete); borrowed from the caller's tep. */
+/* The fields of one of the four events (bytes and comm: insert and
+ * issue; error: complete; requeue has neither); borrowed from the
+ * caller's tep. */
 struct block_fields {
 	int id;			/* the event's common_type */
 	struct tep_format_field *pid, *dev, *sector, *nr_sector, *rwbs;
 	struct tep_format_field *bytes, *comm, *error;
 };
 
-/* f[BLK_INSERT..BLK_COMPLETE] from the three formats (ev[step]).  0, or
+/* f[BLK_INSERT..BLK_REQUEUE] from the four formats (ev[step]).  0, or
  * -ENOENT when this kernel's formats lack a field. */
 int block_fields_bind(struct block_fields f[BLK_STEPS],
 		      struct tep_event *const ev[BLK_STEPS]);
@@ -50,7 +53,7 @@ int block_fields_bind(struct block_fields f[BLK_STEPS],
 /*
  * One raw tracefs event (raw, size bytes: its common_type first) stamped
  * mono_ts on cpu, to an EV_BLOCK event.  1 with *out; 0 when it is none
- * of the three, or too short for its fields (malformed).
+ * of the four, or too short for its fields (malformed).
  */
 int block_ev(const struct block_fields f[BLK_STEPS], const void *raw,
 	     size_t size, uint64_t mono_ts, uint32_t cpu, struct ev *out);
@@ -72,11 +75,13 @@ struct block_req {
 				 * none (another process, a kworker) */
 	uint32_t cpu;		/* of its first step */
 	uint32_t requeues;
+	uint8_t given_back;	/* requeued, not issued again yet */
 	int32_t error;		/* the completion's: 0, or a negative errno */
 };
 
 struct block_pending {
-	struct block_req *v;	/* owned; few: the devices' queue depths */
+	/* owned, oldest first; few: the devices' queue depths */
+	struct block_req *v;
 	size_t n, cap;
 	uint64_t completed, unfinished, unmatched, requeued;
 };
@@ -86,10 +91,9 @@ void block_pending_release(struct block_pending *p);
 
 /* What block_rq_step handed out. */
 #define BR_DONE		1	/* *done holds a completed request */
-#define BR_ORPHAN	2	/* *done holds one left unfinished */
 
 /* An EV_BLOCK event in time order; pid: the process of e->tid when that
- * is a target thread, else 0.  BR_DONE, BR_ORPHAN, 0, or -ENOMEM. */
+ * is a target thread, else 0.  BR_DONE, 0, or -ENOMEM. */
 int block_rq_step(struct block_pending *p, const struct ev *e, uint32_t pid,
 		  struct block_req *done);
 

@@ -407,7 +407,8 @@ static int on_sched(struct fault_stream *s, struct thread *t,
 
 /* A block request's step, whoever's (record --block-io): the target
  * thread it ran in, if any.  A completion runs in an interrupt, in no
- * thread of its own: none is looked up for it.  With -a or --comm a
+ * thread of its own, and a requeue is no issue: no thread is looked up
+ * for them.  With -a or --comm a
  * thread not seen yet is resolved now, to ask whether it is a target. */
 static int on_block(struct fault_stream *s, const struct ev *e)
 {
@@ -415,7 +416,8 @@ static int on_block(struct fault_stream *s, const struct ev *e)
 
 	if (!s->ops.block_rq)
 		return 0;
-	if (e->u.blk.step != BLK_COMPLETE && e->tid != 0) {
+	if ((e->u.blk.step == BLK_INSERT || e->u.blk.step == BLK_ISSUE) &&
+	    e->tid != 0) {
 		t = s->cpu_wide_adds_threads ? thread_of(s, e) :
 		    thread_table_find(&s->threads, e->tid);
 		if (s->cpu_wide_adds_threads && !t)

@@ -88,10 +88,10 @@ static void a_request_of_no_target_keeps_only_the_events_name(void **state)
 }
 
 /* An issue without an insert begins the request (no queue time); a
- * second issue is a requeue, the service time from the last; a
- * completion of nothing seen is counted; an insert at a pending sector
- * hands the first out unfinished, and the end drains the rest. */
-static void what_breaks_the_rule_is_counted(void **state)
+ * requeue gives an issued request back, its insert again is no new one,
+ * its issue again is counted and its service runs from it; a completion
+ * of nothing issued is counted; the end drains the rest. */
+static void a_requeued_request_is_one_request_issued_twice(void **state)
 {
 	struct block_pending p;
 	struct block_req r;
@@ -101,24 +101,50 @@ static void what_breaks_the_rule_is_counted(void **state)
 	assert_int_equal(feed(&p, BLK_COMPLETE, 50, 0, 0, 8, &r), 0);
 	assert_int_equal(p.unmatched, 1);
 	assert_int_equal(feed(&p, BLK_ISSUE, 100, 7, 0, 8, &r), 0);
+	assert_int_equal(feed(&p, BLK_REQUEUE, 120, 7, 0, 8, &r), 0);
+	assert_int_equal(feed(&p, BLK_INSERT, 130, 7, 0, 8, &r), 0);
+	assert_int_equal(p.n, 1);
 	assert_int_equal(feed(&p, BLK_ISSUE, 150, 7, 0, 8, &r), 0);
 	assert_int_equal(feed(&p, BLK_COMPLETE, 190, 0, 0, 8, &r), BR_DONE);
 	assert_int_equal(r.insert_ts, BLOCK_NO_TS);
 	assert_int_equal(r.issue_ts, 150);
 	assert_int_equal(r.requeues, 1);
 	assert_int_equal(p.requeued, 1);
+	/* inserted, never issued: a completion is none of its */
 	assert_int_equal(feed(&p, BLK_INSERT, 200, 42, 40, 16, &r), 0);
-	assert_int_equal(feed(&p, BLK_INSERT, 300, 43, 40, 16, &r), BR_ORPHAN);
-	assert_int_equal(r.tid, 42);
-	assert_int_equal(r.complete_ts, BLOCK_NO_TS);
-	/* an insert alone is never completed: its issue comes first */
 	assert_int_equal(feed(&p, BLK_COMPLETE, 310, 0, 0, 16, &r), 0);
 	assert_int_equal(p.unmatched, 2);
 	assert_int_equal(block_rq_drain(&p, &r), 1);
-	assert_int_equal(r.tid, 43);
+	assert_int_equal(r.tid, 42);
+	assert_int_equal(r.complete_ts, BLOCK_NO_TS);
 	assert_int_equal(block_rq_drain(&p, &r), 0);
-	assert_int_equal(p.unfinished, 2);
+	assert_int_equal(p.unfinished, 1);
 	assert_int_equal(p.completed, 1);
+	block_pending_release(&p);
+}
+
+/* Two flushes at sector 0 pending together: each completion ends the
+ * oldest issued one, so each keeps its own thread and times. */
+static void requests_of_one_sector_complete_oldest_first(void **state)
+{
+	struct block_pending p;
+	struct block_req r;
+
+	(void)state;
+	block_pending_init(&p);
+	assert_int_equal(feed(&p, BLK_INSERT, 10, 42, 40, 0, &r), 0);
+	assert_int_equal(feed(&p, BLK_INSERT, 20, 43, 40, 0, &r), 0);
+	assert_int_equal(feed(&p, BLK_ISSUE, 30, 9, 0, 0, &r), 0);
+	assert_int_equal(feed(&p, BLK_ISSUE, 40, 9, 0, 0, &r), 0);
+	assert_int_equal(feed(&p, BLK_COMPLETE, 50, 0, 0, 0, &r), BR_DONE);
+	assert_int_equal(r.tid, 42);
+	assert_int_equal(r.insert_ts, 10);
+	assert_int_equal(r.issue_ts, 30);
+	assert_int_equal(feed(&p, BLK_COMPLETE, 60, 0, 0, 0, &r), BR_DONE);
+	assert_int_equal(r.tid, 43);
+	assert_int_equal(r.issue_ts, 40);
+	assert_int_equal(p.requeued, 0);
+	assert_int_equal(p.n, 0);
 	block_pending_release(&p);
 }
 
@@ -154,6 +180,13 @@ static const char complete_fmt[] =
 	"\tfield:unsigned short ioprio;\toffset:32;\tsize:2;\tsigned:0;\n"
 	"\tfield:char rwbs[10];\toffset:34;\tsize:10;\tsigned:0;\n"
 	"\tfield:__data_loc char[] cmd;\toffset:44;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"%s\", REC->rwbs\n";
+
+static const char requeue_fmt[] =
+	"name: block_rq_requeue\nID: 2108\nformat:\n" COMMON_FIELDS
+	"\tfield:unsigned short ioprio;\toffset:28;\tsize:2;\tsigned:0;\n"
+	"\tfield:char rwbs[10];\toffset:30;\tsize:10;\tsigned:0;\n"
+	"\tfield:__data_loc char[] cmd;\toffset:40;\tsize:4;\tsigned:0;\n\n"
 	"print fmt: \"%s\", REC->rwbs\n";
 
 static struct tep_event *parse(struct tep_handle *tep, const char *fmt)
@@ -198,6 +231,7 @@ static void raw_tracefs_bytes_decode_by_their_type(void **state)
 	ev[BLK_INSERT] = parse(tep, insert_fmt);
 	ev[BLK_ISSUE] = parse(tep, issue_fmt);
 	ev[BLK_COMPLETE] = parse(tep, complete_fmt);
+	ev[BLK_REQUEUE] = parse(tep, requeue_fmt);
 	assert_int_equal(block_fields_bind(f, ev), 0);
 	n = issue_raw(raw, 2104, 4242);
 	assert_int_equal(block_ev(f, raw, n, 777, 1, &e), 1);
@@ -218,6 +252,12 @@ static void raw_tracefs_bytes_decode_by_their_type(void **state)
 	assert_int_equal(e.u.blk.step, BLK_COMPLETE);
 	assert_int_equal(e.u.blk.bytes, 128 * 512);
 	assert_string_equal(e.u.blk.comm, "");
+	issue_raw(raw, 2108, 0);	/* a requeue: rwbs at 30 */
+	memcpy(raw + 30, "WS", 3);
+	assert_int_equal(block_ev(f, raw, 44, 950, 0, &e), 1);
+	assert_int_equal(e.u.blk.step, BLK_REQUEUE);
+	assert_int_equal(e.u.blk.sector, 123456);
+	assert_string_equal(e.u.blk.op, "WS");
 	issue_raw(raw, 2104, 4242);
 	assert_int_equal(block_ev(f, raw, 59, 777, 1, &e), 0);	/* comm cut */
 	issue_raw(raw, 5, 4242);				/* a marker */
@@ -255,7 +295,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_request_is_matched_by_sector_and_kept_as_its_submitters),
 		cmocka_unit_test(a_request_of_no_target_keeps_only_the_events_name),
-		cmocka_unit_test(what_breaks_the_rule_is_counted),
+		cmocka_unit_test(a_requeued_request_is_one_request_issued_twice),
+		cmocka_unit_test(requests_of_one_sector_complete_oldest_first),
 		cmocka_unit_test(raw_tracefs_bytes_decode_by_their_type),
 		cmocka_unit_test(the_operation_and_the_losses_are_read_from_the_kernels_text),
 	};

@@ -1,0 +1,173 @@
+/*
+ * record --block-io: block requests read through a tracefs instance of
+ * faultline's own.  A workload makes a known number of direct reads of a
+ * known size; each is one request of that thread, timed issue to
+ * completion, and what is stored agrees with the disk's own counters
+ * (/sys/block/DEV/stat).  The instance is gone after the recording, and
+ * one a killed faultline left is removed by the next.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "run.h"
+
+#define READS 40
+#define READ_SIZE 65536
+#define INSTANCES "/sys/kernel/tracing/instances"
+
+/* The fields of /sys/block/DEV/stat this test reads. */
+struct disk_stat {
+	long long reads, sectors, ms;	/* completed, sectors read, ms reading */
+};
+
+/* The stat file of the disk that holds path (a partition's disk), in
+ * out; 0, or -1 when path is on no block device. */
+static int disk_stat_path(const char *path, char *out, size_t n)
+{
+	struct stat st;
+	char part[128];
+
+	if (stat(path, &st) < 0 || major(st.st_dev) == 0)
+		return -1;
+	snprintf(part, sizeof(part), "/sys/dev/block/%u:%u/partition",
+		 major(st.st_dev), minor(st.st_dev));
+	snprintf(out, n, access(part, F_OK) == 0 ? "/sys/dev/block/%u:%u/../stat" :
+		 "/sys/dev/block/%u:%u/stat", major(st.st_dev), minor(st.st_dev));
+	return access(out, R_OK);
+}
+
+static struct disk_stat disk_stat(const char *stat_path)
+{
+	struct disk_stat d = { -1, -1, -1 };
+	long long merges;
+	FILE *f = fopen(stat_path, "r");
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%lld %lld %lld %lld", &d.reads, &merges,
+				&d.sectors, &d.ms), 4);
+	fclose(f);
+	return d;
+}
+
+static int instance_exists(pid_t pid)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), INSTANCES "/faultline-%d", (int)pid);
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * 40 direct reads of 64 KiB are 40 read requests of 64 KiB of the
+ * reading thread, each issued before it completed; the disk's counters
+ * over a window that holds the recording bound what was stored: no more
+ * read requests, sectors or time reading than the disk counted
+ * (time: each request's service lies inside the span the kernel adds,
+ * from its allocation to its end, and the file shows whole ms, so +1 ms).
+ * When the disk completed no read the recording did not store, the
+ * sectors are equal.
+ */
+static void direct_reads_are_requests_of_their_thread_the_disk_agrees(void **state)
+{
+	const char *db = scratch_path("blk.db"), *info = scratch_path("blk.info");
+	const char *data = scratch_path("blk.bin");
+	char stat_path[160], reads[16], size[16];
+	struct disk_stat before, after;
+	long long tid, stored, sectors, service_ns;
+	struct run r;
+
+	(void)state;
+	if (disk_stat_path(scratch_dir(), stat_path, sizeof(stat_path)) < 0)
+		skip_msg("%s is on no block device", scratch_dir());
+	snprintf(reads, sizeof(reads), "%d", READS);
+	snprintf(size, sizeof(size), "%d", READ_SIZE);
+	before = disk_stat(stat_path);
+	run_faultline(&r, "record", "-o", db, "--block-io", "--",
+		      "build/release/tests/block_workload", data, reads, size,
+		      info, NULL);
+	after = disk_stat(stat_path);
+	if (r.status == 77)
+		skip_msg("the file system holds no %d reads of %d bytes in one "
+			 "extent each, or has no O_DIRECT", READS, READ_SIZE);
+	if (r.status != 0)
+		fail_msg("record failed (%d): %s", r.status, r.err);
+	assert_non_null(strstr(r.err, "  block requests: "));
+	assert_false(instance_exists(r.pid));
+	tid = info_get(info, "tid");
+	assert_int_equal(db_int(db, "SELECT count(*) FROM block_request WHERE tid"
+				" = %lld AND op = 'R' AND bytes = %d AND error = 0"
+				" AND complete_ts IS NOT NULL AND service_ns > 0"
+				" AND issue_ts <= complete_ts AND (insert_ts IS NULL"
+				" OR insert_ts <= issue_ts) AND pid = tid AND comm ="
+				" 'block_workload' AND disk IS NOT NULL", tid,
+				READ_SIZE), READS);
+	/* every disk's read requests, whoever's, against the counters */
+	stored = db_int(db, "SELECT count(*) FROM block_request b WHERE op = 'R'"
+			" AND complete_ts IS NOT NULL AND dev = (SELECT dev FROM"
+			" block_request WHERE tid = %lld LIMIT 1)", tid);
+	sectors = db_int(db, "SELECT sum(bytes) / 512 FROM block_request WHERE"
+			 " op = 'R' AND complete_ts IS NOT NULL AND dev = (SELECT"
+			 " dev FROM block_request WHERE tid = %lld LIMIT 1)", tid);
+	service_ns = db_int(db, "SELECT sum(service_ns) FROM block_request WHERE"
+			    " op = 'R' AND complete_ts IS NOT NULL AND dev = (SELECT"
+			    " dev FROM block_request WHERE tid = %lld LIMIT 1)", tid);
+	assert_true(stored >= READS);
+	assert_true(stored <= after.reads - before.reads);
+	assert_true(sectors <= after.sectors - before.sectors);
+	assert_true(service_ns <= (after.ms - before.ms + 1) * 1000000ll);
+	if (stored == after.reads - before.reads)
+		assert_int_equal(sectors, after.sectors - before.sectors);
+	else
+		print_message("the disk read %lld more times than recorded "
+			      "(another process): sectors bounded, not equal\n",
+			      after.reads - before.reads - stored);
+	/* the blocked intervals the reads ended are tied to them */
+	assert_true(db_int(db, "SELECT count(DISTINCT request_id) FROM"
+			   " blocked_on_request WHERE tid = %lld AND what LIKE"
+			   " 'disk read of 64 KiB on %%'", tid) > 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM lost WHERE kind GLOB"
+				" 'block_*'"), 0);
+}
+
+/*
+ * A faultline killed outright leaves its instance; the next recording
+ * with --block-io removes it and says so, and leaves none of its own.
+ */
+static void a_killed_recorders_instance_is_removed_by_the_next(void **state)
+{
+	const char *db = scratch_path("killed.db"), *db2 = scratch_path("next.db");
+	char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
+			 (char *)db, "--block-io", "--", "/bin/sleep", "2", NULL };
+	char says[96];
+	struct run r, next;
+
+	(void)state;
+	assert_int_equal(start_recording(&r, argv, 10000), 0);
+	assert_true(instance_exists(r.pid));
+	kill(r.pid, SIGKILL);
+	run_wait(&r);
+	assert_true(instance_exists(r.pid));
+	assert_int_equal(run_faultline(&next, "record", "-o", db2, "--block-io",
+				       "--", "/bin/true", NULL), 0);
+	snprintf(says, sizeof(says), "removed the tracefs instance 'faultline-%d'",
+		 (int)r.pid);
+	if (!strstr(next.err, says))
+		fail_msg("no word of the stale instance:\n%s", next.err);
+	assert_false(instance_exists(r.pid));
+	assert_false(instance_exists(next.pid));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(direct_reads_are_requests_of_their_thread_the_disk_agrees),
+		cmocka_unit_test_teardown(a_killed_recorders_instance_is_removed_by_the_next,
+					  kill_leftovers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
