@@ -8,7 +8,8 @@
  * inside one extent of the file (FIEMAP says where they are), so each
  * read is one block request of SIZE bytes: no page cache in between, no
  * read-ahead, no bio split at an extent's end.  INFO_FILE gets "tid=N"
- * (the reading thread) and "reads=N".  Exit 77: the file system cannot
+ * (the reading thread), "reads=N" and "read_ns=N" (the reads' wall time,
+ * CLOCK_MONOTONIC, for bench/collector/block_io_overhead.sh).  Exit 77: the file system cannot
  * do it (no O_DIRECT, no FIEMAP, too few extents large enough).
  */
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_EXTENTS 256
@@ -70,6 +72,7 @@ static int plan(int fd, size_t count, size_t size, off_t *at)
 
 int main(int argc, char **argv)
 {
+	struct timespec t0, t1;
 	size_t count, size;
 	off_t *at;
 	void *buf;
@@ -88,12 +91,16 @@ int main(int argc, char **argv)
 	fd = open(argv[1], O_RDONLY | O_DIRECT);
 	if (fd < 0 || plan(fd, count, size, at) < 0)
 		return 77;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (size_t i = 0; i < count; i++)
 		if (pread(fd, buf, size, at[i]) != (ssize_t)size)
 			return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	info = fopen(argv[4], "w");
 	if (!info)
 		return 1;
-	fprintf(info, "tid=%d\nreads=%zu\n", gettid(), count);
+	fprintf(info, "tid=%d\nreads=%zu\nread_ns=%lld\n", gettid(), count,
+		(long long)(t1.tv_sec - t0.tv_sec) * 1000000000ll +
+		(t1.tv_nsec - t0.tv_nsec));
 	return fclose(info) == 0 ? 0 : 1;
 }
