@@ -825,14 +825,12 @@ SELECT x.session_id, x.rowid AS state_id, c.rowid AS syscall_id, c.name AS call,
  WHERE x.state != 'running'
    AND (c.dur IS NULL OR c.ts + c.dur >= x.ts + x.dur);
 
--- Each blocked interval of a target thread (thread_state, 'blocked') with
--- the block requests issued in that thread that completed while it was
--- blocked (record --block-io), in the one wording every reader shows:
--- 'disk read of 64 KiB on vda, 3.1 ms in service'.  state_id:
--- thread_state's rowid; request_id: block_request's.
-CREATE VIEW blocked_on_request AS
-SELECT x.session_id, x.rowid AS state_id, x.tid, b.rowid AS request_id,
-       b.disk, b.op, b.bytes, b.queue_ns, b.service_ns, b.complete_ts,
+-- Each block request (record --block-io) in the one wording every reader
+-- shows, what: 'disk read of 64 KiB on vda, 3.1 ms in service' ('still
+-- in service' when it never completed).  request_id: block_request's
+-- rowid.
+CREATE VIEW block_request_named AS
+SELECT b.rowid AS request_id, b.*,
        'disk ' || CASE b.op WHEN 'R' THEN 'read' WHEN 'W' THEN 'write'
                             WHEN 'D' THEN 'discard' WHEN 'FLUSH' THEN 'flush'
                             ELSE lower(b.op) END
@@ -843,11 +841,21 @@ SELECT x.session_id, x.rowid AS state_id, x.tid, b.rowid AS request_id,
                WHEN b.bytes > 0 THEN printf(' of %d bytes', b.bytes)
                ELSE '' END
        || ' on ' || coalesce(b.disk, b.dev)
-       || printf(', %.1f ms in service', b.service_ns / 1e6) AS what
+       || coalesce(printf(', %.1f ms in service', b.service_ns / 1e6),
+                   ', still in service') AS what
+  FROM block_request b;
+
+-- Each blocked interval of a target thread (thread_state, 'blocked') with
+-- the block requests issued in that thread that completed while it was
+-- blocked (record --block-io), and their wording (block_request_named).
+-- state_id: thread_state's rowid; request_id: block_request's.
+CREATE VIEW blocked_on_request AS
+SELECT x.session_id, x.rowid AS state_id, x.tid, b.request_id, b.disk, b.op,
+       b.bytes, b.queue_ns, b.service_ns, b.complete_ts, b.what
   FROM thread_state x
-  JOIN block_request b ON b.session_id = x.session_id AND b.tid = x.tid
-                      AND b.complete_ts >= x.ts
-                      AND b.complete_ts <= x.ts + x.dur
+  JOIN block_request_named b ON b.session_id = x.session_id AND b.tid = x.tid
+                            AND b.complete_ts >= x.ts
+                            AND b.complete_ts <= x.ts + x.dur
  WHERE x.state = 'blocked';
 
 -- Each thread that ran instead during a runnable wait (ran_instead), in

@@ -9,7 +9,9 @@
  * read is one block request of SIZE bytes: no page cache in between, no
  * read-ahead, no bio split at an extent's end.  INFO_FILE gets "tid=N"
  * (the reading thread), "reads=N" and "read_ns=N" (the reads' wall time,
- * CLOCK_MONOTONIC, for bench/collector/block_io_overhead.sh).  Exit 77: the file system cannot
+ * CLOCK_MONOTONIC, for bench/collector/block_io_overhead.sh); then it
+ * lives LINGER_MS more (environment; default 0), FILE still open, so a
+ * recorder can name its descriptor.  Exit 77: the file system cannot
  * do it (no O_DIRECT, no FIEMAP, too few extents large enough).
  */
 #include <fcntl.h>
@@ -102,5 +104,9 @@ int main(int argc, char **argv)
 	fprintf(info, "tid=%d\nreads=%zu\nread_ns=%lld\n", gettid(), count,
 		(long long)(t1.tv_sec - t0.tv_sec) * 1000000000ll +
 		(t1.tv_nsec - t0.tv_nsec));
-	return fclose(info) == 0 ? 0 : 1;
+	if (fclose(info) != 0)
+		return 1;
+	if (getenv("LINGER_MS"))
+		usleep((useconds_t)atoi(getenv("LINGER_MS")) * 1000);
+	return 0;
 }

@@ -161,10 +161,49 @@ static void a_killed_recorders_instance_is_removed_by_the_next(void **state)
 	assert_false(instance_exists(next.pid));
 }
 
+/*
+ * diagnose's file-io finding names the block requests its calls waited
+ * for: a direct read that blocked waited for its own request.  (A direct
+ * read need not block: the host may answer before the thread sleeps; so
+ * the count is not held to the reads.)
+ */
+static void diagnose_names_the_requests_a_files_reads_waited_for(void **state)
+{
+	const char *db = scratch_path("diag.db"), *info = scratch_path("diag.info");
+	const char *data = scratch_path("diag.bin");
+	char reads[16], size[16], line[160], tid[24];
+	struct run r, d;
+
+	(void)state;
+	snprintf(reads, sizeof(reads), "%d", READS);
+	snprintf(size, sizeof(size), "%d", READ_SIZE);
+	setenv("LINGER_MS", "300", 1);	/* the descriptor named from /proc */
+	run_faultline(&r, "record", "-q", "-o", db, "--block-io", "--syscalls",
+		      "--", "build/release/tests/block_workload", data, reads,
+		      size, info, NULL);
+	unsetenv("LINGER_MS");
+	if (r.status == 77)
+		skip_msg("the file system cannot hold the direct reads");
+	if (r.status != 0)
+		fail_msg("record failed (%d): %s", r.status, r.err);
+	if (db_int(db, "SELECT count(*) FROM syscall WHERE tid = %lld AND name ="
+		   " 'pread64' AND blocked_ns > 0 AND fd_name = '%s'",
+		   info_get(info, "tid"), data) == 0)
+		skip_msg("no direct read blocked: the disk answered each before "
+			 "the thread slept");
+	snprintf(tid, sizeof(tid), "%lld", info_get(info, "tid"));
+	assert_int_equal(run_faultline(&d, "diagnose", db, "--tid", tid, NULL), 0);
+	snprintf(line, sizeof(line), "   cause:     %s\n   disk:      ", data);
+	if (!strstr(d.out, line) || !strstr(strstr(d.out, line),
+					   "the longest: disk read of 64 KiB on "))
+		fail_msg("the file-io finding names no disk request:\n%s", d.out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(direct_reads_are_requests_of_their_thread_the_disk_agrees),
+		cmocka_unit_test(diagnose_names_the_requests_a_files_reads_waited_for),
 		cmocka_unit_test_teardown(a_killed_recorders_instance_is_removed_by_the_next,
 					  kill_leftovers),
 	};
