@@ -3,8 +3,9 @@
  * faultline's own.  A workload makes a known number of direct reads of a
  * known size; each is one request of that thread, timed issue to
  * completion, and what is stored agrees with the disk's own counters
- * (/sys/block/DEV/stat).  The instance is gone after the recording, and
- * one a killed faultline left is removed by the next.
+ * (/sys/block/DEV/stat).  The instance is gone after the recording, also
+ * one stopped by SIGINT, and one a killed faultline left is removed by
+ * the next.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -199,11 +200,31 @@ static void diagnose_names_the_requests_a_files_reads_waited_for(void **state)
 		fail_msg("the file-io finding names no disk request:\n%s", d.out);
 }
 
+/* SIGINT stops a recording; its instance goes with it. */
+static void a_recording_stopped_by_sigint_removes_its_instance(void **state)
+{
+	const char *db = scratch_path("int.db");
+	char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
+			 (char *)db, "--block-io", "--", "/bin/sleep", "30", NULL };
+	struct run r;
+
+	(void)state;
+	assert_int_equal(start_recording(&r, argv, 10000), 0);
+	assert_true(instance_exists(r.pid));
+	kill(r.pid, SIGINT);
+	assert_int_equal(run_wait(&r), 0);
+	assert_false(instance_exists(r.pid));
+	assert_int_equal(db_int(db, "SELECT count(*) FROM session WHERE status ="
+				" 'stopped'"), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(direct_reads_are_requests_of_their_thread_the_disk_agrees),
 		cmocka_unit_test(diagnose_names_the_requests_a_files_reads_waited_for),
+		cmocka_unit_test_teardown(a_recording_stopped_by_sigint_removes_its_instance,
+					  kill_leftovers),
 		cmocka_unit_test_teardown(a_killed_recorders_instance_is_removed_by_the_next,
 					  kill_leftovers),
 	};
