@@ -160,10 +160,10 @@ static void print_block_io(FILE *out, const struct record_block_io *b)
 		(unsigned long long)b->pending.unmatched);
 	if (b->overrun || b->dropped || b->malformed)
 		fprintf(out, "  BLOCK I/O LOST: %llu events overwritten and %llu "
-			"dropped in the tracefs buffer (%d KiB a CPU), %llu "
+			"dropped in the tracefs buffer (%u KiB a CPU), %llu "
 			"malformed; the lost table's block_* rows say on which "
 			"CPU\n", (unsigned long long)b->overrun,
-			(unsigned long long)b->dropped, BLOCK_TRACE_BUFFER_KB,
+			(unsigned long long)b->dropped, b->buffer_kb,
 			(unsigned long long)b->malformed);
 }
 
@@ -414,7 +414,8 @@ void record_summary_print(FILE *out, const struct record_session *rs,
 			(unsigned long long)p->n.lost_records,
 			(unsigned long long)p->n.lost_samples);
 	else if (!p->n.dropped && !rs->loader.rows_unwritten &&
-		 !rs->counts.records_unstored)
+		 !rs->counts.records_unstored && !p->blk.overrun &&
+		 !p->blk.dropped)
 		fprintf(out, "  nothing lost\n");
 	if (p->n.throttles)
 		fprintf(out, "  THROTTLED %llu times: the kernel paused sampling "

@@ -80,7 +80,8 @@ static int refused(struct errmsg *e, const char *what)
 			  "tracefs", strerror(err));
 }
 
-static int make_instance(struct block_trace *bt, struct errmsg *e)
+static int make_instance(struct block_trace *bt, unsigned buffer_kb,
+			 struct errmsg *e)
 {
 	char name[32];
 	char buf[16];
@@ -90,7 +91,7 @@ static int make_instance(struct block_trace *bt, struct errmsg *e)
 	bt->inst = tracefs_instance_create(name);
 	if (!bt->inst)
 		return refused(e, "make a tracefs instance");
-	snprintf(buf, sizeof(buf), "%d", BLOCK_TRACE_BUFFER_KB);
+	snprintf(buf, sizeof(buf), "%u", buffer_kb);
 	if (tracefs_trace_off(bt->inst) < 0 ||
 	    tracefs_instance_file_write(bt->inst, "trace_clock", "mono") < 0 ||
 	    tracefs_instance_file_write(bt->inst, "buffer_size_kb", buf) < 0)
@@ -203,12 +204,12 @@ static int check_clock(struct block_trace *bt, struct errmsg *e)
 }
 
 int block_trace_open(struct block_trace *bt, const int *cpus, int ncpus,
-		     struct errmsg *note, struct errmsg *e)
+		     unsigned buffer_kb, struct errmsg *note, struct errmsg *e)
 {
 	int err;
 
 	remove_stale(note);
-	err = make_instance(bt, e);
+	err = make_instance(bt, buffer_kb, e);
 	if (err == 0)
 		err = open_readers(bt, cpus, ncpus, e);
 	if (err == 0)

@@ -29,7 +29,7 @@
  *
  * Usage:
  *	block_trace_init(&bt);
- *	block_trace_open(&bt, cpus, ncpus, &note, &e);	instance, on
+ *	block_trace_open(&bt, cpus, ncpus, kb, &note, &e);	instance, on
  *	block_trace_start(&bt, &e);		the reading thread
  *	block_trace_take(&bt, fn, ctx);		what it read (repeat)
  *	block_trace_stop(&bt);			off, joined, the rest read
@@ -103,7 +103,7 @@ void block_trace_init(struct block_trace *bt);
  * cause and the fix (tracefs not mounted or not writable: root).
  */
 int block_trace_open(struct block_trace *bt, const int *cpus, int ncpus,
-		     struct errmsg *note, struct errmsg *e);
+		     unsigned buffer_kb, struct errmsg *note, struct errmsg *e);
 
 /* Starts the reading thread.  0 or -errno with e. */
 int block_trace_start(struct block_trace *bt, struct errmsg *e);

@@ -29,10 +29,21 @@ void record_block_io_release(struct record_block_io *b)
 	b->ndisks = b->disks_cap = 0;
 }
 
+/* FAULTLINE_TEST_BLOCK_BUFFER_KB, for tests that need the instance's
+ * buffer to overflow; else BLOCK_TRACE_BUFFER_KB. */
+static unsigned buffer_kb(void)
+{
+	const char *v = getenv("FAULTLINE_TEST_BLOCK_BUFFER_KB");
+
+	return v && atoi(v) > 0 ? (unsigned)atoi(v) : BLOCK_TRACE_BUFFER_KB;
+}
+
 int record_block_io_open(struct record_block_io *b, const int *cpus,
 			 int ncpus, struct errmsg *e)
 {
-	return b->on ? block_trace_open(&b->trace, cpus, ncpus, &b->note, e) : 0;
+	b->buffer_kb = buffer_kb();
+	return b->on ? block_trace_open(&b->trace, cpus, ncpus, b->buffer_kb,
+					&b->note, e) : 0;
 }
 
 int record_block_io_start(struct record_block_io *b, struct errmsg *e)

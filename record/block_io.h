@@ -41,6 +41,7 @@ struct record_block_io {
 	uint64_t events;		/* decoded */
 	uint64_t malformed;		/* read, not decoded */
 	uint64_t overrun, dropped;	/* the instance's losses, at the end */
+	unsigned buffer_kb;		/* its buffer, a CPU */
 	struct errmsg note;		/* stale instances removed, or "" */
 };
 

@@ -200,6 +200,41 @@ static void diagnose_names_the_requests_a_files_reads_waited_for(void **state)
 		fail_msg("the file-io finding names no disk request:\n%s", d.out);
 }
 
+/*
+ * What the instance's buffer overwrote is said: a buffer of 4 KiB a CPU
+ * (a test hook) cannot hold the events of 3000 direct reads between two
+ * passes of the reader (100 ms: at least 100 requests even at 1 ms a
+ * read, 3 events each, against the 50 or so a page holds); the lost
+ * table has the overruns the summary gives, and "nothing lost" is not
+ * said.
+ */
+static void an_overrun_of_the_instances_buffer_is_stored_and_said(void **state)
+{
+	const char *db = scratch_path("over.db"), *info = scratch_path("over.info");
+	const char *data = scratch_path("over.bin");
+	char want[64];
+	long long lost;
+	struct run r;
+
+	(void)state;
+	setenv("FAULTLINE_TEST_BLOCK_BUFFER_KB", "4", 1);
+	run_faultline(&r, "record", "-o", db, "--block-io", "--",
+		      "build/release/tests/block_workload", data, "3000", "4096",
+		      info, NULL);
+	unsetenv("FAULTLINE_TEST_BLOCK_BUFFER_KB");
+	if (r.status == 77)
+		skip_msg("the file system cannot hold the direct reads");
+	if (r.status != 0)
+		fail_msg("record failed (%d): %s", r.status, r.err);
+	lost = db_int(db, "SELECT sum(count) FROM lost WHERE kind = 'block_overrun'");
+	assert_true(lost > 0);
+	snprintf(want, sizeof(want), "BLOCK I/O LOST: %lld events overwritten", lost);
+	if (!strstr(r.err, want) || strstr(r.err, "nothing lost"))
+		fail_msg("the summary does not say %s:\n%s", want, r.err);
+	assert_true(db_int(db, "SELECT count(*) FROM block_request WHERE tid = %lld"
+			   " AND bytes = 4096 AND op = 'R'", info_get(info, "tid")) < 3000);
+}
+
 /* SIGINT stops a recording; its instance goes with it. */
 static void a_recording_stopped_by_sigint_removes_its_instance(void **state)
 {
@@ -223,6 +258,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(direct_reads_are_requests_of_their_thread_the_disk_agrees),
 		cmocka_unit_test(diagnose_names_the_requests_a_files_reads_waited_for),
+		cmocka_unit_test(an_overrun_of_the_instances_buffer_is_stored_and_said),
 		cmocka_unit_test_teardown(a_recording_stopped_by_sigint_removes_its_instance,
 					  kill_leftovers),
 		cmocka_unit_test_teardown(a_killed_recorders_instance_is_removed_by_the_next,
