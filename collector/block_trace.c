@@ -44,19 +44,42 @@ static int stale(const char *name)
 	return strcmp(comm, "faultline") != 0;
 }
 
-/* Removes the stale instances; note names them (or stays empty). */
+struct stale_walk {
+	char **names;		/* owned: tracefs_list_add's */
+};
+
+/* tracefs_instances_walk's callback: keeps the stale ones' names.  (Not
+ * tracefs_instances(regex): libtracefs 1.6 does not free its regex.) */
+static int note_stale(const char *name, void *ctx)
+{
+	struct stale_walk *w = ctx;
+	size_t n = strlen(INSTANCE_PREFIX);
+	char **more;
+
+	if (strncmp(name, INSTANCE_PREFIX, n) || !name[n] ||
+	    strspn(name + n, "0123456789") != strlen(name + n) || !stale(name))
+		return 0;
+	if (!(more = tracefs_list_add(w->names, name)))
+		return 1;	/* out of memory: the walk stops, best effort */
+	w->names = more;
+	return 0;
+}
+
+/* Removes the stale instances; note names them (or stays empty).  Best
+ * effort: one that cannot be removed stays, as it was. */
 static void remove_stale(struct errmsg *note)
 {
-	char **names = tracefs_instances("^" INSTANCE_PREFIX "[0-9][0-9]*$");
+	struct stale_walk w = { NULL };
 	struct tracefs_instance *old;
 	const char *first = NULL;
 	int n = 0;
 
-	for (int i = 0; names && names[i]; i++) {
-		if (!stale(names[i]) || !(old = tracefs_instance_alloc(NULL, names[i])))
+	tracefs_instances_walk(note_stale, &w);
+	for (int i = 0; w.names && w.names[i]; i++) {
+		if (!(old = tracefs_instance_alloc(NULL, w.names[i])))
 			continue;
 		if (tracefs_instance_destroy(old) == 0 && n++ == 0)
-			first = names[i];
+			first = w.names[i];
 		tracefs_instance_free(old);
 	}
 	if (n == 1)
@@ -65,7 +88,7 @@ static void remove_stale(struct errmsg *note)
 	else if (n > 1)
 		errmsg_set(note, 0, "removed %d tracefs instances that killed "
 			   "faultlines left behind ('%s' first)", n, first);
-	tracefs_list_free(names);
+	tracefs_list_free(w.names);
 }
 
 /* tracefs refused something: the cause and the fix. */
