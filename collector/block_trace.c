@@ -28,11 +28,14 @@ void block_trace_init(struct block_trace *bt)
 }
 
 /* Is the instance "faultline-PID" stale: its PID runs no faultline now
- * (killed outright, its PID perhaps reused), or is this process's own,
- * left by an earlier process of the same PID? */
+ * (killed outright, its PID perhaps reused: a thread of another name),
+ * or is this process's own, left by an earlier process of the same PID?
+ * (Were a running recorder taken for stale, its instance would still
+ * stay: tracefs refuses to remove an instance with open files, and its
+ * readers are open while it records.) */
 static int stale(const char *name)
 {
-	char comm[16];
+	char comm[16], mine[16];
 	char *end;
 	long pid = strtol(name + strlen(INSTANCE_PREFIX), &end, 10);
 
@@ -41,7 +44,9 @@ static int stale(const char *name)
 	if (pid == (long)getpid() ||
 	    proc_read_comm((pid_t)pid, (pid_t)pid, comm) < 0)
 		return 1;
-	return strcmp(comm, "faultline") != 0;
+	if (proc_read_comm(getpid(), getpid(), mine) < 0)
+		return 0;
+	return strcmp(comm, mine) != 0;
 }
 
 struct stale_walk {
