@@ -126,6 +126,10 @@ COLLECTOR_GEN_SRC = $(BUILD)/gen/syscall_table.c
 DECODER_SRC += decoder/latency_pair.c
 COLLECTOR_SRC += collector/latency_events.c
 RECORD_SRC += record/latency.c
+# record --block-io: block requests read through a tracefs instance
+DECODER_SRC += decoder/block_rq.c
+COLLECTOR_SRC += collector/block_trace.c
+RECORD_SRC += record/block_io.c
 # faultline upgrade (schema/upgrade.c)
 CLI_SRC += cli/upgrade.c
 # labels, faultline label, faultline merge
@@ -259,6 +263,8 @@ UNIT_TESTS += test_outside_file
 UNIT_TESTS += test_cpu_runs
 # record --latency: the pairing and its option
 UNIT_TESTS += test_latency_pair
+# record --block-io: the matching of a request's steps
+UNIT_TESTS += test_block_rq
 # record --pt, faultline pt
 UNIT_TESTS += test_pt_time test_pt_pmu test_pt_aux test_pt_decode test_pt_store
 # plot
@@ -275,6 +281,9 @@ WORKLOAD_BIN = $(BUILD)/tests/fault_workload $(BUILD)/tests/sched_workload \
 	       $(BUILD)/tests/udp_workload $(BUILD)/tests/clock_step_workload \
 	       $(BUILD)/tests/waking_workload $(BUILD)/bench/pingpong \
 	       $(BUILD)/tests/syscall_workload
+# record --block-io: direct reads of a known size, against /sys/block
+INTEGRATION_BIN += $(BUILD)/tests/test_block_io
+WORKLOAD_BIN += $(BUILD)/tests/block_workload
 DEMO_BIN = $(BUILD)/demo/nak_demo
 FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream fuzz_import fuzz_symbol_maps
 # record --stacks

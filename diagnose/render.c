@@ -71,6 +71,8 @@ static void add_detail_line(struct strbuf *sb, const struct diag_finding *f,
 		strbuf_addf(sb, "   by:        %s\n", detail);
 	else if (!strcmp(diag_patterns[f->pattern]->name, "futex"))
 		strbuf_addf(sb, "   holder:    %s\n", detail);
+	else if (!strcmp(diag_patterns[f->pattern]->name, "file-io"))
+		strbuf_addf(sb, "   disk:      %s\n", detail);
 	else if (!strcmp(diag_patterns[f->pattern]->name, "slow-wakeup"))
 		strbuf_addf(sb, "   ran:       %s (on its CPU while it waited)\n",
 			    detail);

@@ -60,8 +60,8 @@ static void exec_sql(const char *path, const char *sql)
 
 /* Rows of the Intel PT tables (no machine here has intel_pt), a clock
  * step, a loss, a runnable wait's holder (a quiet machine may give
- * none) and a system call, so every table of the schema holds rows to
- * merge. */
+ * none), a system call and a block request, so every table of the
+ * schema holds rows to merge. */
 static const char hand_rows_sql[] =
 	"INSERT INTO clock_step VALUES (1, 100, 200, -5000);"
 	"INSERT INTO lost VALUES (1, NULL, 0, 'records', 3);"
@@ -85,7 +85,10 @@ static const char hand_rows_sql[] =
 	" 2500000, 2500000, 2000000);"
 	"INSERT INTO latency VALUES (1, 'a:b/a:c:sector', 7, 7, 1000, 5000, 0,"
 	" 4096, 0, '{\"sector\":4096}');"
-	"INSERT INTO latency_count VALUES (1, 'a:b/a:c:sector', 1, 0, 2);";
+	"INSERT INTO latency_count VALUES (1, 'a:b/a:c:sector', 1, 0, 2);"
+	"INSERT INTO block_request VALUES (1, '254:0', 'vda', 2048, 65536, 'R',"
+	" 'RS', NULL, 1000, 3000, NULL, 2000, 7, 7, 'wl', 0, 0, 0);"
+	"INSERT INTO block_request_count VALUES (1, 1, 0, 0, 0, 0);";
 
 static void record(const char *db, const char *pages, const char *label1,
 		   const char *label2)
