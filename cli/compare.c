@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/labels.h"
 #include "../common/strbuf.h"
 #include "../export/pg_conn.h"
 #include "../runs/env_diff.h"
@@ -150,12 +151,22 @@ static int run(const struct compare_args *a)
 	return err == -ENOENT || err == -EINVAL ? EXIT_USAGE : 1;
 }
 
+/* --label KEY: a key by the one label rule (common/labels.h). */
+static int set_label(void *value, const char *arg, const char *opt,
+		     struct errmsg *e)
+{
+	if (label_key_check(arg, strlen(arg), opt, arg, e) < 0)
+		return -EINVAL;
+	*(const char **)value = arg;
+	return 0;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_args a = { .format = OUT_TABLE };
 	const struct opt opts[] = {
 		{ 'l', "label", "KEY", "A and B are values of this label: all the "
-		  "sessions of each", OPT_STRING, &a.label, NULL },
+		  "sessions of each", OPT_CALLBACK, &a.label, set_label },
 		{ 'f', "format", "FORMAT", "table (default), csv or json",
 		  OPT_CALLBACK, &a.format, set_format },
 		{ 'w', "wide", NULL, "a table's long cells whole (by default cut at "

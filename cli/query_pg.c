@@ -1,7 +1,7 @@
 /*
  * The query's :name parameters become $N (N: the parameter's place in
  * the header), bound as text and typed by the header (INTEGER and
- * DURATION bigint, REAL double precision, TEXT text), so "$1 IS NULL"
+ * DURATION bigint, REAL double precision, TEXT and LABEL text), so "$1 IS NULL"
  * has a type.  The answer is put into an in-memory SQLite table, typed by
  * each column's PostgreSQL type, and written by table_out from there:
  * one writer, and the same text for the same values on both engines.
@@ -88,7 +88,8 @@ static int values_of(const struct query_def *q, char *const *args, int nargs,
 		const char *v = query_arg_value(args, nargs, p->name);
 
 		types[i] = p->type == QT_REAL ? OID_FLOAT8 :
-			   p->type == QT_TEXT ? OID_TEXT : OID_INT8;
+			   p->type == QT_TEXT || p->type == QT_LABEL ? OID_TEXT :
+			   OID_INT8;
 		if (!v && p->required)
 			return errmsg_set(e, EINVAL, "query '%s' needs %s=%s (%s)",
 					  q->name, p->name, query_type_name(p->type),

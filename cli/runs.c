@@ -21,7 +21,7 @@
 #include "../runs/runs.h"
 #include "../schema/db.h"
 #include "commands.h"
-#include "labels.h"
+#include "../common/labels.h"
 #include "opt.h"
 #include "query_run.h"
 #include "reader.h"
