@@ -205,8 +205,9 @@ static int run_sql(PGconn *c, const char *schema, const struct query_def *q,
 	return err;
 }
 
-int query_pg_run(const char *target, const char *schema, const struct query_def *q,
-		 char *const *args, int nargs, const struct table_style *style)
+int query_pg_write(const char *target, const char *schema, const struct query_def *q,
+		   char *const *args, int nargs, const struct table_style *style,
+		   struct errmsg *e)
 {
 	const char **values = calloc(q->nparams + 1, sizeof(*values));
 	Oid *types = calloc(q->nparams + 1, sizeof(*types));
@@ -216,31 +217,23 @@ int query_pg_run(const char *target, const char *schema, const struct query_def 
 	sqlite3_stmt *st = NULL;
 	PGconn *c = NULL;
 	struct strbuf sql;
-	struct errmsg e;
 	size_t nrows;
-	int err, status = 1;
+	int err;
 
-	errmsg_init(&e);
 	strbuf_init(&sql);
-	err = values && types && bufs ? 0 : errmsg_set(&e, ENOMEM, "out of memory");
+	err = values && types && bufs ? 0 : errmsg_set(e, ENOMEM, "out of memory");
 	if (err == 0)
-		err = values_of(q, args, nargs, values, types, bufs, &e);
-	if (err == -EINVAL)
-		status = EXIT_USAGE;
+		err = values_of(q, args, nargs, values, types, bufs, e);
 	if (err == 0)
-		err = rewrite(q, &sql, &e);
+		err = rewrite(q, &sql, e);
 	if (err == 0)
-		err = pg_connect(target, &c, &e);
+		err = pg_connect(target, &c, e);
 	if (err == 0)
-		err = run_sql(c, schema, q, strbuf_str(&sql), values, types, &r, &e);
+		err = run_sql(c, schema, q, strbuf_str(&sql), values, types, &r, e);
 	if (err == 0 && stage(r, &mem, &st) < 0)
-		err = errmsg_set(&e, ENOMEM, "out of memory");
+		err = errmsg_set(e, ENOMEM, "out of memory");
 	if (err == 0)
-		err = table_out(st, style, stdout, &nrows, q->name, &e);
-	if (err == 0)
-		status = 0;
-	else
-		error("query", "%s", e.text);
+		err = table_out(st, style, stdout, &nrows, q->name, e);
 	sqlite3_finalize(st);
 	sqlite3_close(mem);
 	PQclear(r);
@@ -249,5 +242,19 @@ int query_pg_run(const char *target, const char *schema, const struct query_def 
 	free(values);
 	free(types);
 	free(bufs);
-	return status;
+	return err;
+}
+
+int query_pg_run(const char *target, const char *schema, const struct query_def *q,
+		 char *const *args, int nargs, const struct table_style *style)
+{
+	struct errmsg e;
+	int err;
+
+	errmsg_init(&e);
+	err = query_pg_write(target, schema, q, args, nargs, style, &e);
+	if (err == 0)
+		return 0;
+	error("query", "%s", e.text);
+	return err == -EINVAL ? EXIT_USAGE : 1;
 }
