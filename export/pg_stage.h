@@ -14,6 +14,8 @@
  * NULL), as in the file.  JSON columns come back in PostgreSQL's jsonb
  * form, written compact as SQLite writes JSON: the keys in jsonb's order,
  * which may not be the file's.  Session and series ids are PostgreSQL's.
+ * The readers of many sessions (runs, compare) take several at once
+ * (pg_stage_sessions), as a file merged from theirs holds them.
  */
 #ifndef FL_PG_STAGE_H
 #define FL_PG_STAGE_H
