@@ -54,6 +54,8 @@ COMMON_SRC += common/demangle.c
 COMMON_SRC += common/edit_distance.c
 # a process told from a later one with its pid (a killed recorder's session)
 COMMON_SRC += common/proc_ident.c
+# the one label model: its rule, its parser, its JSON encoding
+COMMON_SRC += common/labels.c
 DECODER_SRC = decoder/clock_map.c decoder/comm_cache.c decoder/perf_record.c decoder/event.c \
 	      decoder/idmap.c decoder/timeline.c \
 	      decoder/order.c decoder/hist.c decoder/fault_pair.c \
@@ -132,9 +134,9 @@ COLLECTOR_SRC += collector/block_trace.c
 RECORD_SRC += record/block_io.c
 # faultline upgrade (schema/upgrade.c)
 CLI_SRC += cli/upgrade.c
-# labels, faultline label, faultline merge
+# faultline label, faultline merge
 SCHEMA_SRC += schema/merge.c
-CLI_SRC += cli/labels.c cli/label.c cli/merge.c
+CLI_SRC += cli/label.c cli/merge.c
 # faultline diagnose: the engine and its patterns (diagnose/), the PLT
 # reader that names a lazily bound function
 DIAGNOSE_SRC = diagnose/engine.c diagnose/group.c diagnose/describe.c \
@@ -320,7 +322,7 @@ TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
 	   $(BUILD)/tests/test_export $(BUILD)/tests/test_plot \
 	   $(BUILD)/tests/test_upgrade $(BUILD)/tests/test_merge \
 	   $(BUILD)/tests/test_compare $(BUILD)/tests/test_runs \
-	   $(BUILD)/tests/test_shared_box \
+	   $(BUILD)/tests/test_labels $(BUILD)/tests/test_shared_box \
 	   $(FUZZ_REPLAY_BIN) tests/man_vs_help.sh
 # export --to and query on PostgreSQL
 TEST_BIN += $(BUILD)/tests/test_pg
@@ -402,6 +404,8 @@ $(BUILD)/tests/test_upgrade: tests/cli/test_upgrade.c tests/integration/run.h $(
 $(BUILD)/tests/test_merge: tests/cli/test_merge.c tests/integration/run.h $(LIB_OBJ)
 	$(link_test)
 $(BUILD)/tests/test_compare: tests/cli/test_compare.c tests/integration/run.h $(LIB_OBJ)
+	$(link_test)
+$(BUILD)/tests/test_labels: tests/cli/test_labels.c tests/integration/run.h $(LIB_OBJ)
 	$(link_test)
 $(BUILD)/tests/test_runs: tests/cli/test_runs.c tests/cli/plot_fixture.h \
 		tests/integration/run.h $(LIB_OBJ)

@@ -20,7 +20,7 @@
 #include "../common/strbuf.h"
 #include "../record/session.h"
 #include "commands.h"
-#include "labels.h"
+#include "../common/labels.h"
 #include "opt.h"
 #include "record_pt.h"
 #include "../common/fmt_dur.h"

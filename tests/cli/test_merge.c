@@ -293,7 +293,7 @@ static void label_sets_replaces_and_removes_labels(void **state)
 				       "run=9", NULL), 0);
 	assert_non_null(strstr(r.out, "session 1 in"));
 	assert_int_equal(db_int(db, "SELECT count(*) FROM session WHERE session_id = 1"
-				" AND labels = '{\"run\":\"9\",\"role\":\"gw\",\"build\":\"abc\"}'"), 1);
+				" AND labels = '{\"build\":\"abc\",\"role\":\"gw\",\"run\":\"9\"}'"), 1);
 	/* The latest session by default; KEY= removes one. */
 	assert_int_equal(run_faultline(&r, "label", db, "role=", NULL), 0);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM session WHERE session_id = 2"
