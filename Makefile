@@ -169,9 +169,12 @@ DECODER_SRC += decoder/env_text.c decoder/build_id.c
 COLLECTOR_SRC += collector/sys_env.c
 RECORD_SRC += record/environment.c
 DIAGNOSE_SRC += diagnose/p_cpu_quota.c
-# export --to PostgreSQL (libpq), query on PostgreSQL
-PKGS += libpq
-EXPORT_SRC += export/pg_conn.c export/pg_schema.c export/pg_copy.c export/pg_session.c \
+# export --to PostgreSQL (libpq), query on PostgreSQL.  libpq is loaded
+# when a command first connects (export/pq_lib.h says why): its headers at
+# build time, its library at link time only for the tests that call it.
+ALL_CFLAGS += $(shell pkg-config --cflags libpq 2>/dev/null)
+PQ_LIBS = $(shell pkg-config --libs libpq 2>/dev/null)
+EXPORT_SRC += export/pq_lib.c export/pg_conn.c export/pg_schema.c export/pg_copy.c export/pg_session.c \
 	      export/pg_export.c export/session_select.c \
 	      export/pg_functions.c export/pg_stage.c
 CLI_SRC += cli/query_pg.c
@@ -549,6 +552,7 @@ bench-fleet: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/tests/fa
 		bench/fleet/export_pg_jobs.sh
 
 # export --to and query on PostgreSQL: a real server (tests/pg_server.sh)
+$(BUILD)/tests/test_pg: LIBS += $(PQ_LIBS)
 $(BUILD)/tests/test_pg: tests/cli/test_pg.c tests/integration/run.h $(LIB_OBJ)
 	$(link_test)
 

@@ -20,7 +20,7 @@
 #ifndef FL_PG_STAGE_H
 #define FL_PG_STAGE_H
 
-#include <libpq-fe.h>
+#include "pq_lib.h"
 #include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
