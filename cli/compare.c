@@ -54,15 +54,6 @@ struct compare_args {
 	int npositional;
 };
 
-static int set_format(void *value, const char *arg, const char *opt,
-		      struct errmsg *e)
-{
-	if (out_format_parse(arg, value) < 0)
-		return errmsg_set(e, EINVAL, "invalid %s '%s': expected table, csv "
-				  "or json", opt, arg);
-	return 0;
-}
-
 /* The sessions of side value, as a JSON array into sb; a side with none
  * is the user's to fix (-ENOENT). */
 static int side(sqlite3 *db, const char *path, const char *label,
@@ -227,11 +218,8 @@ int cmd_compare(int argc, char **argv)
 	const struct opt opts[] = {
 		{ 'l', "label", "KEY", "A and B are values of this label: all the "
 		  "sessions of each", OPT_CALLBACK, &a.label, set_label },
-		{ 'f', "format", "FORMAT", "table (default), csv or json",
-		  OPT_CALLBACK, &a.format, set_format },
-		{ 'w', "wide", NULL, "a table's long cells whole (by default cut at "
-		  FL_STR(TABLE_MAX_CELL) " characters, ending in ...)", OPT_FLAG,
-		  &a.wide, NULL },
+		TABLE_FORMAT_OPT(&a.format),
+		TABLE_WIDE_OPT(&a.wide),
 		READER_SCHEMA_OPT(&a.schema),
 		{ 0 },
 	};

@@ -54,15 +54,6 @@ static const char *const shown[] = {
 	"lazy-binding", "file-evicted", "preemption", "cpu-quota",
 };
 
-static int set_format(void *value, const char *arg, const char *opt,
-		      struct errmsg *e)
-{
-	if (out_format_parse(arg, value) < 0)
-		return errmsg_set(e, EINVAL, "invalid %s '%s': expected table, csv "
-				  "or json", opt, arg);
-	return 0;
-}
-
 static int add_label(void *value, const char *arg, const char *opt,
 		     struct errmsg *e)
 {
@@ -342,11 +333,8 @@ int cmd_runs(int argc, char **argv)
 		  NULL },
 		{ 'o', "output", "FILE", "also write the chart of runs, an offline "
 		  "HTML page", OPT_STRING, &a.output, NULL },
-		{ 'f', "format", "FORMAT", "table (default), csv or json",
-		  OPT_CALLBACK, &a.format, set_format },
-		{ 'w', "wide", NULL, "a table's long cells whole (by default cut at "
-		  FL_STR(TABLE_MAX_CELL) " characters, ending in ...)", OPT_FLAG,
-		  &a.wide, NULL },
+		TABLE_FORMAT_OPT(&a.format),
+		TABLE_WIDE_OPT(&a.wide),
 		READER_SCHEMA_OPT(&a.schema),
 		{ 0 },
 	};
