@@ -32,6 +32,7 @@ cleanup() {
 }
 trap cleanup EXIT
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/rounds.sh"
 
 for c in mariadbd mariadb-install-db mariadb sysbench; do
 	command -v "$c" >/dev/null || PATH=$PATH:/usr/sbin
@@ -66,48 +67,8 @@ load() {
 		awk '/transactions:/ { gsub(/[(]/, "", $3); print $3 }'
 }
 
-start_tool() {
-	case "$1" in
-	perf) taskset -c 0 perf record -q -B -c 1 -e page-faults -e sched:sched_switch \
-		-e sched:sched_waking --switch-events -p "$server" -o "$tmp/perf.data" \
-		>/dev/null 2>&1 & ;;
-	fl) rm -f "$tmp"/fl.db*
-	    taskset -c 0 "$FAULTLINE" record -q -o "$tmp/fl.db" -p "$server" >/dev/null 2>&1 & ;;
-	esac
-	tool=$!
-	sleep 1
-}
-
-stop_tool() {
-	kill -INT "$tool" 2>/dev/null || true
-	wait "$tool" 2>/dev/null || true
-	tool=
-}
-
-declare -a bare perf fl
 SECONDS_EACH=3 load >/dev/null	# warm the buffer pool up once
-for ((r = 0; r < ROUNDS; r++)); do
-	for v in $(rotate "$r" bare perf fl); do
-		[ "$v" != bare ] && start_tool "$v"
-		tps=$(load)
-		[ "$v" != bare ] && stop_tool
-		eval "$v+=($tps)"
-	done
-done
+server_rounds
 
 echo "== MariaDB, sysbench oltp_read_write --threads=4 --time=$SECONDS_EACH, $ROUNDS interleaved rounds"
-show "bare (transactions/s)" "${bare[@]}"
-show "perf record -p (transactions/s)" "${perf[@]}"
-show "faultline record -p (transactions/s)" "${fl[@]}"
-b=$(printf '%s\n' "${bare[@]}" | median)
-p=$(printf '%s\n' "${perf[@]}" | median)
-f=$(printf '%s\n' "${fl[@]}" | median)
-echo "  throughput lost (medians): perf $(calc "100 * (1 - $p / $b)" 1)%," \
-	"faultline $(calc "100 * (1 - $f / $b)" 1)%; faultline / perf: $(calc "($b - $f) / ($b - $p)" 2)"
-declare -a fl_loss perf_loss
-for ((r = 0; r < ROUNDS; r++)); do
-	fl_loss+=("$(calc "${bare[r]} - ${fl[r]}" 2)")
-	perf_loss+=("$(calc "${bare[r]} - ${perf[r]}" 2)")
-done
-echo "  throughput lost, round by round:"
-sign_verdict faultline perf "${fl_loss[*]}" "${perf_loss[*]}"
+server_summary "transactions/s"

@@ -32,6 +32,7 @@ cleanup() {
 }
 trap cleanup EXIT
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/rounds.sh"
 
 command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || {
 	echo "redis.sh: needs redis-server and redis-benchmark (apt-get install redis-server redis-tools; make deps-bench)" >&2
@@ -52,52 +53,8 @@ load() {
 		tr '\r' '\n' | awk '/requests per second/ { s += $2 } END { printf "%.0f\n", s }'
 }
 
-# The tool of $1 on the server, started and given a second to attach.
-start_tool() {
-	case "$1" in
-	perf) taskset -c 0 perf record -q -B -c 1 -e page-faults -e sched:sched_switch \
-		-e sched:sched_waking --switch-events -p "$server" -o "$tmp/perf.data" \
-		>/dev/null 2>&1 & ;;
-	fl) rm -f "$tmp"/fl.db*
-	    taskset -c 0 "$FAULTLINE" record -q -o "$tmp/fl.db" -p "$server" >/dev/null 2>&1 & ;;
-	esac
-	tool=$!
-	sleep 1
-}
-
-stop_tool() {
-	kill -INT "$tool" 2>/dev/null || true
-	wait "$tool" 2>/dev/null || true
-	tool=
-}
-
-declare -a bare perf fl
 load >/dev/null		# warm the server up once
-for ((r = 0; r < ROUNDS; r++)); do
-	for v in $(rotate "$r" bare perf fl); do
-		[ "$v" != bare ] && start_tool "$v"
-		rps=$(load)
-		[ "$v" != bare ] && stop_tool
-		eval "$v+=($rps)"
-	done
-done
+server_rounds
 
 echo "== redis-server, redis-benchmark -n $REQUESTS -c 20 -t set,get, $ROUNDS interleaved rounds"
-DIGITS=0 show "bare (requests/s)" "${bare[@]}"
-DIGITS=0 show "perf record -p (requests/s)" "${perf[@]}"
-DIGITS=0 show "faultline record -p (requests/s)" "${fl[@]}"
-b=$(printf '%s\n' "${bare[@]}" | median)
-p=$(printf '%s\n' "${perf[@]}" | median)
-f=$(printf '%s\n' "${fl[@]}" | median)
-pl=$(calc "100 * (1 - $p / $b)" 1)
-fll=$(calc "100 * (1 - $f / $b)" 1)
-echo "  throughput lost (medians): perf $pl%, faultline $fll%;" \
-	"faultline / perf: $(calc "($b - $f) / ($b - $p)" 2)"
-# Round by round, the requests/s each tool cost against that round's bare.
-declare -a fl_loss perf_loss
-for ((r = 0; r < ROUNDS; r++)); do
-	fl_loss+=("$((bare[r] - fl[r]))")
-	perf_loss+=("$((bare[r] - perf[r]))")
-done
-echo "  throughput lost, round by round:"
-sign_verdict faultline perf "${fl_loss[*]}" "${perf_loss[*]}"
+DIGITS=0 server_summary "requests/s"

@@ -1,0 +1,68 @@
+# The rounds a server benchmark runs, sourced by redis.sh and mariadb.sh
+# after bench/lib.sh: with $server the server's pid, $tmp a scratch
+# directory, $FAULTLINE and $ROUNDS set, and load() printing one figure
+# of throughput (higher is better) for one run of the load generator.
+#
+#   server_rounds         ROUNDS interleaved rounds of bare, perf record
+#                         -p and faultline record -p, into the arrays
+#                         bare, perf and fl
+#   server_summary UNIT   the three figures, each tool's loss against
+#                         bare (medians), faultline's loss / perf's, and
+#                         a sign test of the two losses round by round
+#
+# perf records faultline's default events: every page fault (-c 1),
+# sched:sched_switch, sched:sched_waking and the switch records.  Each
+# tool runs on the first CPU, beside the load generator, and gets a
+# second to attach before the load starts.
+
+tool=
+start_tool() {
+	case "$1" in
+	perf) taskset -c 0 perf record -q -B -c 1 -e page-faults -e sched:sched_switch \
+		-e sched:sched_waking --switch-events -p "$server" -o "$tmp/perf.data" \
+		>/dev/null 2>&1 & ;;
+	fl) rm -f "$tmp"/fl.db*
+	    taskset -c 0 "$FAULTLINE" record -q -o "$tmp/fl.db" -p "$server" >/dev/null 2>&1 & ;;
+	esac
+	tool=$!
+	sleep 1
+}
+
+stop_tool() {
+	kill -INT "$tool" 2>/dev/null || true
+	wait "$tool" 2>/dev/null || true
+	tool=
+}
+
+declare -a bare perf fl
+server_rounds() {
+	local r v x
+	for ((r = 0; r < ROUNDS; r++)); do
+		for v in $(rotate "$r" bare perf fl); do
+			[ "$v" != bare ] && start_tool "$v"
+			x=$(load)
+			[ "$v" != bare ] && stop_tool
+			eval "$v+=($x)"
+		done
+	done
+}
+
+server_summary() {
+	local unit=$1 b p f r
+	local -a fl_loss perf_loss
+	show "bare ($unit)" "${bare[@]}"
+	show "perf record -p ($unit)" "${perf[@]}"
+	show "faultline record -p ($unit)" "${fl[@]}"
+	b=$(printf '%s\n' "${bare[@]}" | median)
+	p=$(printf '%s\n' "${perf[@]}" | median)
+	f=$(printf '%s\n' "${fl[@]}" | median)
+	echo "  throughput lost (medians): perf $(calc "100 * (1 - $p / $b)" 1)%," \
+		"faultline $(calc "100 * (1 - $f / $b)" 1)%; faultline / perf:" \
+		"$(calc "($b - $f) / ($b - $p)" 2)"
+	for ((r = 0; r < ROUNDS; r++)); do
+		fl_loss+=("$(calc "${bare[r]} - ${fl[r]}" 2)")
+		perf_loss+=("$(calc "${bare[r]} - ${perf[r]}" 2)")
+	done
+	echo "  throughput lost, round by round:"
+	sign_verdict faultline perf "${fl_loss[*]}" "${perf_loss[*]}"
+}
