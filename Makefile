@@ -162,6 +162,9 @@ RECORD_SRC += record/cgroup.c
 DECODER_SRC += decoder/env_text.c decoder/build_id.c
 COLLECTOR_SRC += collector/sys_env.c
 RECORD_SRC += record/environment.c
+# record --flight (record/flight.h)
+RECORD_SRC += record/flight.c record/flight_history.c record/flight_dump.c
+SCHEMA_SRC += schema/flight_store.c
 DIAGNOSE_SRC += diagnose/p_cpu_quota.c
 # export --to PostgreSQL (libpq), query on PostgreSQL
 PKGS += libpq
@@ -299,6 +302,9 @@ INTEGRATION_BIN += $(BUILD)/tests/test_cgroup_quota
 INTEGRATION_BIN += $(BUILD)/tests/test_kill
 # the session's environment (session_env), from a real recording
 INTEGRATION_BIN += $(BUILD)/tests/test_session_env
+# record --flight
+INTEGRATION_BIN += $(BUILD)/tests/test_flight
+WORKLOAD_BIN += $(BUILD)/tests/flight_workload
 UNIT_TESTS += test_env_text
 # change points by E-Divisive means (runs/edivisive.c)
 UNIT_TESTS += test_edivisive

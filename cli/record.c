@@ -72,7 +72,42 @@ struct record_args {
 	struct pt_settings pt;
 	struct labels labels;		/* --label, owned */
 	struct strbuf labels_json;	/* owned: labels as session.labels */
+	/* --flight, --keep, --max-memory, --control. */
+	int flight_on;
+	int keep_given;
+	struct flight_config flight;
+	const char *control_path;	/* borrowed from argv, or NULL */
+	int control_fd;			/* owned: -1 until opened */
 };
+
+/* --flight's defaults: 10 s before a trigger and 1 s after it, in up to
+ * 128 MiB (the fault loop of bench/collector writes about 11 MB/s of
+ * records at full rate: 10 s of it). */
+#define DEFAULT_FLIGHT_BEFORE_NS (10ull * 1000 * 1000 * 1000)
+#define DEFAULT_FLIGHT_AFTER_NS (1000ull * 1000 * 1000)
+#define DEFAULT_FLIGHT_MEMORY (128ull << 20)
+
+/* --keep BEFORE[,AFTER]: durations; AFTER keeps its default if left out. */
+static int set_keep(void *value, const char *arg, const char *opt,
+		    struct errmsg *e)
+{
+	struct record_args *a = value;
+	const char *comma = strchr(arg, ',');
+	char before[64];
+	size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+	int err;
+
+	if (n == 0 || n >= sizeof(before))
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected "
+				  "BEFORE[,AFTER] durations, e.g. 10s,1s", opt, arg);
+	memcpy(before, arg, n);
+	before[n] = '\0';
+	a->keep_given = 1;
+	err = opt_parse_duration(before, opt, &a->flight.before_ns, e);
+	if (err == 0 && comma)
+		err = opt_parse_duration(comma + 1, opt, &a->flight.after_ns, e);
+	return err;
+}
 
 /* --label KEY=VALUE (repeatable; a KEY given again takes the last). */
 static int add_label(void *value, const char *arg, const char *opt,
@@ -286,6 +321,8 @@ static const char record_usage[] =
 	"                        [--latency START/END[:FIELD]]...\n"
 	"                        [--pt[=MODE]] [--pt-size SIZE] [--pt-config TERMS]\n"
 	"                        [--pt-trigger DUR] [--label KEY=VALUE]... [-q]\n"
+	"                        [--flight [--keep BEFORE[,AFTER]] [--max-memory SIZE]\n"
+	"                        [--control FIFO]]\n"
 	"                        [-- COMMAND [ARGS...]]";
 
 static const char record_examples[] =
@@ -299,7 +336,8 @@ static const char record_examples[] =
 	"  faultline record -o run.db --syscalls -p 4242 --duration 60s\n"
 	"  faultline record -o run.db --syscalls=read,fsync --min-syscall-duration 100us -- ./db\n"
 	"  faultline record -o run.db --latency irq:irq_handler_entry/irq:irq_handler_exit:irq -p 4242\n"
-	"  faultline record -o run.db --cgroup /sys/fs/cgroup/cpu/app -p 4242\n";
+	"  faultline record -o run.db --cgroup /sys/fs/cgroup/cpu/app -p 4242\n"
+	"  faultline record -o run.db --flight --keep 10s,1s --control ctl.fifo -p 4242\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -369,6 +407,19 @@ static int check_args(struct record_args *a, char **rest)
 		return usage_error("%s leaves out the switches that blocked and "
 				   "switches stacks are taken on; add --stacks-on "
 				   "major or faults", "--no-thread-states");
+	if (!a->flight_on && (a->keep_given || a->control_path ||
+			      a->flight.max_memory != DEFAULT_FLIGHT_MEMORY))
+		return usage_error("%s set the flight recorder; add --flight",
+				   "--keep, --max-memory and --control");
+	if (a->flight_on && a->pt_on)
+		return usage_error("%s cannot be kept by the flight recorder yet; "
+				   "drop --pt or --flight", "--pt");
+	if (a->flight_on && (a->flight.max_memory < (1u << 20) ||
+			     a->flight.max_memory > (1ull << 40))) {
+		error("record", "invalid --max-memory %llu: it must be from 1M to "
+		      "1T, e.g. 128M", (unsigned long long)a->flight.max_memory);
+		return EXIT_USAGE;
+	}
 	return record_pt_check(a->pt_on, &a->pt, a->stacks.mode == STACKS_DWARF ?
 			       a->stack_size : 0) ? EXIT_USAGE : 0;
 }
@@ -457,6 +508,18 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		{ 0, "label", "KEY=VALUE", "a label of the session, e.g. run=4711 "
 		  "(repeatable; stored in session.labels)", OPT_CALLBACK,
 		  &a->labels, add_label },
+		/* The flight recorder. */
+		{ 0, "flight", NULL, "keep records in memory, not stored, and "
+		  "store the window around each trigger as a session of its own",
+		  OPT_FLAG, &a->flight_on, NULL },
+		{ 0, "keep", "BEFORE[,AFTER]", "--flight's window around a "
+		  "trigger (default 10s,1s)", OPT_CALLBACK, a, set_keep },
+		{ 0, "max-memory", "SIZE", "--flight's memory for records, the "
+		  "oldest dropped first (default 128M)", OPT_SIZE,
+		  &a->flight.max_memory, NULL },
+		{ 0, "control", "FIFO", "--flight takes 'snapshot' and 'stop' lines "
+		  "on FIFO (made if missing); SIGUSR2 snapshots too", OPT_STRING,
+		  &a->control_path, NULL },
 		{ 'q', "quiet", NULL, "no live status line and no summary",
 		  OPT_FLAG, &a->quiet, NULL },
 		{ 0 },
@@ -555,6 +618,8 @@ static void free_args(struct record_args *a)
 	strbuf_release(&a->labels_json);
 	udp_sampler_release(&a->udp);
 	cgroup_sampler_release(&a->cgroup);
+	if (a->control_fd >= 0)
+		close(a->control_fd);
 }
 
 /* The process whose cgroup is sampled when --cgroup is not given: the
@@ -618,10 +683,32 @@ static void make_config(struct record_args *a, struct record_config *c,
 	c->cgroup_interval_ns = a->cgroup_interval_ns;
 	c->command_line = cmdline;
 	c->labels_json = strbuf_str(&a->labels_json);
+	c->flight = a->flight_on ? &a->flight : NULL;
+	c->control_fd = a->control_fd;
 	if (!a->quiet && isatty(STDERR_FILENO)) {
 		c->status = record_status_line;
 		c->status_ctx = NULL;
 	}
+}
+
+/* --control: a FIFO, made if missing; opened read-write so that it
+ * never reads EOF between writers. */
+static int open_control(struct record_args *a, struct errmsg *e)
+{
+	struct stat st;
+
+	if (mkfifo(a->control_path, 0600) < 0 && errno != EEXIST)
+		return errmsg_set(e, errno, "cannot make the --control FIFO '%s': "
+				  "%s; name a path in a writable directory",
+				  a->control_path, strerror(errno));
+	if (stat(a->control_path, &st) < 0 || !S_ISFIFO(st.st_mode))
+		return errmsg_set(e, EINVAL, "--control '%s' is no FIFO; remove it "
+				  "or name another path", a->control_path);
+	a->control_fd = open(a->control_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (a->control_fd < 0)
+		return errmsg_set(e, errno, "cannot open the --control FIFO '%s': %s",
+				  a->control_path, strerror(errno));
+	return 0;
 }
 
 static int run(struct record_args *a, struct record_session *rs, int argc,
@@ -636,6 +723,8 @@ static int run(struct record_args *a, struct record_session *rs, int argc,
 		err = errmsg_set(e, ENOMEM, "out of memory");
 	if (err == 0 && udp_sampler_wanted(&a->udp))
 		err = udp_sampler_open(&a->udp, e);
+	if (err == 0 && a->control_path)
+		err = open_control(a, e);
 	make_config(a, &cfg, cmdline);
 	if (err == 0)
 		err = record_session_open(rs, &cfg, e);
@@ -659,7 +748,11 @@ int cmd_record(int argc, char **argv)
 				 .ready_fd = -1,
 				 .stack_size = STACK_SIZE_DEFAULT,
 				 .stacks.on = STACKS_ON_MAJOR | STACKS_ON_BLOCKED,
-				 .min_syscall_dur_ns = DEFAULT_MIN_SYSCALL_NS };
+				 .min_syscall_dur_ns = DEFAULT_MIN_SYSCALL_NS,
+				 .flight = { DEFAULT_FLIGHT_BEFORE_NS,
+					     DEFAULT_FLIGHT_AFTER_NS,
+					     DEFAULT_FLIGHT_MEMORY },
+				 .control_fd = -1 };
 	struct record_session rs;
 	struct errmsg e;
 	int status, err;

@@ -111,6 +111,9 @@ static int print_stopped(FILE *out, const struct recorder *r)
 		fprintf(out, "  stopped after --duration %s",
 			option_dur(what, sizeof(what), r->cfg.duration_ns));
 		break;
+	case STOP_CONTROL:
+		fputs("  stopped by 'stop' on --control", out);
+		break;
 	case STOP_TARGETS_GONE:
 		if (ended) {
 			fputs("  the command ", out);

@@ -31,6 +31,8 @@ const struct merge_table merge_tables[] = {
 	{ "latency_count", MERGE_BY_SESSION },
 	{ "mapping", MERGE_BY_SESSION },
 	{ "lost", MERGE_BY_SESSION },
+	{ "flight_dump", MERGE_BY_SESSION },
+	{ "flight_dump_cpu", MERGE_BY_SESSION },
 	{ "stack", MERGE_BY_SESSION },
 	{ "stack_frame", MERGE_BY_SESSION },
 	{ "frame", MERGE_BY_SESSION },

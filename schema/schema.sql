@@ -397,6 +397,51 @@ CREATE TABLE lost (
 	count		INTEGER NOT NULL
 );
 
+-- record --flight: one row per dump.  A dump is a session of its own
+-- (session_id), holding the rows a full recording has for its window,
+-- replayed from the flight recorder's memory; this row says why it was
+-- taken and what that memory held.  Times are ns since the Unix epoch.
+CREATE TABLE flight_dump (
+	session_id	INTEGER PRIMARY KEY REFERENCES session,
+	-- 'signal' (SIGUSR2) or 'control' ('snapshot' on --control)
+	trigger		TEXT NOT NULL,
+	reason		TEXT NOT NULL,		-- in words
+	trigger_ts	INTEGER NOT NULL,	-- when it fired
+	before_ns	INTEGER NOT NULL,	-- --keep BEFORE
+	after_ns	INTEGER NOT NULL,	-- --keep AFTER
+	-- The window: trigger_ts - before_ns, or later where the memory no
+	-- longer held every CPU's records from then (whole_from_ts), to
+	-- trigger_ts + after_ns, or earlier when the recording stopped first
+	-- (cut_short = 1).  Rows cover at least the window: whole drain
+	-- rounds are replayed, up to one more on either side.
+	window_start_ts	INTEGER NOT NULL,
+	window_end_ts	INTEGER NOT NULL,
+	cut_short	INTEGER NOT NULL,
+	-- From when every CPU's records were kept (the oldest rounds being
+	-- dropped for --max-memory); NULL: all since the recording began.
+	whole_from_ts	INTEGER,
+	history_bytes	INTEGER NOT NULL,	-- --max-memory
+	history_peak_bytes INTEGER NOT NULL,	-- most held at once so far
+	-- Ring records dropped from the memory so far, oldest first.
+	history_dropped_records INTEGER NOT NULL,
+	history_dropped_bytes INTEGER NOT NULL,
+	-- Triggers that fired while this dump was pending, not dumped.
+	suppressed	INTEGER NOT NULL
+);
+
+-- Each CPU's share of a flight dump: the ring records replayed, and the
+-- losses inside the window ('records' the kernel's PERF_RECORD_LOST
+-- counts, 'spool' those the recorder had no room for).
+CREATE TABLE flight_dump_cpu (
+	session_id	INTEGER NOT NULL REFERENCES flight_dump,
+	cpu		INTEGER NOT NULL,
+	records		INTEGER NOT NULL,
+	bytes		INTEGER NOT NULL,
+	lost_records	INTEGER NOT NULL,
+	spool_dropped	INTEGER NOT NULL,
+	PRIMARY KEY (session_id, cpu)
+) WITHOUT ROWID;
+
 -- Stacks (record --stacks), stored once per distinct sequence of frames.
 -- A frame is an address in one address space; what it names is filled in
 -- by symbolization (at the end of recording, or by faultline symbolize).

@@ -60,7 +60,7 @@ static void exec_sql(const char *path, const char *sql)
 
 /* Rows of the Intel PT tables (no machine here has intel_pt), a clock
  * step, a loss, a runnable wait's holder (a quiet machine may give
- * none) and a system call, so every table of the schema holds rows to
+ * none), a system call and a flight dump, so every table of the schema holds rows to
  * merge. */
 static const char hand_rows_sql[] =
 	"INSERT INTO clock_step VALUES (1, 100, 200, -5000);"
@@ -85,7 +85,10 @@ static const char hand_rows_sql[] =
 	" 2500000, 2500000, 2000000);"
 	"INSERT INTO latency VALUES (1, 'a:b/a:c:sector', 7, 7, 1000, 5000, 0,"
 	" 4096, 0, '{\"sector\":4096}');"
-	"INSERT INTO latency_count VALUES (1, 'a:b/a:c:sector', 1, 0, 2);";
+	"INSERT INTO latency_count VALUES (1, 'a:b/a:c:sector', 1, 0, 2);"
+	"INSERT INTO flight_dump VALUES (1, 'signal', 'SIGUSR2', 3000, 2000, 500,"
+	" 1000, 3500, 0, NULL, 4194304, 4000000, 0, 0, 0);"
+	"INSERT INTO flight_dump_cpu VALUES (1, 0, 10, 640, 0, 0);";
 
 static void record(const char *db, const char *pages, const char *label1,
 		   const char *label2)

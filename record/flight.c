@@ -1,0 +1,163 @@
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../decoder/perf_record.h"
+#include "flight.h"
+#include "session.h"
+
+/* A record a window needs from before it (see flight.h). */
+static int needed_before(uint32_t type)
+{
+	return type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2 ||
+	       type == PERF_RECORD_COMM;
+}
+
+struct aside_walk {
+	struct flight *f;
+	uint32_t cpu;
+	int failed;
+};
+
+static int keep_aside(void *ctx, const void *rec, size_t len)
+{
+	struct aside_walk *w = ctx;
+	struct flight *f = w->f;
+	struct flight_aside *a;
+
+	if (!needed_before(((const struct perf_event_header *)rec)->type))
+		return 0;
+	if (f->naside == f->aside_cap) {
+		size_t cap = f->aside_cap ? 2 * f->aside_cap : 64;
+		void *n = realloc(f->aside, cap * sizeof(*f->aside));
+
+		if (!n)
+			return w->failed = -ENOMEM;
+		f->aside = n;
+		f->aside_cap = cap;
+	}
+	a = &f->aside[f->naside];
+	a->bytes = malloc(len);
+	if (!a->bytes)
+		return w->failed = -ENOMEM;
+	memcpy(a->bytes, rec, len);
+	a->cpu = w->cpu;
+	a->len = (uint32_t)len;
+	f->naside++;
+	return 0;
+}
+
+/* flight_history's on_drop: what a later window needs goes aside.  Out
+ * of memory here loses the names and mappings of a later dump, not the
+ * recording: it is said in that dump's counts (records_dropped). */
+static void on_drop(void *ctx, uint64_t pos, const struct spool_entry *e)
+{
+	struct flight *f = ctx;
+	struct aside_walk w = { f, e->cpu, 0 };
+	uint64_t bad = 0;
+
+	(void)pos;
+	if (e->kind == SPOOL_ANCHOR)
+		f->dropped_anchor = e->u.anchor;
+	if (e->kind == SPOOL_DATA)
+		perf_records_walk(spool_data(e), e->len, keep_aside, &w, &bad);
+}
+
+int flight_init(struct flight *f, const struct flight_config *cfg,
+		struct record_session *rs, struct errmsg *err)
+{
+	memset(f, 0, sizeof(*f));
+	f->cfg = cfg;
+	f->rs = rs;
+	f->err = err;
+	if (flight_history_init(&f->hist, (size_t)cfg->max_memory) < 0)
+		return -ENOMEM;
+	f->hist.on_drop = on_drop;
+	f->hist.ctx = f;
+	return 0;
+}
+
+void flight_release(struct flight *f)
+{
+	for (size_t i = 0; i < f->naside; i++)
+		free(f->aside[i].bytes);
+	free(f->aside);
+	flight_history_release(&f->hist);
+}
+
+/* A target's new thread: its wake-ups from the next round on, as the
+ * record pipeline does (collector/waking_filter.h), since nothing else
+ * decodes while armed. */
+static int note_fork(void *ctx, const void *rec, size_t len)
+{
+	struct flight *f = ctx;
+	struct perf_rec r;
+
+	if (((const struct perf_event_header *)rec)->type != PERF_RECORD_FORK ||
+	    perf_rec_decode(&f->rs->rec.fmt, rec, len, &r) < 0)
+		return 0;
+	if (waking_filter_note(&f->rs->rec.waking, (pid_t)r.u.task.tid) < 0)
+		return errmsg_set(f->err, ENOMEM, "out of memory");
+	return 0;
+}
+
+static int on_trigger(struct flight *f, const struct spool_entry *e)
+{
+	if (f->pending) {
+		f->suppressed++;
+		return 0;
+	}
+	f->pending = 1;
+	f->trig.source = e->u.trigger.source;
+	f->trig.mono_ns = e->u.trigger.mono_ns;
+	return 0;
+}
+
+static int take(struct flight *f, const struct spool_entry *e)
+{
+	uint64_t pos;
+	int err = 0;
+
+	switch (e->kind) {
+	case SPOOL_TRIGGER:
+		return on_trigger(f, e);
+	case SPOOL_DATA:
+		err = perf_records_walk(spool_data(e), e->len, note_fork, f,
+					&f->forks_walk_errors);
+		break;
+	case SPOOL_ROUND:
+		err = waking_filter_extend(&f->rs->rec.waking, f->err);
+		break;
+	case SPOOL_ANCHOR:
+		/* The flight session's end: its last anchor (not stored: its
+		 * loader stays out of the dumps' transactions). */
+		f->rs->pipe.clock.last = e->u.anchor;
+		break;
+	}
+	if (err < 0)
+		return err;
+	flight_history_add(&f->hist, e, &pos);
+	if (e->kind == SPOOL_ROUND && f->pending &&
+	    e->u.watermark >= f->trig.mono_ns + f->cfg->after_ns)
+		return flight_dump(f, e->u.watermark == UINT64_MAX);
+	return 0;
+}
+
+int flight_consume(struct flight *f, struct spool *sp, int *abort)
+{
+	const struct spool_entry *e;
+	int err = 0;
+
+	while ((e = spool_next(sp, 1))->kind != SPOOL_END) {
+		if (err == 0)
+			err = take(f, e);
+		spool_done(sp);
+		if (err < 0)
+			__atomic_store_n(abort, 1, __ATOMIC_RELEASE);
+	}
+	spool_done(sp);
+	if (err == 0 && f->pending)
+		err = flight_dump(f, 1);
+	return err;
+}

@@ -1,0 +1,91 @@
+/*
+ * flight: record --flight, the flight recorder.
+ *
+ * While armed, the engine's thread does not decode: it copies each spool
+ * entry into a bounded history (flight_history.h), oldest rounds dropped
+ * first and counted.  A trigger (SIGUSR2, 'snapshot' on --control: a
+ * SPOOL_TRIGGER from the drain thread) at time T asks for the window
+ * [T - before, T + after]; once a round's watermark passes T + after
+ * (recording going on meanwhile), the window is dumped: a session of its
+ * own, in the same database, whose rows come from replaying the kept
+ * entries through the same record pipeline a normal recording uses
+ * (record/pipeline.h), so they are the rows a full recording has for
+ * that stretch.  Then it re-arms.
+ *
+ * The window starts no earlier than the history is whole for every CPU
+ * (flight_history.h), and the replay takes whole drain rounds: the rows
+ * cover at least the window, up to a round more on either side.  What a
+ * window needs from before it comes first: the mappings and thread
+ * names (MMAP, MMAP2, COMM records) that were kept aside when their
+ * round was dropped or that sit in the history before the window, and
+ * the clock anchor in force at its start.
+ *
+ * A trigger while a dump is pending is counted as suppressed (stored
+ * with the next dump).  The flight recording's own session row stays
+ * empty of events; each dump's row in flight_dump names the trigger,
+ * the window and the history's state, flight_dump_cpu each CPU's share.
+ */
+#ifndef FL_RECORD_FLIGHT_H
+#define FL_RECORD_FLIGHT_H
+
+#include <stdint.h>
+
+#include "../collector/spool.h"
+#include "../common/errmsg.h"
+#include "flight_history.h"
+
+struct record_session;
+
+struct flight_config {
+	uint64_t before_ns, after_ns;	/* --keep BEFORE,AFTER */
+	uint64_t max_memory;		/* --max-memory: the history's bytes */
+};
+
+/* A record kept aside when its round left the history. */
+struct flight_aside {
+	uint32_t cpu;
+	uint32_t len;
+	uint8_t *bytes;			/* owned */
+};
+
+struct flight_trigger {
+	uint32_t source;		/* enum spool_trigger_source */
+	uint64_t mono_ns;		/* CLOCK_MONOTONIC: when it fired */
+};
+
+struct flight {
+	const struct flight_config *cfg;	/* borrowed */
+	struct record_session *rs;	/* borrowed: its recorder, database, options */
+	struct flight_history hist;	/* owned */
+	struct flight_aside *aside;	/* owned: in the order met */
+	size_t naside, aside_cap;
+	/* The newest anchor dropped with its round; mono_ns 0: none. */
+	struct clock_anchor dropped_anchor;
+	int pending;			/* trig waits for its after part */
+	struct flight_trigger trig;
+	uint64_t suppressed;		/* triggers not dumped since the last dump */
+	uint64_t dumps;
+	uint64_t forks_walk_errors;	/* framing errors met noting forks */
+	struct errmsg *err;		/* borrowed: where a failure is said */
+};
+
+/* 0 or -ENOMEM.  rs must have begun (its recorder open, its database and
+ * session row there); err is where failures are written. */
+int flight_init(struct flight *f, const struct flight_config *cfg,
+		struct record_session *rs, struct errmsg *err);
+void flight_release(struct flight *f);
+
+/*
+ * The flight recorder's consumer loop, in place of
+ * record_pipeline_consume: takes the spool's entries until SPOOL_END,
+ * dumping as triggers ask; a trigger whose after part has not passed at
+ * the end is dumped with what there is.  On a failure it sets *abort and
+ * goes on taking entries unused.  0 or the first failure's -errno.
+ */
+int flight_consume(struct flight *f, struct spool *sp, int *abort);
+
+/* Dumps f->trig's window now (record/flight_dump.c): cut_short says the
+ * recording ended before its after part passed.  0 or -errno with f->err. */
+int flight_dump(struct flight *f, int cut_short);
+
+#endif

@@ -1,0 +1,63 @@
+#include <errno.h>
+
+#include "db.h"
+#include "flight_store.h"
+
+/* Runs sql with the values bound in order; a dump writes a few rows, so
+ * the statement is prepared each time. */
+static int run(struct loader *l, const char *sql, const int64_t *v, size_t n,
+	       const char *const *text, size_t ntext, struct errmsg *e)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(l->db, sql, -1, &st, NULL), k = 1;
+
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, k++, l->session_id);
+		for (size_t i = 0; i < ntext; i++)
+			sqlite3_bind_text(st, k++, text[i], -1, SQLITE_STATIC);
+		for (size_t i = 0; i < n; i++)
+			sqlite3_bind_int64(st, k++, v[i]);
+		rc = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE || rc == SQLITE_OK)
+		return 0;
+	return db_fail(l->db, rc, l->path, "cannot write", e);
+}
+
+int loader_flight_dump(struct loader *l, const struct flight_dump_row *r,
+		       struct errmsg *e)
+{
+	const char *text[] = { r->trigger, r->reason };
+	int64_t v[] = {
+		(int64_t)clock_map_realtime(l->clock, r->trigger_mono_ns),
+		(int64_t)r->before_ns, (int64_t)r->after_ns,
+		(int64_t)clock_map_realtime(l->clock, r->window_start_mono_ns),
+		(int64_t)clock_map_realtime(l->clock, r->window_end_mono_ns),
+		r->cut_short,
+		r->whole_from_mono_ns ?
+		(int64_t)clock_map_realtime(l->clock, r->whole_from_mono_ns) : 0,
+		(int64_t)r->history_bytes, (int64_t)r->history_peak_bytes,
+		(int64_t)r->history_dropped_records,
+		(int64_t)r->history_dropped_bytes, (int64_t)r->suppressed,
+	};
+
+	return run(l, "INSERT INTO flight_dump (session_id, trigger, reason,"
+		   " trigger_ts, before_ns, after_ns, window_start_ts,"
+		   " window_end_ts, cut_short, whole_from_ts, history_bytes,"
+		   " history_peak_bytes, history_dropped_records,"
+		   " history_dropped_bytes, suppressed)"
+		   " VALUES (?,?,?,?,?,?,?,?,?,nullif(?,0),?,?,?,?,?)",
+		   v, sizeof(v) / sizeof(v[0]), text, 2, e);
+}
+
+int loader_flight_cpu(struct loader *l, const struct flight_cpu_row *r,
+		      struct errmsg *e)
+{
+	int64_t v[] = { r->cpu, (int64_t)r->records, (int64_t)r->bytes,
+			(int64_t)r->lost_records, (int64_t)r->spool_dropped };
+
+	return run(l, "INSERT INTO flight_dump_cpu (session_id, cpu, records,"
+		   " bytes, lost_records, spool_dropped) VALUES (?,?,?,?,?,?)",
+		   v, sizeof(v) / sizeof(v[0]), NULL, 0, e);
+}

@@ -1,0 +1,36 @@
+/*
+ * flight_store: the rows of a record --flight dump (schema.sql's
+ * flight_dump and flight_dump_cpu), written through the dump session's
+ * loader: times given in CLOCK_MONOTONIC are stored through its clock.
+ */
+#ifndef FL_SCHEMA_FLIGHT_STORE_H
+#define FL_SCHEMA_FLIGHT_STORE_H
+
+#include <stdint.h>
+
+#include "loader.h"
+
+struct flight_dump_row {
+	const char *trigger, *reason;	/* borrowed for the call */
+	uint64_t trigger_mono_ns;
+	uint64_t before_ns, after_ns;
+	uint64_t window_start_mono_ns, window_end_mono_ns;
+	int cut_short;
+	uint64_t whole_from_mono_ns;	/* 0: whole since the start (NULL) */
+	uint64_t history_bytes, history_peak_bytes;
+	uint64_t history_dropped_records, history_dropped_bytes;
+	uint64_t suppressed;
+};
+
+struct flight_cpu_row {
+	int cpu;
+	uint64_t records, bytes, lost_records, spool_dropped;
+};
+
+/* 0 or -errno with e. */
+int loader_flight_dump(struct loader *l, const struct flight_dump_row *r,
+		       struct errmsg *e);
+int loader_flight_cpu(struct loader *l, const struct flight_cpu_row *r,
+		      struct errmsg *e);
+
+#endif
