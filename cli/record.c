@@ -87,6 +87,41 @@ struct record_args {
 #define DEFAULT_FLIGHT_AFTER_NS (1000ull * 1000 * 1000)
 #define DEFAULT_FLIGHT_MEMORY (128ull << 20)
 
+/* --trigger KIND>DUR (repeatable; a KIND given again takes the last). */
+static int add_trigger(void *value, const char *arg, const char *opt,
+		       struct errmsg *e)
+{
+	struct flight_config *c = value;
+	const char *gt = strchr(arg, '>');
+	struct flight_trigger_spec spec;
+	size_t i;
+	int err;
+
+	for (spec.kind = FLIGHT_FAULT; gt && spec.kind <= FLIGHT_SYSCALL; spec.kind++) {
+		const char *name = flight_trigger_name(spec.kind);
+
+		if ((size_t)(gt - arg) == strlen(name) &&
+		    !strncmp(arg, name, strlen(name)))
+			break;
+	}
+	if (!gt || spec.kind > FLIGHT_SYSCALL)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected fault>DUR, "
+				  "offcpu>DUR or syscall>DUR, e.g. offcpu>100ms",
+				  opt, arg);
+	err = opt_parse_duration(gt + 1, opt, &spec.dur_ns, e);
+	if (err == 0 && spec.dur_ns == 0)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': the duration must "
+				  "be more than 0, e.g. offcpu>100ms", opt, arg);
+	if (err < 0)
+		return err;
+	for (i = 0; i < c->ntriggers && c->triggers[i].kind != spec.kind; i++)
+		;
+	c->triggers[i] = spec;
+	if (i == c->ntriggers)
+		c->ntriggers++;
+	return 0;
+}
+
 /* --keep BEFORE[,AFTER]: durations; AFTER keeps its default if left out. */
 static int set_keep(void *value, const char *arg, const char *opt,
 		    struct errmsg *e)
@@ -322,7 +357,7 @@ static const char record_usage[] =
 	"                        [--pt[=MODE]] [--pt-size SIZE] [--pt-config TERMS]\n"
 	"                        [--pt-trigger DUR] [--label KEY=VALUE]... [-q]\n"
 	"                        [--flight [--keep BEFORE[,AFTER]] [--max-memory SIZE]\n"
-	"                        [--control FIFO]]\n"
+	"                        [--trigger KIND>DUR]... [--control FIFO]]\n"
 	"                        [-- COMMAND [ARGS...]]";
 
 static const char record_examples[] =
@@ -337,7 +372,8 @@ static const char record_examples[] =
 	"  faultline record -o run.db --syscalls=read,fsync --min-syscall-duration 100us -- ./db\n"
 	"  faultline record -o run.db --latency irq:irq_handler_entry/irq:irq_handler_exit:irq -p 4242\n"
 	"  faultline record -o run.db --cgroup /sys/fs/cgroup/cpu/app -p 4242\n"
-	"  faultline record -o run.db --flight --keep 10s,1s --control ctl.fifo -p 4242\n";
+	"  faultline record -o run.db --flight --keep 10s,1s --control ctl.fifo -p 4242\n"
+	"  faultline record -o run.db --flight --trigger 'offcpu>100ms' -p 4242\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -407,6 +443,21 @@ static int check_args(struct record_args *a, char **rest)
 		return usage_error("%s leaves out the switches that blocked and "
 				   "switches stacks are taken on; add --stacks-on "
 				   "major or faults", "--no-thread-states");
+	if (!a->flight_on && a->flight.ntriggers)
+		return usage_error("%s sets a flight recorder's trigger; add "
+				   "--flight", "--trigger");
+	if (a->flight_on && !a->syscalls_on)
+		for (size_t i = 0; i < a->flight.ntriggers; i++)
+			if (a->flight.triggers[i].kind == FLIGHT_SYSCALL)
+				return usage_error("%s needs the system calls "
+						   "timed; add --syscalls",
+						   "--trigger syscall>DUR");
+	if (a->flight_on && a->no_thread_states)
+		for (size_t i = 0; i < a->flight.ntriggers; i++)
+			if (a->flight.triggers[i].kind == FLIGHT_OFFCPU)
+				return usage_error("%s needs the thread states; "
+						   "drop --no-thread-states",
+						   "--trigger offcpu>DUR");
 	if (!a->flight_on && (a->keep_given || a->control_path ||
 			      a->flight.max_memory != DEFAULT_FLIGHT_MEMORY))
 		return usage_error("%s set the flight recorder; add --flight",
@@ -517,6 +568,9 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		{ 0, "max-memory", "SIZE", "--flight's memory for records, the "
 		  "oldest dropped first (default 128M)", OPT_SIZE,
 		  &a->flight.max_memory, NULL },
+		{ 0, "trigger", "KIND>DUR", "--flight dumps when a target's fault, "
+		  "off-CPU span or system call (KIND fault, offcpu, syscall) passes "
+		  "DUR (repeatable)", OPT_CALLBACK, &a->flight, add_trigger },
 		{ 0, "control", "FIFO", "--flight takes 'snapshot' and 'stop' lines "
 		  "on FIFO (made if missing); SIGUSR2 snapshots too", OPT_STRING,
 		  &a->control_path, NULL },

@@ -5,6 +5,7 @@
 
 #include "../decoder/perf_record.h"
 #include "flight.h"
+#include "flight_watch.h"
 #include "session.h"
 
 /* A record a window needs from before it (see flight.h). */
@@ -75,11 +76,20 @@ int flight_init(struct flight *f, const struct flight_config *cfg,
 		return -ENOMEM;
 	f->hist.on_drop = on_drop;
 	f->hist.ctx = f;
-	return 0;
+	if (!cfg->ntriggers)
+		return 0;
+	f->watch = malloc(sizeof(*f->watch));
+	if (!f->watch)
+		return -ENOMEM;
+	return flight_watch_open(f->watch, f);
 }
 
 void flight_release(struct flight *f)
 {
+	if (f->watch) {
+		flight_watch_release(f->watch);
+		free(f->watch);
+	}
 	for (size_t i = 0; i < f->naside; i++)
 		free(f->aside[i].bytes);
 	free(f->aside);
@@ -102,15 +112,24 @@ static int note_fork(void *ctx, const void *rec, size_t len)
 	return 0;
 }
 
-static int on_trigger(struct flight *f, const struct spool_entry *e)
+void flight_fire(struct flight *f, const struct flight_trigger *t)
 {
 	if (f->pending) {
 		f->suppressed++;
-		return 0;
+		return;
 	}
 	f->pending = 1;
-	f->trig.source = e->u.trigger.source;
-	f->trig.mono_ns = e->u.trigger.mono_ns;
+	f->trig = *t;
+}
+
+static int on_trigger(struct flight *f, const struct spool_entry *e)
+{
+	struct flight_trigger t;
+
+	memset(&t, 0, sizeof(t));
+	t.source = e->u.trigger.source;
+	t.mono_ns = e->u.trigger.mono_ns;
+	flight_fire(f, &t);
 	return 0;
 }
 
@@ -138,6 +157,8 @@ static int take(struct flight *f, const struct spool_entry *e)
 	if (err < 0)
 		return err;
 	flight_history_add(&f->hist, e, &pos);
+	if (f->watch && (err = flight_watch_take(f->watch, e)) < 0)
+		return err;
 	if (e->kind == SPOOL_ROUND && f->pending &&
 	    e->u.watermark >= f->trig.mono_ns + f->cfg->after_ns)
 		return flight_dump(f, e->u.watermark == UINT64_MAX);
@@ -160,4 +181,17 @@ int flight_consume(struct flight *f, struct spool *sp, int *abort)
 	if (err == 0 && f->pending)
 		err = flight_dump(f, 1);
 	return err;
+}
+
+/* Indexed by enum flight_trigger_kind; also --trigger's KIND words. */
+static const char *const trigger_names[] = {
+	[FLIGHT_SIGNAL] = "signal", [FLIGHT_CONTROL] = "control",
+	[FLIGHT_FAULT] = "fault", [FLIGHT_OFFCPU] = "offcpu",
+	[FLIGHT_SYSCALL] = "syscall",
+};
+
+const char *flight_trigger_name(enum flight_trigger_kind k)
+{
+	return (size_t)k < sizeof(trigger_names) / sizeof(trigger_names[0]) ?
+	       trigger_names[k] : "unknown";
 }

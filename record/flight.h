@@ -36,10 +36,33 @@
 
 struct record_session;
 
+/* What fired a dump: the spool's sources, then the duration triggers. */
+enum flight_trigger_kind {
+	FLIGHT_SIGNAL = TRIGGER_SIGNAL,
+	FLIGHT_CONTROL = TRIGGER_CONTROL,
+	FLIGHT_FAULT,		/* a target's fault longer than its DUR */
+	FLIGHT_OFFCPU,		/* a target off the CPU longer than its DUR */
+	FLIGHT_SYSCALL,		/* a target's system call longer than its DUR */
+};
+
+/* --trigger KIND>DUR. */
+struct flight_trigger_spec {
+	enum flight_trigger_kind kind;	/* FLIGHT_FAULT and after */
+	uint64_t dur_ns;
+};
+
+#define FLIGHT_TRIGGERS_MAX 8
+
 struct flight_config {
 	uint64_t before_ns, after_ns;	/* --keep BEFORE,AFTER */
 	uint64_t max_memory;		/* --max-memory: the history's bytes */
+	struct flight_trigger_spec triggers[FLIGHT_TRIGGERS_MAX];
+	size_t ntriggers;
 };
+
+/* "fault", "offcpu", "syscall", "signal", "control": flight_dump's
+ * trigger column, and --trigger's KIND. */
+const char *flight_trigger_name(enum flight_trigger_kind k);
 
 /* A record kept aside when its round left the history. */
 struct flight_aside {
@@ -49,9 +72,17 @@ struct flight_aside {
 };
 
 struct flight_trigger {
-	uint32_t source;		/* enum spool_trigger_source */
+	uint32_t source;		/* enum flight_trigger_kind */
 	uint64_t mono_ns;		/* CLOCK_MONOTONIC: when it fired */
+	/* Duration triggers: the thread, when its span began, how long it
+	 * had lasted when it fired, and whether it was still going on. */
+	uint32_t tid;
+	uint64_t span_mono_ns;
+	uint64_t dur_ns;
+	int still;
 };
+
+struct flight_watch;
 
 struct flight {
 	const struct flight_config *cfg;	/* borrowed */
@@ -67,7 +98,14 @@ struct flight {
 	uint64_t dumps;
 	uint64_t forks_walk_errors;	/* framing errors met noting forks */
 	struct errmsg *err;		/* borrowed: where a failure is said */
+	/* owned: the duration triggers' decoding (flight_watch.h); NULL
+	 * without --trigger. */
+	struct flight_watch *watch;
 };
+
+/* A trigger fired (a SPOOL_TRIGGER taken, or flight_watch's): pending
+ * unless one already is, then counted as suppressed. */
+void flight_fire(struct flight *f, const struct flight_trigger *t);
 
 /* 0 or -ENOMEM.  rs must have begun (its recorder open, its database and
  * session row there); err is where failures are written. */

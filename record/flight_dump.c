@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -250,21 +251,28 @@ static int replay_window(struct dump *d)
 	return err;
 }
 
-static const char *trigger_name(uint32_t source)
+/* The trigger in words, into buf. */
+static const char *trigger_reason(const struct flight_trigger *t, char *buf,
+				  size_t n)
 {
-	return source == TRIGGER_SIGNAL ? "signal" : "control";
-}
-
-static const char *trigger_reason(uint32_t source)
-{
-	return source == TRIGGER_SIGNAL ? "SIGUSR2" : "'snapshot' on --control";
+	if (t->source == FLIGHT_SIGNAL)
+		return "SIGUSR2";
+	if (t->source == FLIGHT_CONTROL)
+		return "'snapshot' on --control";
+	snprintf(buf, n, "%s of thread %u %s %.3f ms", t->source == FLIGHT_FAULT ?
+		 "a fault" : t->source == FLIGHT_SYSCALL ? "a system call" :
+		 "an off-CPU span", t->tid, t->still ? "still going on after" :
+		 "that took", (double)t->dur_ns / 1e6);
+	return buf;
 }
 
 static int store_dump_rows(struct dump *d, int cut_short)
 {
 	struct flight *f = d->f;
+	char why[128];
 	struct flight_dump_row r = {
-		trigger_name(f->trig.source), trigger_reason(f->trig.source),
+		flight_trigger_name(f->trig.source),
+		trigger_reason(&f->trig, why, sizeof(why)),
 		f->trig.mono_ns, f->cfg->before_ns, f->cfg->after_ns,
 		d->w.start_ns, d->w.end_ns, cut_short,
 		f->hist.whole_from, f->hist.cap, f->hist.peak,

@@ -403,10 +403,12 @@ CREATE TABLE lost (
 -- taken and what that memory held.  Times are ns since the Unix epoch.
 CREATE TABLE flight_dump (
 	session_id	INTEGER PRIMARY KEY REFERENCES session,
-	-- 'signal' (SIGUSR2) or 'control' ('snapshot' on --control)
+	-- 'signal' (SIGUSR2), 'control' ('snapshot' on --control), or a
+	-- --trigger's KIND: 'fault', 'offcpu', 'syscall'
 	trigger		TEXT NOT NULL,
 	reason		TEXT NOT NULL,		-- in words
-	trigger_ts	INTEGER NOT NULL,	-- when it fired
+	-- When it fired: a span still going on, when it passed DUR
+	trigger_ts	INTEGER NOT NULL,
 	before_ns	INTEGER NOT NULL,	-- --keep BEFORE
 	after_ns	INTEGER NOT NULL,	-- --keep AFTER
 	-- The window: trigger_ts - before_ns, or later where the memory no

@@ -137,6 +137,17 @@ static void flight_options_without_flight_say_to_add_it(void **state)
 				       "--flight", "--keep", "5s,x", "-p", "1",
 				       NULL), 2);
 	assert_one_message(&r, "--keep");
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       "--flight", "--trigger", "stall>5ms", "-p",
+				       "1", NULL), 2);
+	assert_one_message(&r, "expected fault>DUR, offcpu>DUR or syscall>DUR");
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       "--flight", "--trigger", "syscall>5ms", "-p",
+				       "1", NULL), 2);
+	assert_one_message(&r, "add --syscalls");
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       "--trigger", "fault>5ms", "-p", "1", NULL), 2);
+	assert_one_message(&r, "add --flight");
 }
 
 static void a_control_path_that_is_no_fifo_is_refused(void **state)

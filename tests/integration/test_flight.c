@@ -214,6 +214,67 @@ static void a_dump_holds_the_stall_and_the_windows_around_it(void **state)
 	free(fifo);
 }
 
+/* Records the workload with --trigger spec (and extra, or NULL) and
+ * nothing else to fire it: the stall must fire it while still going on,
+ * DUR after it began, before it ended, once. */
+static void a_stall_fires_while_still_going_on(const char *spec,
+					       const char *kind,
+					       const char *extra)
+{
+	char name[64], seedbuf[16], pid[16];
+	char *db = strdup(scratch_path((snprintf(name, sizeof(name), "%s.db",
+						 kind), name)));
+	char *info = strdup(scratch_path("trigger.info"));
+	char *wl_argv[] = { (char *)flight_workload(), info, WORK_SECONDS,
+			    STALL_MS_TEXT, seedbuf, NULL };
+	char *fl_argv[] = { (char *)faultline_bin(), "record", "-q", "-o", db,
+			    "-p", pid, "--flight", "--keep", "1s,500ms",
+			    "--trigger", (char *)spec, (char *)extra, NULL };
+	struct run wl, fl;
+	long long stall_begin, stall_end, tid, t;
+
+	snprintf(seedbuf, sizeof(seedbuf), "%u", seed + 1);
+	run_start_usr1_blocked(&wl, wl_argv);
+	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
+	assert_int_equal(start_recording(&fl, fl_argv, 10000), 0);
+	kill(wl.pid, SIGUSR1);
+	assert_int_equal(run_wait(&wl), 0);
+	assert_int_equal(run_wait(&fl), 0);
+	stall_begin = info_value(info, "stall_begin");
+	stall_end = info_value(info, "stall_end");
+	tid = info_value(info, "tid");
+
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump"), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump WHERE "
+				"trigger = '%s' AND suppressed = 0 AND reason LIKE "
+				"'%% of thread %lld still going on after 100.000 ms'",
+				kind, tid), 1);
+	t = db_int(db, "SELECT trigger_ts FROM flight_dump");
+	/* 100 ms after the stall began (1 ms allowed for the clocks), and
+	 * well before it ended. */
+	assert_true(t >= stall_begin + 99000000ll);
+	assert_true(t < stall_end - 200000000ll);
+	/* The dump holds the whole stall. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state WHERE "
+				"session_id = 2 AND tid = %lld AND state = 'sleeping' "
+				"AND dur >= %lld", tid, STALL_MS * 1000000ll), 1);
+	free(db);
+	free(info);
+}
+
+static void an_offcpu_stall_fires_before_it_ends(void **state)
+{
+	(void)state;
+	a_stall_fires_while_still_going_on("offcpu>100ms", "offcpu", NULL);
+}
+
+static void a_long_system_call_fires_before_it_ends(void **state)
+{
+	(void)state;
+	a_stall_fires_while_still_going_on("syscall>100ms", "syscall",
+					   "--syscalls");
+}
+
 /* VmRSS of pid in bytes; -1 once it is gone. */
 static long long vm_rss(pid_t pid)
 {
@@ -282,6 +343,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(a_dump_holds_the_stall_and_the_windows_around_it, kill_leftovers),
 		cmocka_unit_test_teardown(the_flight_recorder_stays_within_max_memory, kill_leftovers),
+		cmocka_unit_test_teardown(an_offcpu_stall_fires_before_it_ends, kill_leftovers),
+		cmocka_unit_test_teardown(a_long_system_call_fires_before_it_ends, kill_leftovers),
 	};
 	const char *s = getenv("FAULTLINE_FLIGHT_SEED");
 
