@@ -81,7 +81,8 @@ int thread_names_read(struct thread_names *n, const struct target_set *t)
 		}
 	}
 	/* A -t thread of a -p process is there twice: same name, either. */
-	qsort(n->v, n->n, sizeof(*n->v), by_tid);
+	if (n->n)	/* none: the targets are gone (a flight dump at the end) */
+		qsort(n->v, n->n, sizeof(*n->v), by_tid);
 	return err;
 }
 

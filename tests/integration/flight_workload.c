@@ -8,6 +8,7 @@
  * over and over; once, at a moment drawn from SEED between a third and
  * two thirds of the way, it sleeps STALL_MS instead.  INFO_FILE gets,
  * flushed at once:
+ *   mem=ADDR mem_end=ADDR         the pages it touches, at the start
  *   tid=T stall_begin=NS          just before the stall (CLOCK_REALTIME)
  *   stall_end=NS                  just after it
  *   done sleeps=N pages=P         at the end
@@ -15,6 +16,7 @@
  * CLOCK_REALTIME ns just before and just after.
  */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -68,6 +70,9 @@ int main(int argc, char **argv)
 		return 2;
 	/* One fault per page touched, not one per huge page. */
 	madvise(mem, (size_t)npages * PAGE, MADV_NOHUGEPAGE);
+	fprintf(info, "mem=%lld mem_end=%lld\n", (long long)(uintptr_t)mem,
+		(long long)(uintptr_t)(mem + (size_t)npages * PAGE));
+	fflush(info);
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &usr1, NULL);
@@ -101,6 +106,7 @@ int main(int argc, char **argv)
 	info = freopen(path, "w", info);
 	for (long i = 0; info && i < sleeps && i < npages; i++)
 		fprintf(info, "%lld %lld\n", log[i][0], log[i][1]);
+	free(log);
 	if (!info)
 		return 2;
 	fclose(info);
