@@ -86,6 +86,11 @@ struct record_args {
 #define DEFAULT_FLIGHT_BEFORE_NS (10ull * 1000 * 1000 * 1000)
 #define DEFAULT_FLIGHT_AFTER_NS (1000ull * 1000 * 1000)
 #define DEFAULT_FLIGHT_MEMORY (128ull << 20)
+/* 10 an hour: enough to catch a stall that recurs, few enough that a
+ * storm of triggers (a thread stuck again and again) cannot fill the
+ * disk with near-identical dumps; as Perfetto's max_per_24_h, a cap. */
+#define DEFAULT_FLIGHT_DUMPS 10
+#define DEFAULT_FLIGHT_PERIOD_NS (3600ull * 1000 * 1000 * 1000)
 
 /* --trigger KIND>DUR (repeatable; a KIND given again takes the last). */
 static int add_trigger(void *value, const char *arg, const char *opt,
@@ -120,6 +125,43 @@ static int add_trigger(void *value, const char *arg, const char *opt,
 	if (i == c->ntriggers)
 		c->ntriggers++;
 	return 0;
+}
+
+/* --max-dumps N/PERIOD: PERIOD a duration, or second, minute, hour,
+ * day. */
+static int set_max_dumps(void *value, const char *arg, const char *opt,
+			 struct errmsg *e)
+{
+	static const struct { const char *name; uint64_t ns; } words[] = {
+		{ "second", 1000000000ull }, { "minute", 60000000000ull },
+		{ "hour", 3600000000000ull }, { "day", 86400000000000ull },
+	};
+	struct flight_config *c = value;
+	const char *slash = strchr(arg, '/');
+	char n[32];
+	uint64_t v;
+	int err;
+
+	if (!slash || slash == arg || (size_t)(slash - arg) >= sizeof(n))
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected N/PERIOD, "
+				  "e.g. 10/hour or 3/10m", opt, arg);
+	memcpy(n, arg, (size_t)(slash - arg));
+	n[slash - arg] = '\0';
+	err = opt_parse_u64_in(n, opt, 1, FLIGHT_MAX_DUMPS_MAX, "a number of "
+			       "dumps from 1 to 10000, e.g. 10/hour", &v, e);
+	if (err < 0)
+		return err;
+	c->max_dumps = (uint32_t)v;
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (!strcmp(slash + 1, words[i].name)) {
+			c->period_ns = words[i].ns;
+			return 0;
+		}
+	err = opt_parse_duration(slash + 1, opt, &c->period_ns, e);
+	if (err == 0 && c->period_ns == 0)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': the period must be "
+				  "more than 0, e.g. 10/hour", opt, arg);
+	return err;
 }
 
 /* --keep BEFORE[,AFTER]: durations; AFTER keeps its default if left out. */
@@ -357,7 +399,8 @@ static const char record_usage[] =
 	"                        [--pt[=MODE]] [--pt-size SIZE] [--pt-config TERMS]\n"
 	"                        [--pt-trigger DUR] [--label KEY=VALUE]... [-q]\n"
 	"                        [--flight [--keep BEFORE[,AFTER]] [--max-memory SIZE]\n"
-	"                        [--trigger KIND>DUR]... [--control FIFO]]\n"
+	"                        [--trigger KIND>DUR]... [--max-dumps N/PERIOD]\n"
+	"                        [--max-disk SIZE] [--control FIFO]]\n"
 	"                        [-- COMMAND [ARGS...]]";
 
 static const char record_examples[] =
@@ -459,9 +502,13 @@ static int check_args(struct record_args *a, char **rest)
 						   "drop --no-thread-states",
 						   "--trigger offcpu>DUR");
 	if (!a->flight_on && (a->keep_given || a->control_path ||
-			      a->flight.max_memory != DEFAULT_FLIGHT_MEMORY))
+			      a->flight.max_memory != DEFAULT_FLIGHT_MEMORY ||
+			      a->flight.max_disk ||
+			      a->flight.max_dumps != DEFAULT_FLIGHT_DUMPS ||
+			      a->flight.period_ns != DEFAULT_FLIGHT_PERIOD_NS))
 		return usage_error("%s set the flight recorder; add --flight",
-				   "--keep, --max-memory and --control");
+				   "--keep, --max-memory, --max-dumps, --max-disk "
+				   "and --control");
 	if (a->flight_on && a->pt_on)
 		return usage_error("%s cannot be kept by the flight recorder yet; "
 				   "drop --pt or --flight", "--pt");
@@ -571,6 +618,12 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		{ 0, "trigger", "KIND>DUR", "--flight dumps when a target's fault, "
 		  "off-CPU span or system call (KIND fault, offcpu, syscall) passes "
 		  "DUR (repeatable)", OPT_CALLBACK, &a->flight, add_trigger },
+		{ 0, "max-dumps", "N/PERIOD", "--flight dumps at most N times per "
+		  "PERIOD (default 10/hour); the triggers past it are counted",
+		  OPT_CALLBACK, &a->flight, set_max_dumps },
+		{ 0, "max-disk", "SIZE", "--flight stops dumping once its dumps "
+		  "added SIZE to the database (default: no limit)", OPT_SIZE,
+		  &a->flight.max_disk, NULL },
 		{ 0, "control", "FIFO", "--flight takes 'snapshot' and 'stop' lines "
 		  "on FIFO (made if missing); SIGUSR2 snapshots too", OPT_STRING,
 		  &a->control_path, NULL },
@@ -803,9 +856,11 @@ int cmd_record(int argc, char **argv)
 				 .stack_size = STACK_SIZE_DEFAULT,
 				 .stacks.on = STACKS_ON_MAJOR | STACKS_ON_BLOCKED,
 				 .min_syscall_dur_ns = DEFAULT_MIN_SYSCALL_NS,
-				 .flight = { DEFAULT_FLIGHT_BEFORE_NS,
-					     DEFAULT_FLIGHT_AFTER_NS,
-					     DEFAULT_FLIGHT_MEMORY },
+				 .flight = { .before_ns = DEFAULT_FLIGHT_BEFORE_NS,
+					     .after_ns = DEFAULT_FLIGHT_AFTER_NS,
+					     .max_memory = DEFAULT_FLIGHT_MEMORY,
+					     .max_dumps = DEFAULT_FLIGHT_DUMPS,
+					     .period_ns = DEFAULT_FLIGHT_PERIOD_NS },
 				 .control_fd = -1 };
 	struct record_session rs;
 	struct errmsg e;

@@ -1,9 +1,12 @@
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../decoder/perf_record.h"
+#include "../schema/flight_store.h"
 #include "flight.h"
 #include "flight_watch.h"
 #include "session.h"
@@ -65,6 +68,22 @@ static void on_drop(void *ctx, uint64_t pos, const struct spool_entry *e)
 		perf_records_walk(spool_data(e), e->len, keep_aside, &w, &bad);
 }
 
+/* Bytes of the database and its WAL: what the dumps added to it is
+ * what --max-disk limits. */
+static uint64_t disk_bytes(const char *path)
+{
+	char wal[4096];
+	struct stat st;
+	uint64_t n = 0;
+
+	if (stat(path, &st) == 0)
+		n += (uint64_t)st.st_size;
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	if (stat(wal, &st) == 0)
+		n += (uint64_t)st.st_size;
+	return n;
+}
+
 int flight_init(struct flight *f, const struct flight_config *cfg,
 		struct record_session *rs, struct errmsg *err)
 {
@@ -76,6 +95,11 @@ int flight_init(struct flight *f, const struct flight_config *cfg,
 		return -ENOMEM;
 	f->hist.on_drop = on_drop;
 	f->hist.ctx = f;
+	f->dump_times = calloc(cfg->max_dumps ? cfg->max_dumps : 1,
+			       sizeof(*f->dump_times));
+	if (!f->dump_times)
+		return -ENOMEM;
+	f->disk_at_start = disk_bytes(rs->cfg.output);
 	if (!cfg->ntriggers)
 		return 0;
 	f->watch = malloc(sizeof(*f->watch));
@@ -90,6 +114,7 @@ void flight_release(struct flight *f)
 		flight_watch_release(f->watch);
 		free(f->watch);
 	}
+	free(f->dump_times);
 	for (size_t i = 0; i < f->naside; i++)
 		free(f->aside[i].bytes);
 	free(f->aside);
@@ -112,14 +137,38 @@ static int note_fork(void *ctx, const void *rec, size_t len)
 	return 0;
 }
 
+/* Would a dump of a trigger at t_ns pass --max-dumps?  The oldest of the
+ * last max_dumps dumps must have fired a period or more before. */
+static int within_rate(const struct flight *f, uint64_t t_ns)
+{
+	uint64_t oldest;
+
+	if (f->dumps < f->cfg->max_dumps)
+		return 1;
+	oldest = f->dump_times[f->dumps % f->cfg->max_dumps];
+	return t_ns >= oldest + f->cfg->period_ns;
+}
+
 void flight_fire(struct flight *f, const struct flight_trigger *t)
 {
-	if (f->pending) {
+	uint64_t *why = NULL;
+
+	f->triggers++;
+	if (f->pending)
+		why = &f->why.pending;
+	else if (!within_rate(f, t->mono_ns))
+		why = &f->why.rate;
+	else if (f->cfg->max_disk &&
+		 disk_bytes(f->rs->cfg.output) >= f->disk_at_start + f->cfg->max_disk)
+		why = &f->why.disk;
+	if (why) {
+		(*why)++;
 		f->suppressed++;
 		return;
 	}
 	f->pending = 1;
 	f->trig = *t;
+	f->dump_times[f->dumps % f->cfg->max_dumps] = t->mono_ns;
 }
 
 static int on_trigger(struct flight *f, const struct spool_entry *e)
@@ -165,6 +214,19 @@ static int take(struct flight *f, const struct spool_entry *e)
 	return 0;
 }
 
+/* The flight session's own row: what fired, what was dumped, and why
+ * the rest was not. */
+static int store_summary(struct flight *f)
+{
+	struct flight_summary_row r = {
+		f->triggers, f->dumps, f->why.pending, f->why.rate, f->why.disk,
+		f->cfg->max_dumps, f->cfg->period_ns, f->cfg->max_disk,
+		disk_bytes(f->rs->cfg.output) - f->disk_at_start,
+	};
+
+	return loader_flight_summary(&f->rs->loader, &r, f->err);
+}
+
 int flight_consume(struct flight *f, struct spool *sp, int *abort)
 {
 	const struct spool_entry *e;
@@ -180,6 +242,8 @@ int flight_consume(struct flight *f, struct spool *sp, int *abort)
 	spool_done(sp);
 	if (err == 0 && f->pending)
 		err = flight_dump(f, 1);
+	if (err == 0)
+		err = store_summary(f);
 	return err;
 }
 

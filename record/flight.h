@@ -20,8 +20,9 @@
  * round was dropped or that sit in the history before the window, and
  * the clock anchor in force at its start.
  *
- * A trigger while a dump is pending is counted as suppressed (stored
- * with the next dump).  The flight recording's own session row stays
+ * A trigger while a dump is pending, past --max-dumps in its period or
+ * --max-disk is counted as suppressed: with the next dump (flight_dump),
+ * and by reason at the end (flight_summary, on the flight session).  The flight recording's own session row stays
  * empty of events; each dump's row in flight_dump names the trigger,
  * the window and the history's state, flight_dump_cpu each CPU's share.
  */
@@ -58,6 +59,20 @@ struct flight_config {
 	uint64_t max_memory;		/* --max-memory: the history's bytes */
 	struct flight_trigger_spec triggers[FLIGHT_TRIGGERS_MAX];
 	size_t ntriggers;
+	/* --max-dumps N/PERIOD: at most max_dumps dumps whose triggers
+	 * fired within any period_ns. */
+	uint32_t max_dumps;
+	uint64_t period_ns;
+	uint64_t max_disk;	/* --max-disk: bytes the dumps may add; 0: no limit */
+};
+
+#define FLIGHT_MAX_DUMPS_MAX 10000
+
+/* Why a trigger was not dumped. */
+struct flight_suppressed {
+	uint64_t pending;	/* another dump was pending */
+	uint64_t rate;		/* --max-dumps reached */
+	uint64_t disk;		/* --max-disk reached */
 };
 
 /* "fault", "offcpu", "syscall", "signal", "control": flight_dump's
@@ -95,7 +110,13 @@ struct flight {
 	int pending;			/* trig waits for its after part */
 	struct flight_trigger trig;
 	uint64_t suppressed;		/* triggers not dumped since the last dump */
+	uint64_t triggers;		/* every trigger that fired */
 	uint64_t dumps;
+	struct flight_suppressed why;	/* every trigger not dumped, by reason */
+	/* owned: the trigger times (CLOCK_MONOTONIC) of the last max_dumps
+	 * dumps, a ring; dump_times[dumps % max_dumps] is the oldest. */
+	uint64_t *dump_times;
+	uint64_t disk_at_start;		/* bytes of the database and its WAL */
 	uint64_t forks_walk_errors;	/* framing errors met noting forks */
 	struct errmsg *err;		/* borrowed: where a failure is said */
 	/* owned: the duration triggers' decoding (flight_watch.h); NULL
@@ -103,8 +124,9 @@ struct flight {
 	struct flight_watch *watch;
 };
 
-/* A trigger fired (a SPOOL_TRIGGER taken, or flight_watch's): pending
- * unless one already is, then counted as suppressed. */
+/* A trigger fired (a SPOOL_TRIGGER taken, or flight_watch's): pending,
+ * unless one already is, --max-dumps' were made within its period, or the
+ * dumps added --max-disk: then counted as suppressed, by reason. */
 void flight_fire(struct flight *f, const struct flight_trigger *t);
 
 /* 0 or -ENOMEM.  rs must have begun (its recorder open, its database and

@@ -361,6 +361,6 @@ int flight_dump(struct flight *f, int cut_short)
 	free(d.one);
 	f->pending = 0;
 	f->suppressed = 0;
-	f->dumps++;
+	f->dumps++;	/* flight_fire noted its time */
 	return err;
 }

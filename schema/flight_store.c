@@ -61,3 +61,19 @@ int loader_flight_cpu(struct loader *l, const struct flight_cpu_row *r,
 		   " bytes, lost_records, spool_dropped) VALUES (?,?,?,?,?,?)",
 		   v, sizeof(v) / sizeof(v[0]), NULL, 0, e);
 }
+
+int loader_flight_summary(struct loader *l, const struct flight_summary_row *r,
+			  struct errmsg *e)
+{
+	int64_t v[] = { (int64_t)r->triggers, (int64_t)r->dumps,
+			(int64_t)r->suppressed_pending, (int64_t)r->suppressed_rate,
+			(int64_t)r->suppressed_disk, (int64_t)r->max_dumps,
+			(int64_t)r->period_ns, (int64_t)r->max_disk,
+			(int64_t)r->disk_bytes };
+
+	return run(l, "INSERT INTO flight_summary (session_id, triggers, dumps,"
+		   " suppressed_pending, suppressed_rate, suppressed_disk,"
+		   " max_dumps, period_ns, max_disk, disk_bytes)"
+		   " VALUES (?,?,?,?,?,?,?,?,nullif(?,0),?)",
+		   v, sizeof(v) / sizeof(v[0]), NULL, 0, e);
+}

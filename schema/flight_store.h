@@ -27,10 +27,20 @@ struct flight_cpu_row {
 	uint64_t records, bytes, lost_records, spool_dropped;
 };
 
+/* The flight recording's own: written at its end. */
+struct flight_summary_row {
+	uint64_t triggers, dumps;
+	uint64_t suppressed_pending, suppressed_rate, suppressed_disk;
+	uint64_t max_dumps, period_ns, max_disk;
+	uint64_t disk_bytes;		/* what the dumps added to the file */
+};
+
 /* 0 or -errno with e. */
 int loader_flight_dump(struct loader *l, const struct flight_dump_row *r,
 		       struct errmsg *e);
 int loader_flight_cpu(struct loader *l, const struct flight_cpu_row *r,
 		      struct errmsg *e);
+int loader_flight_summary(struct loader *l, const struct flight_summary_row *r,
+			  struct errmsg *e);
 
 #endif

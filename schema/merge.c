@@ -33,6 +33,7 @@ const struct merge_table merge_tables[] = {
 	{ "lost", MERGE_BY_SESSION },
 	{ "flight_dump", MERGE_BY_SESSION },
 	{ "flight_dump_cpu", MERGE_BY_SESSION },
+	{ "flight_summary", MERGE_BY_SESSION },
 	{ "stack", MERGE_BY_SESSION },
 	{ "stack_frame", MERGE_BY_SESSION },
 	{ "frame", MERGE_BY_SESSION },

@@ -444,6 +444,22 @@ CREATE TABLE flight_dump_cpu (
 	PRIMARY KEY (session_id, cpu)
 ) WITHOUT ROWID;
 
+-- The flight recording's own session (record --flight), written at its
+-- end: every trigger that fired, the dumps made, and the triggers not
+-- dumped, by reason.
+CREATE TABLE flight_summary (
+	session_id	INTEGER PRIMARY KEY REFERENCES session,
+	triggers	INTEGER NOT NULL,
+	dumps		INTEGER NOT NULL,
+	suppressed_pending INTEGER NOT NULL,	-- a dump was pending
+	suppressed_rate	INTEGER NOT NULL,	-- --max-dumps reached
+	suppressed_disk	INTEGER NOT NULL,	-- --max-disk reached
+	max_dumps	INTEGER NOT NULL,	-- --max-dumps N
+	period_ns	INTEGER NOT NULL,	-- --max-dumps PERIOD
+	max_disk	INTEGER,		-- --max-disk; NULL: no limit
+	disk_bytes	INTEGER NOT NULL	-- what the dumps added to the file
+);
+
 -- Stacks (record --stacks), stored once per distinct sequence of frames.
 -- A frame is an address in one address space; what it names is filled in
 -- by symbolization (at the end of recording, or by faultline symbolize).

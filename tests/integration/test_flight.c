@@ -279,6 +279,72 @@ static void a_long_system_call_fires_before_it_ends(void **state)
 					   "--syscalls");
 }
 
+/* Records the workload with the flight options given, and sends n
+ * 'snapshot' lines gap_ms apart once it works; db gets the recording. */
+static void snapshot_storm(const char *db, const char *opt, const char *val,
+			   int n, long gap_ms)
+{
+	char *info = strdup(scratch_path("storm.info"));
+	char *fifo = strdup(scratch_path("storm.ctl"));
+	char seedbuf[16], pid[16];
+	char *wl_argv[] = { (char *)flight_workload(), info, WORK_SECONDS,
+			    STALL_MS_TEXT, seedbuf, NULL };
+	char *fl_argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
+			    (char *)db, "-p", pid, "--flight", "--keep",
+			    "100ms,100ms", "--control", fifo, (char *)opt,
+			    (char *)val, NULL };
+	struct run wl, fl;
+
+	snprintf(seedbuf, sizeof(seedbuf), "%u", seed);
+	run_start_usr1_blocked(&wl, wl_argv);
+	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
+	assert_int_equal(start_recording(&fl, fl_argv, 10000), 0);
+	kill(wl.pid, SIGUSR1);
+	sleep_ms(300);
+	for (int i = 0; i < n; i++) {
+		write_line(fifo, "snapshot\n");
+		sleep_ms(gap_ms);
+	}
+	assert_int_equal(run_wait(&wl), 0);
+	assert_int_equal(run_wait(&fl), 0);
+	free(info);
+	free(fifo);
+}
+
+static void a_storm_of_triggers_keeps_to_max_dumps_and_counts_the_rest(void **state)
+{
+	char *db = strdup(scratch_path("storm.db"));
+
+	(void)state;
+	snapshot_storm(db, "--max-dumps", "2/1h", 10, 300);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump"), 2);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_summary WHERE "
+				"session_id = 1 AND triggers = 10 AND dumps = 2 AND "
+				"suppressed_pending + suppressed_rate = 8 AND "
+				"suppressed_disk = 0 AND max_dumps = 2 AND "
+				"period_ns = 3600000000000"), 1);
+	assert_true(db_int(db, "SELECT suppressed_rate FROM flight_summary") >= 1);
+	/* Every dump is its own complete session. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM session WHERE status = "
+				"'complete'"), 3);
+	free(db);
+}
+
+static void dumps_stop_at_max_disk_and_count_the_rest(void **state)
+{
+	char *db = strdup(scratch_path("disk.db"));
+
+	(void)state;
+	snapshot_storm(db, "--max-disk", "1K", 3, 600);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump"), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_summary WHERE "
+				"triggers = 3 AND dumps = 1 AND suppressed_disk + "
+				"suppressed_pending = 2 AND max_disk = 1024 AND "
+				"disk_bytes > 1024"), 1);
+	assert_true(db_int(db, "SELECT suppressed_disk FROM flight_summary") >= 1);
+	free(db);
+}
+
 /* VmRSS of pid in bytes; -1 once it is gone. */
 static long long vm_rss(pid_t pid)
 {
@@ -352,6 +418,8 @@ int main(void)
 		cmocka_unit_test_teardown(the_flight_recorder_stays_within_max_memory, kill_leftovers),
 		cmocka_unit_test_teardown(an_offcpu_stall_fires_before_it_ends, kill_leftovers),
 		cmocka_unit_test_teardown(a_long_system_call_fires_before_it_ends, kill_leftovers),
+		cmocka_unit_test_teardown(a_storm_of_triggers_keeps_to_max_dumps_and_counts_the_rest, kill_leftovers),
+		cmocka_unit_test_teardown(dumps_stop_at_max_disk_and_count_the_rest, kill_leftovers),
 	};
 	const char *s = getenv("FAULTLINE_FLIGHT_SEED");
 
