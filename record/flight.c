@@ -100,8 +100,6 @@ int flight_init(struct flight *f, const struct flight_config *cfg,
 	if (!f->dump_times)
 		return -ENOMEM;
 	f->disk_at_start = disk_bytes(rs->cfg.output);
-	if (!cfg->ntriggers)
-		return 0;
 	f->watch = malloc(sizeof(*f->watch));
 	if (!f->watch)
 		return -ENOMEM;
@@ -242,6 +240,8 @@ int flight_consume(struct flight *f, struct spool *sp, int *abort)
 	spool_done(sp);
 	if (err == 0 && f->pending)
 		err = flight_dump(f, 1);
+	if (err == 0)
+		err = flight_watch_finish(f->watch);
 	if (err == 0)
 		err = store_summary(f);
 	return err;

@@ -119,8 +119,8 @@ struct flight {
 	uint64_t disk_at_start;		/* bytes of the database and its WAL */
 	uint64_t forks_walk_errors;	/* framing errors met noting forks */
 	struct errmsg *err;		/* borrowed: where a failure is said */
-	/* owned: the duration triggers' decoding (flight_watch.h); NULL
-	 * without --trigger. */
+	/* owned: the decoding for the duration triggers and the per-minute
+	 * histograms (flight_watch.h). */
 	struct flight_watch *watch;
 };
 

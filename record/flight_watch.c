@@ -1,8 +1,11 @@
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
+#include "../schema/flight_store.h"
 #include "flight_watch.h"
 #include "session.h"
 
@@ -12,6 +15,10 @@ extern const char schema_sql[];
 /* The scratch rows (mappings, losses, anchors) are of no use once the
  * rounds they came with are decoded; a minute keeps them few. */
 #define WATCH_SCRATCH_EMPTY_NS (60ull * 1000 * 1000 * 1000)
+
+/* How often the recorder's own cost is stored: days of running make a
+ * few hundred rows. */
+#define WATCH_COST_NS (3600ull * 1000 * 1000 * 1000)
 
 static const struct flight_trigger_spec *spec_of(const struct flight *f,
 						 enum flight_trigger_kind k)
@@ -76,26 +83,46 @@ static int off_cpu(enum thread_state_kind s)
 	return s != TS_NONE && s != TS_RUNNING && s != TS_UNKNOWN;
 }
 
+/* A finished span: counted in the minute's histograms, held against
+ * its trigger. */
+static int span(struct flight_watch *w, enum flight_trigger_kind trig,
+		uint32_t kind, uint32_t tid, uint64_t since, uint64_t dur_ns)
+{
+	if (flight_minute_add(&w->minute, tid, kind, dur_ns) < 0)
+		return errmsg_set(&w->p.err, ENOMEM, "out of memory counting "
+				  "spans");
+	check(w, trig, tid, since, dur_ns, 0);
+	return 0;
+}
+
 static int on_fault(void *ctx, const struct fault *f)
 {
-	if (f->dur_ns != FAULT_NO_DUR)
-		check(watch_of(ctx), FLIGHT_FAULT, f->tid, f->mono_ts, f->dur_ns, 0);
-	return 0;
+	if (f->dur_ns == FAULT_NO_DUR)
+		return 0;
+	return span(watch_of(ctx), FLIGHT_FAULT, FM_FAULT + (uint32_t)f->kind,
+		    f->tid, f->mono_ts, f->dur_ns);
 }
 
 static int on_state(void *ctx, const struct state_interval *iv)
 {
-	if (off_cpu(iv->state))
-		check(watch_of(ctx), FLIGHT_OFFCPU, iv->tid, iv->mono_ts, iv->dur_ns, 0);
-	return 0;
+	if (!off_cpu(iv->state))
+		return 0;
+	return span(watch_of(ctx), FLIGHT_OFFCPU, FM_OFFCPU + (uint32_t)iv->state,
+		    iv->tid, iv->mono_ts, iv->dur_ns);
 }
 
+/* A call --syscalls asks for (the others are only traced for what they
+ * say of descriptors). */
 static int on_syscall(void *ctx, const struct syscall_call *c, int store)
 {
+	struct flight_watch *w = watch_of(ctx);
+
 	(void)store;
-	if (c->dur_ns != SYSCALL_NO_DUR)
-		check(watch_of(ctx), FLIGHT_SYSCALL, c->tid, c->mono_ts, c->dur_ns, 0);
-	return 0;
+	if (c->dur_ns == SYSCALL_NO_DUR || c->nr < 0 ||
+	    !record_syscalls_wanted(&w->p.sys, c->nr))
+		return 0;
+	return span(w, FLIGHT_SYSCALL, FM_SYSCALL + (uint32_t)c->nr, c->tid,
+		    c->mono_ts, c->dur_ns);
 }
 
 static int on_nothing_t(void *ctx, const struct thread *t)
@@ -157,6 +184,16 @@ static int scratch_open(struct flight_watch *w)
 	return err;
 }
 
+/* The start of the wall-clock minute holding mono_ns, in
+ * CLOCK_MONOTONIC, by anchor a. */
+static uint64_t minute_start(const struct clock_anchor *a, uint64_t mono_ns)
+{
+	int64_t off = clock_anchor_offset(a);
+	uint64_t rt = (uint64_t)((int64_t)mono_ns + off);
+
+	return (uint64_t)((int64_t)(rt - rt % FLIGHT_MINUTE_NS) - off);
+}
+
 int flight_watch_open(struct flight_watch *w, struct flight *f)
 {
 	struct record_session *rs = f->rs;
@@ -183,11 +220,15 @@ int flight_watch_open(struct flight_watch *w, struct flight *f)
 	err = scratch_open(w);
 	w->p.loader = &w->l;
 	w->next_empty = monotonic_ns() + WATCH_SCRATCH_EMPTY_NS;
+	w->next_cost = monotonic_ns() + WATCH_COST_NS;
+	flight_minute_init(&w->minute, minute_start(&rs->pipe.clock.last,
+						    rs->pipe.clock.last.mono_ns));
 	return err;
 }
 
 void flight_watch_release(struct flight_watch *w)
 {
+	flight_minute_release(&w->minute);
 	if (w->begun)
 		loader_release(&w->l);
 	record_pipeline_release(&w->p);
@@ -201,6 +242,55 @@ static void scratch_empty(struct flight_watch *w)
 		     " DELETE FROM thread;", NULL, NULL, NULL);
 }
 
+/* VmRSS of this process, bytes; 0 when it cannot be read. */
+static uint64_t rss_now(void)
+{
+	char line[256];
+	uint64_t kib = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kib = strtoull(line + 6, NULL, 10);
+	if (f)
+		fclose(f);
+	return kib * 1024;
+}
+
+/* The recorder's cost so far, on the flight session. */
+static int store_cost(struct flight_watch *w)
+{
+	struct record_session *rs = w->f->rs;
+	struct flight_cost_row r;
+	struct rusage ru;
+
+	memset(&r, 0, sizeof(r));
+	r.mono_ns = monotonic_ns();
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		r.user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
+			    (uint64_t)ru.ru_utime.tv_usec * 1000ull;
+		r.sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
+			   (uint64_t)ru.ru_stime.tv_usec * 1000ull;
+		r.max_rss_bytes = (uint64_t)ru.ru_maxrss * 1024ull;
+	}
+	r.rss_bytes = rss_now();
+	r.history_bytes = w->f->hist.head - w->f->hist.tail;
+	return loader_flight_cost(&rs->loader, &r, w->f->err);
+}
+
+/* The minutes the watermark has passed: the current one written (those
+ * after it, with nothing counted, are skipped). */
+static int minute_passed(struct flight_watch *w, uint64_t watermark)
+{
+	const struct clock_anchor *a = &w->f->rs->pipe.clock.last;
+	struct flight_minute *m = &w->minute;
+
+	if (watermark < m->start_mono_ns + FLIGHT_MINUTE_NS)
+		return 0;
+	return flight_minute_flush(m, &w->f->rs->loader, clock_anchor_offset(a),
+				   minute_start(a, watermark), w->f->err);
+}
+
 int flight_watch_take(struct flight_watch *w, const struct spool_entry *e)
 {
 	int err = record_pipeline_take(&w->p, e);
@@ -212,9 +302,24 @@ int flight_watch_take(struct flight_watch *w, const struct spool_entry *e)
 	if (e->kind != SPOOL_ROUND || e->u.watermark == UINT64_MAX)
 		return 0;
 	check_open(w, e->u.watermark);
+	err = minute_passed(w, e->u.watermark);
+	if (err == 0 && monotonic_ns() >= w->next_cost) {
+		err = store_cost(w);
+		w->next_cost = monotonic_ns() + WATCH_COST_NS;
+	}
 	if (monotonic_ns() >= w->next_empty) {
 		scratch_empty(w);
 		w->next_empty = monotonic_ns() + WATCH_SCRATCH_EMPTY_NS;
 	}
-	return 0;
+	return err;
+}
+
+int flight_watch_finish(struct flight_watch *w)
+{
+	const struct clock_anchor *a = &w->f->rs->pipe.clock.last;
+	int err = flight_minute_flush(&w->minute, &w->f->rs->loader,
+				      clock_anchor_offset(a), UINT64_MAX,
+				      w->f->err);
+
+	return err ? err : store_cost(w);
 }

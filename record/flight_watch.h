@@ -1,6 +1,6 @@
 /*
  * flight_watch: record --flight's duration triggers (--trigger
- * fault>DUR, offcpu>DUR, syscall>DUR).
+ * fault>DUR, offcpu>DUR, syscall>DUR), and what is kept dump or not.
  *
  * While armed, the entries the history keeps are also decoded, by a
  * record pipeline of its own (record/pipeline.h), so a fault, an
@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 
 #include "flight.h"
+#include "flight_minute.h"
 #include "pipeline.h"
 
 struct flight_watch {
@@ -36,6 +37,8 @@ struct flight_watch {
 	 * again: (tid, kind, span start), a few. */
 	struct fired { uint32_t tid, kind; uint64_t since; } fired[64];
 	size_t nfired;
+	struct flight_minute minute;	/* owned: the current minute's counts */
+	uint64_t next_cost;		/* CLOCK_MONOTONIC: the next flight_cost row */
 };
 
 /* Sets w up for f (its session open, its config's triggers); 0 or
@@ -46,5 +49,9 @@ void flight_watch_release(struct flight_watch *w);
 /* One spool entry, after the history took it: decoded, and after a
  * round the open spans checked.  0 or -errno with f->err. */
 int flight_watch_take(struct flight_watch *w, const struct spool_entry *e);
+
+/* After the last entry: the minute so far and the cost, stored.  0 or
+ * -errno with f->err. */
+int flight_watch_finish(struct flight_watch *w);
 
 #endif

@@ -77,3 +77,54 @@ int loader_flight_summary(struct loader *l, const struct flight_summary_row *r,
 		   " VALUES (?,?,?,?,?,?,?,?,nullif(?,0),?)",
 		   v, sizeof(v) / sizeof(v[0]), NULL, 0, e);
 }
+
+int loader_flight_minute(struct loader *l, const struct flight_minute_row *rows,
+			 size_t n, struct errmsg *e)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_exec(l->db, "BEGIN", NULL, NULL, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(l->db, "INSERT INTO flight_minute"
+					" (session_id, minute_ts, tid, kind, lo_ns,"
+					" hi_ns, count, max_ns) VALUES"
+					" (?,?,?,?,?,?,?,nullif(?,0))", -1, &st, NULL);
+	for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
+		const struct flight_minute_row *r = &rows[i];
+
+		sqlite3_bind_int64(st, 1, l->session_id);
+		sqlite3_bind_int64(st, 2, r->minute_ts);
+		sqlite3_bind_int64(st, 3, r->tid);
+		sqlite3_bind_text(st, 4, r->kind, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 5, (int64_t)r->lo_ns);
+		sqlite3_bind_int64(st, 6, (int64_t)r->hi_ns);
+		sqlite3_bind_int64(st, 7, (int64_t)r->count);
+		sqlite3_bind_int64(st, 8, (int64_t)r->max_ns);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc == SQLITE_DONE)
+			rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		return 0;
+	if (!sqlite3_get_autocommit(l->db))
+		sqlite3_exec(l->db, "ROLLBACK", NULL, NULL, NULL);
+	return db_fail(l->db, rc, l->path, "cannot write", e);
+}
+
+int loader_flight_cost(struct loader *l, const struct flight_cost_row *r,
+		       struct errmsg *e)
+{
+	int64_t v[] = { (int64_t)clock_map_realtime(l->clock, r->mono_ns),
+			(int64_t)r->user_ns, (int64_t)r->sys_ns,
+			(int64_t)r->rss_bytes, (int64_t)r->max_rss_bytes,
+			(int64_t)r->history_bytes };
+
+	return run(l, "INSERT INTO flight_cost (session_id, ts, user_ns, sys_ns,"
+		   " rss_bytes, max_rss_bytes, history_bytes)"
+		   " VALUES (?,?,?,?,?,?,?)", v, sizeof(v) / sizeof(v[0]), NULL,
+		   0, e);
+}

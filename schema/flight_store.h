@@ -35,11 +35,33 @@ struct flight_summary_row {
 	uint64_t disk_bytes;		/* what the dumps added to the file */
 };
 
+/* A bucket of a thread's per-minute histogram (record/flight_minute.h). */
+struct flight_minute_row {
+	int64_t minute_ts;		/* the minute's start, ns since the epoch */
+	uint32_t tid;
+	char kind[48];			/* "fault:minor", "offcpu:sleeping", ... */
+	uint64_t lo_ns, hi_ns, count;
+	uint64_t max_ns;		/* the top bucket's; 0: NULL */
+};
+
+/* The recorder's own cost so far (record --flight, every hour). */
+struct flight_cost_row {
+	uint64_t mono_ns;
+	uint64_t user_ns, sys_ns;	/* CPU time, all its threads */
+	uint64_t rss_bytes, max_rss_bytes;
+	uint64_t history_bytes;		/* held in --max-memory now */
+};
+
 /* 0 or -errno with e. */
 int loader_flight_dump(struct loader *l, const struct flight_dump_row *r,
 		       struct errmsg *e);
 int loader_flight_cpu(struct loader *l, const struct flight_cpu_row *r,
 		      struct errmsg *e);
+/* n rows in one transaction. */
+int loader_flight_minute(struct loader *l, const struct flight_minute_row *rows,
+			 size_t n, struct errmsg *e);
+int loader_flight_cost(struct loader *l, const struct flight_cost_row *r,
+		       struct errmsg *e);
 int loader_flight_summary(struct loader *l, const struct flight_summary_row *r,
 			  struct errmsg *e);
 

@@ -34,6 +34,8 @@ const struct merge_table merge_tables[] = {
 	{ "flight_dump", MERGE_BY_SESSION },
 	{ "flight_dump_cpu", MERGE_BY_SESSION },
 	{ "flight_summary", MERGE_BY_SESSION },
+	{ "flight_minute", MERGE_BY_SESSION },
+	{ "flight_cost", MERGE_BY_SESSION },
 	{ "stack", MERGE_BY_SESSION },
 	{ "stack_frame", MERGE_BY_SESSION },
 	{ "frame", MERGE_BY_SESSION },

@@ -460,6 +460,35 @@ CREATE TABLE flight_summary (
 	disk_bytes	INTEGER NOT NULL	-- what the dumps added to the file
 );
 
+-- record --flight, kept whether it dumps or not, on the flight session:
+-- every minute, each target thread's log2 histogram of its faults
+-- ('fault:minor', 'fault:major'), off-CPU spans by state
+-- ('offcpu:sleeping', 'offcpu:blocked', 'offcpu:runnable', ...) and
+-- system calls ('syscall:read', with --syscalls).  A span counts in the
+-- minute it was seen to end (within a drain round of its end).
+CREATE TABLE flight_minute (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	minute_ts	INTEGER NOT NULL,	-- the minute's start
+	tid		INTEGER NOT NULL,
+	kind		TEXT NOT NULL,
+	lo_ns		INTEGER NOT NULL,
+	hi_ns		INTEGER NOT NULL,
+	count		INTEGER NOT NULL,
+	max_ns		INTEGER,	-- exact, on the (tid, kind)'s top bucket
+	PRIMARY KEY (session_id, minute_ts, tid, kind, lo_ns)
+) WITHOUT ROWID;
+
+-- record --flight: the recorder's own cost, every hour and at the end.
+CREATE TABLE flight_cost (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	ts		INTEGER NOT NULL,
+	user_ns		INTEGER NOT NULL,	-- CPU time so far, all its threads
+	sys_ns		INTEGER NOT NULL,
+	rss_bytes	INTEGER NOT NULL,	-- resident now
+	max_rss_bytes	INTEGER NOT NULL,	-- the most so far
+	history_bytes	INTEGER NOT NULL	-- held in --max-memory now
+);
+
 -- Stacks (record --stacks), stored once per distinct sequence of frames.
 -- A frame is an address in one address space; what it names is filled in
 -- by symbolization (at the end of recording, or by faultline symbolize).

@@ -345,6 +345,81 @@ static void dumps_stop_at_max_disk_and_count_the_rest(void **state)
 	free(db);
 }
 
+/* The per-minute histograms of the thread, summed over its minutes. */
+static long long minute_count(const char *db, long long tid, const char *kind)
+{
+	return db_int(db, "SELECT coalesce(sum(count), 0) FROM flight_minute "
+		      "WHERE session_id = 1 AND tid = %lld AND kind = '%s'", tid,
+		      kind);
+}
+
+static void per_minute_histograms_count_every_span_as_a_recording_does(void **state)
+{
+	char *db = strdup(scratch_path("minute.db"));
+	char *info = strdup(scratch_path("minute.info"));
+	char *fifo = strdup(scratch_path("minute.ctl"));
+	char seedbuf[16], pid[16];
+	char *wl_argv[] = { (char *)flight_workload(), info, "3", STALL_MS_TEXT,
+			    seedbuf, NULL };
+	char *fl_argv[] = { (char *)faultline_bin(), "record", "-q", "-o", db,
+			    "-p", pid, "--flight", "--keep", "1h,1h", "--syscalls",
+			    "--control", fifo, NULL };
+	static const char *const states[] = { "sleeping", "blocked", "runnable",
+					      "waiting", "other" };
+	struct run wl, fl;
+	long long tid, sleeps;
+
+	(void)state;
+	snprintf(seedbuf, sizeof(seedbuf), "%u", seed);
+	run_start_usr1_blocked(&wl, wl_argv);
+	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
+	assert_int_equal(start_recording(&fl, fl_argv, 10000), 0);
+	kill(wl.pid, SIGUSR1);
+	/* A dump of everything, cut short by the workload's end: what a
+	 * recording of the whole run stores. */
+	sleep_ms(1000);
+	write_line(fifo, "snapshot\n");
+	assert_int_equal(run_wait(&wl), 0);
+	assert_int_equal(run_wait(&fl), 0);
+	tid = info_value(info, "tid");
+	sleeps = info_value(info, "sleeps");
+	assert_true(sleeps > 100);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump WHERE "
+				"cut_short = 1 AND whole_from_ts IS NULL"), 1);
+
+	/* The workload's own count: its short sleeps and the stall. */
+	assert_int_equal(minute_count(db, tid, "offcpu:sleeping"), sleeps + 1);
+	assert_int_equal(minute_count(db, tid, "syscall:clock_nanosleep"),
+			 sleeps + 1);
+	/* The recording's: its faults and off-CPU spans, kind by kind. */
+	assert_true(minute_count(db, tid, "fault:minor") >= sleeps);
+	assert_int_equal(minute_count(db, tid, "fault:minor"),
+			 db_int(db, "SELECT count(*) FROM fault WHERE session_id = 2 "
+				"AND tid = %lld AND kind = 'minor'", tid));
+	assert_int_equal(minute_count(db, tid, "fault:major"),
+			 db_int(db, "SELECT count(*) FROM fault WHERE session_id = 2 "
+				"AND tid = %lld AND kind = 'major'", tid));
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		char kind[32];
+
+		snprintf(kind, sizeof(kind), "offcpu:%s", states[i]);
+		assert_int_equal(minute_count(db, tid, kind),
+				 db_int(db, "SELECT count(*) FROM thread_state "
+					"WHERE session_id = 2 AND tid = %lld AND "
+					"state = '%s'", tid, states[i]));
+	}
+	/* The longest span is kept exactly: the stall. */
+	assert_true(db_int(db, "SELECT max(max_ns) FROM flight_minute WHERE "
+			   "kind = 'offcpu:sleeping'") >= STALL_MS * 1000000ll);
+	/* And the recorder's own cost. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_cost WHERE "
+				"session_id = 1 AND user_ns + sys_ns > 0 AND "
+				"rss_bytes > 0 AND max_rss_bytes >= rss_bytes"), 1);
+	free(db);
+	free(info);
+	free(fifo);
+}
+
 /* VmRSS of pid in bytes; -1 once it is gone. */
 static long long vm_rss(pid_t pid)
 {
@@ -420,6 +495,7 @@ int main(void)
 		cmocka_unit_test_teardown(a_long_system_call_fires_before_it_ends, kill_leftovers),
 		cmocka_unit_test_teardown(a_storm_of_triggers_keeps_to_max_dumps_and_counts_the_rest, kill_leftovers),
 		cmocka_unit_test_teardown(dumps_stop_at_max_disk_and_count_the_rest, kill_leftovers),
+		cmocka_unit_test_teardown(per_minute_histograms_count_every_span_as_a_recording_does, kill_leftovers),
 	};
 	const char *s = getenv("FAULTLINE_FLIGHT_SEED");
 
