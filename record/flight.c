@@ -21,44 +21,25 @@ static int needed_before(uint32_t type)
 struct aside_walk {
 	struct flight *f;
 	uint32_t cpu;
-	int failed;
 };
 
 static int keep_aside(void *ctx, const void *rec, size_t len)
 {
 	struct aside_walk *w = ctx;
-	struct flight *f = w->f;
-	struct flight_aside *a;
 
 	if (!needed_before(((const struct perf_event_header *)rec)->type))
 		return 0;
-	if (f->naside == f->aside_cap) {
-		size_t cap = f->aside_cap ? 2 * f->aside_cap : 64;
-		void *n = realloc(f->aside, cap * sizeof(*f->aside));
-
-		if (!n)
-			return w->failed = -ENOMEM;
-		f->aside = n;
-		f->aside_cap = cap;
-	}
-	a = &f->aside[f->naside];
-	a->bytes = malloc(len);
-	if (!a->bytes)
-		return w->failed = -ENOMEM;
-	memcpy(a->bytes, rec, len);
-	a->cpu = w->cpu;
-	a->len = (uint32_t)len;
-	f->naside++;
+	if (flight_aside_add(&w->f->aside, w->cpu, rec, len) < 0)
+		w->f->aside.dropped++;	/* out of memory: lost, and counted */
 	return 0;
 }
 
-/* flight_history's on_drop: what a later window needs goes aside.  Out
- * of memory here loses the names and mappings of a later dump, not the
- * recording: it is said in that dump's counts (records_dropped). */
+/* flight_history's on_drop: what a later window needs goes aside (what
+ * does not fit is counted: flight_dump.aside_dropped). */
 static void on_drop(void *ctx, uint64_t pos, const struct spool_entry *e)
 {
 	struct flight *f = ctx;
-	struct aside_walk w = { f, e->cpu, 0 };
+	struct aside_walk w = { f, e->cpu };
 	uint64_t bad = 0;
 
 	(void)pos;
@@ -91,7 +72,10 @@ int flight_init(struct flight *f, const struct flight_config *cfg,
 	f->cfg = cfg;
 	f->rs = rs;
 	f->err = err;
-	if (flight_history_init(&f->hist, (size_t)cfg->max_memory) < 0)
+	/* An eighth for the aside (flight_aside.h), the rest the history. */
+	flight_aside_init(&f->aside, cfg->max_memory / 8);
+	if (flight_history_init(&f->hist, (size_t)(cfg->max_memory -
+						   cfg->max_memory / 8)) < 0)
 		return -ENOMEM;
 	f->hist.on_drop = on_drop;
 	f->hist.ctx = f;
@@ -113,9 +97,7 @@ void flight_release(struct flight *f)
 		free(f->watch);
 	}
 	free(f->dump_times);
-	for (size_t i = 0; i < f->naside; i++)
-		free(f->aside[i].bytes);
-	free(f->aside);
+	flight_aside_release(&f->aside);
 	flight_history_release(&f->hist);
 }
 

@@ -15,10 +15,11 @@
  * The window starts no earlier than the history is whole for every CPU
  * (flight_history.h), and the replay takes whole drain rounds: the rows
  * cover at least the window, up to a round more on either side.  What a
- * window needs from before it comes first: the mappings and thread
- * names (MMAP, MMAP2, COMM records) that were kept aside when their
- * round was dropped or that sit in the history before the window, and
- * the clock anchor in force at its start.
+ * window needs from before it comes first: the mappings and thread names
+ * (MMAP, MMAP2, COMM records) kept aside when their round was dropped
+ * (flight_aside.h: an eighth of --max-memory, the history the rest), or
+ * that sit in the history before the window, and the clock anchor in
+ * force at its start.
  *
  * A trigger while a dump is pending, past --max-dumps in its period or
  * --max-disk is counted as suppressed: with the next dump (flight_dump),
@@ -33,6 +34,7 @@
 
 #include "../collector/spool.h"
 #include "../common/errmsg.h"
+#include "flight_aside.h"
 #include "flight_history.h"
 
 struct record_session;
@@ -56,7 +58,7 @@ struct flight_trigger_spec {
 
 struct flight_config {
 	uint64_t before_ns, after_ns;	/* --keep BEFORE,AFTER */
-	uint64_t max_memory;		/* --max-memory: the history's bytes */
+	uint64_t max_memory;		/* --max-memory: the history's and the aside's */
 	struct flight_trigger_spec triggers[FLIGHT_TRIGGERS_MAX];
 	size_t ntriggers;
 	/* --max-dumps N/PERIOD: at most max_dumps dumps whose triggers
@@ -79,12 +81,6 @@ struct flight_suppressed {
  * trigger column, and --trigger's KIND. */
 const char *flight_trigger_name(enum flight_trigger_kind k);
 
-/* A record kept aside when its round left the history. */
-struct flight_aside {
-	uint32_t cpu;
-	uint32_t len;
-	uint8_t *bytes;			/* owned */
-};
 
 struct flight_trigger {
 	uint32_t source;		/* enum flight_trigger_kind */
@@ -103,8 +99,7 @@ struct flight {
 	const struct flight_config *cfg;	/* borrowed */
 	struct record_session *rs;	/* borrowed: its recorder, database, options */
 	struct flight_history hist;	/* owned */
-	struct flight_aside *aside;	/* owned: in the order met */
-	size_t naside, aside_cap;
+	struct flight_aside_list aside;	/* owned: what dumps need from before */
 	/* The newest anchor dropped with its round; mono_ns 0: none. */
 	struct clock_anchor dropped_anchor;
 	int pending;			/* trig waits for its after part */

@@ -185,9 +185,9 @@ static int replay_prelude(struct dump *d)
 	uint64_t next, bad = 0;
 	int err = 0;
 
-	for (size_t i = 0; i < f->naside && err == 0; i++)
-		err = replay_one(d, f->aside[i].cpu, f->aside[i].bytes,
-				 f->aside[i].len);
+	for (size_t i = f->aside.first; i < f->aside.n && err == 0; i++)
+		err = replay_one(d, f->aside.v[i].cpu, f->aside.v[i].bytes,
+				 f->aside.v[i].len);
 	for (uint64_t p = f->hist.tail; err == 0 && p != d->w.from &&
 	     (e = flight_history_at(&f->hist, p, &next)); p = next) {
 		struct prelude_walk w = { d, e->cpu };
@@ -277,6 +277,7 @@ static int store_dump_rows(struct dump *d, int cut_short)
 		d->w.start_ns, d->w.end_ns, cut_short,
 		f->hist.whole_from, f->hist.cap, f->hist.peak,
 		f->hist.dropped_records, f->hist.dropped_bytes, f->suppressed,
+		f->aside.dropped,
 	};
 	const struct recorder *rec = &f->rs->rec;
 	int err;

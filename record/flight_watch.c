@@ -13,8 +13,10 @@
 extern const char schema_sql[];
 
 /* The scratch rows (mappings, losses, anchors) are of no use once the
- * rounds they came with are decoded; a minute keeps them few. */
-#define WATCH_SCRATCH_EMPTY_NS (60ull * 1000 * 1000 * 1000)
+ * rounds they came with are decoded.  Every 5 s: the fault storm of
+ * tests/soak.sh maps memory about 2,500 times a second, 12,500 mapping
+ * rows (2 MiB) between two emptyings. */
+#define WATCH_SCRATCH_EMPTY_NS (5ull * 1000 * 1000 * 1000)
 
 /* How often the recorder's own cost is stored: days of running make a
  * few hundred rows. */

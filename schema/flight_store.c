@@ -40,14 +40,15 @@ int loader_flight_dump(struct loader *l, const struct flight_dump_row *r,
 		(int64_t)r->history_bytes, (int64_t)r->history_peak_bytes,
 		(int64_t)r->history_dropped_records,
 		(int64_t)r->history_dropped_bytes, (int64_t)r->suppressed,
+		(int64_t)r->aside_dropped,
 	};
 
 	return run(l, "INSERT INTO flight_dump (session_id, trigger, reason,"
 		   " trigger_ts, before_ns, after_ns, window_start_ts,"
 		   " window_end_ts, cut_short, whole_from_ts, history_bytes,"
 		   " history_peak_bytes, history_dropped_records,"
-		   " history_dropped_bytes, suppressed)"
-		   " VALUES (?,?,?,?,?,?,?,?,?,nullif(?,0),?,?,?,?,?)",
+		   " history_dropped_bytes, suppressed, aside_dropped)"
+		   " VALUES (?,?,?,?,?,?,?,?,?,nullif(?,0),?,?,?,?,?,?)",
 		   v, sizeof(v) / sizeof(v[0]), text, 2, e);
 }
 

@@ -20,6 +20,7 @@ struct flight_dump_row {
 	uint64_t history_bytes, history_peak_bytes;
 	uint64_t history_dropped_records, history_dropped_bytes;
 	uint64_t suppressed;
+	uint64_t aside_dropped;
 };
 
 struct flight_cpu_row {

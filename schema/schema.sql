@@ -428,7 +428,10 @@ CREATE TABLE flight_dump (
 	history_dropped_records INTEGER NOT NULL,
 	history_dropped_bytes INTEGER NOT NULL,
 	-- Triggers that fired while this dump was pending, not dumped.
-	suppressed	INTEGER NOT NULL
+	suppressed	INTEGER NOT NULL,
+	-- Mappings and thread names from before the window dropped so far
+	-- (the eighth of --max-memory kept for them was full).
+	aside_dropped	INTEGER NOT NULL
 );
 
 -- Each CPU's share of a flight dump: the ring records replayed, and the
