@@ -565,6 +565,8 @@ bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_r
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop bench/collector/record_overhead.sh
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop bench/collector/stack_overhead.sh
 	FAULTLINE=$(FAULTLINE) PINGPONG=$(BUILD)/bench/pingpong bench/collector/switch_overhead.sh
+	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop PINGPONG=$(BUILD)/bench/pingpong \
+		bench/collector/flight_overhead.sh
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/syscall_loop bench/collector/syscall_overhead.sh
 	FAULTLINE=$(FAULTLINE) BUILD=$(BUILD) bench/queries/stalls_near.sh
 	FAULTLINE=$(FAULTLINE) BUILD=$(BUILD) bench/fleet/merge.sh
