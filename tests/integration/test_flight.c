@@ -420,6 +420,36 @@ static void per_minute_histograms_count_every_span_as_a_recording_does(void **st
 	free(fifo);
 }
 
+/* 'stop' on --control stops as Ctrl-C would: the command ended, the
+ * flight session 'stopped', saying why; a dump still waiting for its
+ * AFTER is made, cut short. */
+static void stop_on_control_stops_and_makes_the_pending_dump(void **state)
+{
+	char *db = strdup(scratch_path("stop.db"));
+	char *fifo = strdup(scratch_path("stop.ctl"));
+	char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o", db,
+			 "--flight", "--keep", "1s,1h", "--control", fifo, "--",
+			 "/bin/sleep", "600", NULL };
+	struct run fl;
+
+	(void)state;
+	assert_int_equal(start_recording(&fl, argv, 10000), 0);
+	write_line(fifo, "snapshot\n");
+	sleep_ms(300);
+	write_line(fifo, "stop\n");
+	assert_int_equal(run_wait(&fl), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM session WHERE "
+				"session_id = 1 AND status = 'stopped' AND "
+				"end_reason = 'stopped by ''stop'' on --control'"), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump WHERE "
+				"trigger = 'control' AND cut_short = 1 AND "
+				"window_end_ts < trigger_ts + 3600000000000"), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_summary WHERE "
+				"triggers = 1 AND dumps = 1"), 1);
+	free(db);
+	free(fifo);
+}
+
 /* VmRSS of pid in bytes; -1 once it is gone. */
 static long long vm_rss(pid_t pid)
 {
@@ -496,6 +526,7 @@ int main(void)
 		cmocka_unit_test_teardown(a_storm_of_triggers_keeps_to_max_dumps_and_counts_the_rest, kill_leftovers),
 		cmocka_unit_test_teardown(dumps_stop_at_max_disk_and_count_the_rest, kill_leftovers),
 		cmocka_unit_test_teardown(per_minute_histograms_count_every_span_as_a_recording_does, kill_leftovers),
+		cmocka_unit_test_teardown(stop_on_control_stops_and_makes_the_pending_dump, kill_leftovers),
 	};
 	const char *s = getenv("FAULTLINE_FLIGHT_SEED");
 
