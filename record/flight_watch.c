@@ -276,6 +276,9 @@ static int store_cost(struct flight_watch *w)
 		r.max_rss_bytes = (uint64_t)ru.ru_maxrss * 1024ull;
 	}
 	r.rss_bytes = rss_now();
+	/* The kernel updates the high-water mark lazily: now may be above. */
+	if (r.rss_bytes > r.max_rss_bytes)
+		r.max_rss_bytes = r.rss_bytes;
 	r.history_bytes = w->f->hist.head - w->f->hist.tail;
 	return loader_flight_cost(&rs->loader, &r, w->f->err);
 }
