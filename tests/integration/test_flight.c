@@ -452,6 +452,49 @@ static void stop_on_control_stops_and_makes_the_pending_dump(void **state)
 	free(fifo);
 }
 
+/* fault>1ns: the first fault of the workload fires (every fault takes
+ * longer), the dump holds it with the trigger inside it, and the faults
+ * after it, under --max-dumps 1/1h, are counted, not dumped. */
+static void a_fault_longer_than_dur_fires_and_is_in_its_dump(void **state)
+{
+	char *db = strdup(scratch_path("fault.db"));
+	char *info = strdup(scratch_path("fault.info"));
+	char seedbuf[16], pid[16];
+	char *wl_argv[] = { (char *)flight_workload(), info, "2", "100", seedbuf,
+			    NULL };
+	char *fl_argv[] = { (char *)faultline_bin(), "record", "-q", "-o", db,
+			    "-p", pid, "--flight", "--keep", "1s,200ms",
+			    "--trigger", "fault>1ns", "--max-dumps", "1/1h", NULL };
+	struct run wl, fl;
+	long long tid;
+
+	(void)state;
+	snprintf(seedbuf, sizeof(seedbuf), "%u", seed);
+	run_start_usr1_blocked(&wl, wl_argv);
+	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
+	assert_int_equal(start_recording(&fl, fl_argv, 10000), 0);
+	kill(wl.pid, SIGUSR1);
+	assert_int_equal(run_wait(&wl), 0);
+	assert_int_equal(run_wait(&fl), 0);
+	tid = info_value(info, "tid");
+
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump WHERE "
+				"trigger = 'fault' AND reason LIKE 'a fault of thread "
+				"%lld %%'", tid), 1);
+	/* The fault that fired, in the dump: the trigger at its end, or
+	 * (seen still going on) 1 ns into it. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM fault f JOIN "
+				"flight_dump d USING (session_id) WHERE f.tid = %lld "
+				"AND d.trigger_ts BETWEEN f.ts AND f.ts + f.dur", tid),
+			 1);
+	/* The workload faulted hundreds of times more: all past the rate. */
+	assert_true(db_int(db, "SELECT suppressed_rate FROM flight_summary") > 100);
+	assert_int_equal(db_int(db, "SELECT triggers - dumps - suppressed_rate - "
+				"suppressed_pending FROM flight_summary"), 0);
+	free(db);
+	free(info);
+}
+
 /* VmRSS of pid in bytes; -1 once it is gone. */
 static long long vm_rss(pid_t pid)
 {
@@ -529,6 +572,7 @@ int main(void)
 		cmocka_unit_test_teardown(dumps_stop_at_max_disk_and_count_the_rest, kill_leftovers),
 		cmocka_unit_test_teardown(per_minute_histograms_count_every_span_as_a_recording_does, kill_leftovers),
 		cmocka_unit_test_teardown(stop_on_control_stops_and_makes_the_pending_dump, kill_leftovers),
+		cmocka_unit_test_teardown(a_fault_longer_than_dur_fires_and_is_in_its_dump, kill_leftovers),
 	};
 	const char *s = getenv("FAULTLINE_FLIGHT_SEED");
 
