@@ -15,6 +15,7 @@
 #include "../collector/procfs.h"
 #include "../common/version.h"
 #include "../schema/db.h"
+#include "../schema/flight_store.h"
 #include "environment.h"
 #include "session.h"
 
@@ -192,6 +193,8 @@ int record_session_open(struct record_session *rs,
 				 "smaller --spool-size", cfg->spool_bytes >> 20);
 	if (err == 0)
 		err = db_open_write(cfg->output, &rs->db, e);
+	if (err == 0 && cfg->flight)
+		err = flight_tables_check(rs->db, cfg->output, e);
 	if (err == 0)
 		err = recorder_open(&rs->rec, &rc, e);
 	if (err == 0 && rs->rec.warning.text[0] && !rs->warning.text[0])

@@ -25,6 +25,25 @@ static int run(struct loader *l, const char *sql, const int64_t *v, size_t n,
 	return db_fail(l->db, rc, l->path, "cannot write", e);
 }
 
+int flight_tables_check(sqlite3 *db, const char *path, struct errmsg *e)
+{
+	sqlite3_stmt *st = NULL;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE"
+			       " type = 'table' AND name IN ('flight_dump',"
+			       " 'flight_dump_cpu', 'flight_summary', 'flight_minute',"
+			       " 'flight_cost')", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (n == 5)
+		return 0;
+	return errmsg_set(e, ENOENT, "'%s' was made by a faultline without the "
+			  "flight recorder's tables; record --flight into a new "
+			  "file", path);
+}
+
 int loader_flight_dump(struct loader *l, const struct flight_dump_row *r,
 		       struct errmsg *e)
 {

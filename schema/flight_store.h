@@ -53,6 +53,11 @@ struct flight_cost_row {
 	uint64_t history_bytes;		/* held in --max-memory now */
 };
 
+/* Does db (at path, for messages) have the flight recorder's tables?  A
+ * file made by a faultline from before them has the same schema version
+ * but not them.  0, or -ENOENT with e saying so and what to do. */
+int flight_tables_check(sqlite3 *db, const char *path, struct errmsg *e);
+
 /* 0 or -errno with e. */
 int loader_flight_dump(struct loader *l, const struct flight_dump_row *r,
 		       struct errmsg *e);

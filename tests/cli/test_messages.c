@@ -172,6 +172,28 @@ static void a_control_path_that_is_no_fifo_is_refused(void **state)
 	assert_one_message(&r, "is no FIFO; remove it or name another path");
 }
 
+/* A file of the same schema version made before the flight recorder's
+ * tables: refused before anything is written. */
+static void flight_into_a_file_without_its_tables_is_refused_untouched(void **state)
+{
+	char *path = scratch_path("preflight.db");
+	sqlite3 *db = NULL;
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", path, "--",
+				       "/bin/true", NULL), 0);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE flight_cost", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", path, "--flight",
+				       "--", "/bin/true", NULL), 1);
+	assert_one_message(&r, "without the flight recorder's tables; record "
+			   "--flight into a new file");
+	assert_int_equal(db_int(path, "SELECT count(*) FROM session"), 1);
+}
+
 static void record_p_with_a_garbage_pid_is_a_usage_error(void **state)
 {
 	struct run r;
@@ -647,6 +669,7 @@ int main(void)
 		cmocka_unit_test_teardown(record_p_with_a_garbage_pid_is_a_usage_error, kill_leftovers),
 		cmocka_unit_test_teardown(flight_options_without_flight_say_to_add_it, kill_leftovers),
 		cmocka_unit_test_teardown(a_control_path_that_is_no_fifo_is_refused, kill_leftovers),
+		cmocka_unit_test_teardown(flight_into_a_file_without_its_tables_is_refused_untouched, kill_leftovers),
 		cmocka_unit_test_teardown(a_missing_command_is_reported_by_name, kill_leftovers),
 		cmocka_unit_test_teardown(an_output_that_names_no_file_is_refused, kill_leftovers),
 		cmocka_unit_test_teardown(a_kernel_thread_target_is_warned_about_at_once, kill_leftovers),
