@@ -54,6 +54,8 @@ COMMON_SRC += common/demangle.c
 COMMON_SRC += common/edit_distance.c
 # a process told from a later one with its pid (a killed recorder's session)
 COMMON_SRC += common/proc_ident.c
+# the one label model: its rule, its parser, its JSON encoding
+COMMON_SRC += common/labels.c
 DECODER_SRC = decoder/clock_map.c decoder/comm_cache.c decoder/perf_record.c decoder/event.c \
 	      decoder/idmap.c decoder/timeline.c \
 	      decoder/order.c decoder/hist.c decoder/fault_pair.c \
@@ -126,11 +128,15 @@ COLLECTOR_GEN_SRC = $(BUILD)/gen/syscall_table.c
 DECODER_SRC += decoder/latency_pair.c
 COLLECTOR_SRC += collector/latency_events.c
 RECORD_SRC += record/latency.c
+# record --block-io: block requests read through a tracefs instance
+DECODER_SRC += decoder/block_rq.c
+COLLECTOR_SRC += collector/block_trace.c
+RECORD_SRC += record/block_io.c
 # faultline upgrade (schema/upgrade.c)
 CLI_SRC += cli/upgrade.c
-# labels, faultline label, faultline merge
+# faultline label, faultline merge
 SCHEMA_SRC += schema/merge.c
-CLI_SRC += cli/labels.c cli/label.c cli/merge.c
+CLI_SRC += cli/label.c cli/merge.c
 # faultline diagnose: the engine and its patterns (diagnose/), the PLT
 # reader that names a lazily bound function
 DIAGNOSE_SRC = diagnose/engine.c diagnose/group.c diagnose/describe.c \
@@ -167,9 +173,12 @@ RECORD_SRC += record/flight.c record/flight_history.c record/flight_dump.c \
 	      record/flight_watch.c record/flight_minute.c record/flight_aside.c
 SCHEMA_SRC += schema/flight_store.c
 DIAGNOSE_SRC += diagnose/p_cpu_quota.c
-# export --to PostgreSQL (libpq), query on PostgreSQL
-PKGS += libpq
-EXPORT_SRC += export/pg_conn.c export/pg_schema.c export/pg_copy.c export/pg_session.c \
+# export --to PostgreSQL (libpq), query on PostgreSQL.  libpq is loaded
+# when a command first connects (export/pq_lib.h says why): its headers at
+# build time, its library at link time only for the tests that call it.
+ALL_CFLAGS += $(shell pkg-config --cflags libpq 2>/dev/null)
+PQ_LIBS = $(shell pkg-config --libs libpq 2>/dev/null)
+EXPORT_SRC += export/pq_lib.c export/pg_conn.c export/pg_schema.c export/pg_copy.c export/pg_session.c \
 	      export/pg_export.c export/session_select.c \
 	      export/pg_functions.c export/pg_stage.c
 CLI_SRC += cli/query_pg.c
@@ -263,6 +272,8 @@ UNIT_TESTS += test_outside_file
 UNIT_TESTS += test_cpu_runs
 # record --latency: the pairing and its option
 UNIT_TESTS += test_latency_pair
+# record --block-io: the matching of a request's steps
+UNIT_TESTS += test_block_rq
 # record --pt, faultline pt
 UNIT_TESTS += test_pt_time test_pt_pmu test_pt_aux test_pt_decode test_pt_store
 # plot
@@ -279,6 +290,9 @@ WORKLOAD_BIN = $(BUILD)/tests/fault_workload $(BUILD)/tests/sched_workload \
 	       $(BUILD)/tests/udp_workload $(BUILD)/tests/clock_step_workload \
 	       $(BUILD)/tests/waking_workload $(BUILD)/bench/pingpong \
 	       $(BUILD)/tests/syscall_workload
+# record --block-io: direct reads of a known size, against /sys/block
+INTEGRATION_BIN += $(BUILD)/tests/test_block_io
+WORKLOAD_BIN += $(BUILD)/tests/block_workload
 DEMO_BIN = $(BUILD)/demo/nak_demo
 FUZZ_TARGETS = fuzz_perf_record fuzz_fault_stream fuzz_import fuzz_symbol_maps
 # record --stacks
@@ -319,7 +333,7 @@ TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
 	   $(BUILD)/tests/test_export $(BUILD)/tests/test_plot \
 	   $(BUILD)/tests/test_upgrade $(BUILD)/tests/test_merge \
 	   $(BUILD)/tests/test_compare $(BUILD)/tests/test_runs \
-	   $(BUILD)/tests/test_shared_box \
+	   $(BUILD)/tests/test_labels $(BUILD)/tests/test_shared_box \
 	   $(FUZZ_REPLAY_BIN) tests/man_vs_help.sh
 # export --to and query on PostgreSQL
 TEST_BIN += $(BUILD)/tests/test_pg
@@ -401,6 +415,8 @@ $(BUILD)/tests/test_upgrade: tests/cli/test_upgrade.c tests/integration/run.h $(
 $(BUILD)/tests/test_merge: tests/cli/test_merge.c tests/integration/run.h $(LIB_OBJ)
 	$(link_test)
 $(BUILD)/tests/test_compare: tests/cli/test_compare.c tests/integration/run.h $(LIB_OBJ)
+	$(link_test)
+$(BUILD)/tests/test_labels: tests/cli/test_labels.c tests/integration/run.h $(LIB_OBJ)
 	$(link_test)
 $(BUILD)/tests/test_runs: tests/cli/test_runs.c tests/cli/plot_fixture.h \
 		tests/integration/run.h $(LIB_OBJ)
@@ -544,6 +560,7 @@ bench-fleet: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/tests/fa
 		bench/fleet/export_pg_jobs.sh
 
 # export --to and query on PostgreSQL: a real server (tests/pg_server.sh)
+$(BUILD)/tests/test_pg: LIBS += $(PQ_LIBS)
 $(BUILD)/tests/test_pg: tests/cli/test_pg.c tests/integration/run.h $(LIB_OBJ)
 	$(link_test)
 
@@ -578,6 +595,7 @@ bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_r
 	FAULTLINE=$(FAULTLINE) UDP_WORKLOAD=$(BUILD)/tests/udp_workload \
 		WAKE_LOOP=$(BUILD)/bench/wake_loop bench/collector/udp_sampling.sh
 	FAULTLINE=$(FAULTLINE) bench/servers/redis.sh
+	FAULTLINE=$(FAULTLINE) bench/servers/mariadb.sh
 	$(MAKE) --no-print-directory bench-diagnose
 
 # faultline diagnose on 10M fault and 1M thread_state rows

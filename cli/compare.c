@@ -6,11 +6,18 @@
  * its tunables, cgroup limits, LD_* and MALLOC_*, build ids.  A side is a
  * session id, or with --label KEY a value of that label (all its
  * sessions).
+ *
+ * On a PostgreSQL results database the measures are the same query run
+ * there (cli/query_pg.h); the sides and the environment are read from
+ * the sides' session and session_env rows, copied out (cli/reader.h),
+ * by the same statements as on a file.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/array.h"
+#include "../common/labels.h"
 #include "../common/strbuf.h"
 #include "../export/pg_conn.h"
 #include "../runs/env_diff.h"
@@ -18,35 +25,34 @@
 #include "../schema/query_def.h"
 #include "commands.h"
 #include "opt.h"
+#include "query_pg.h"
 #include "query_run.h"
 #include "reader.h"
 #include "table_out.h"
 #include "usage.h"
 
 static const char compare_usage[] =
-	"faultline compare DB A B [--label KEY] [-f table|csv|json] [--wide]";
+	"faultline compare DB A B [--label KEY] [-f table|csv|json] [--wide]\n"
+	"                         [--schema NAME]";
 
 static const char compare_examples[] =
 	"  faultline compare fleet.db 17 18\n"
 	"  faultline compare fleet.db 4711 4712 --label run\n"
-	"  faultline compare fleet.db 17 18 -f json\n";
+	"  faultline compare fleet.db 17 18 -f json\n"
+	"  faultline compare 'postgresql://results@db1/perf' 4711 4712 --label run\n";
 
 struct compare_args {
 	const char *label;		/* borrowed: --label KEY, or NULL */
+	const char *schema;		/* borrowed: --schema, or NULL */
+	const char *shown;		/* DB as messages name it: a URL without
+					 * its password; points into shown_buf
+					 * or argv */
+	char shown_buf[1024];
 	enum out_format format;
 	int wide;
 	char *positional[ARGS_MAX];	/* borrowed: DB, A, B */
 	int npositional;
 };
-
-static int set_format(void *value, const char *arg, const char *opt,
-		      struct errmsg *e)
-{
-	if (out_format_parse(arg, value) < 0)
-		return errmsg_set(e, EINVAL, "invalid %s '%s': expected table, csv "
-				  "or json", opt, arg);
-	return 0;
-}
 
 /* The sessions of side value, as a JSON array into sb; a side with none
  * is the user's to fix (-ENOENT). */
@@ -67,7 +73,44 @@ static int side(sqlite3 *db, const char *path, const char *label,
 	return err;
 }
 
-/* The compare query's rows, bound to a, b and the label. */
+/* On a results database, the sessions copied out: both sides'. */
+static int pick_sides(sqlite3 *db, void *arg, int64_t **ids, size_t *n,
+		      struct errmsg *e)
+{
+	const struct compare_args *a = arg;
+	struct strbuf a_ids, b_ids;
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int err;
+
+	strbuf_init(&a_ids);
+	strbuf_init(&b_ids);
+	err = side(db, a->shown, a->label, a->positional[1], &a_ids, e);
+	if (err == 0)
+		err = side(db, a->shown, a->label, a->positional[2], &b_ids, e);
+	if (err == 0 && sqlite3_prepare_v2(db, "SELECT value FROM json_each(?1) UNION"
+					   " SELECT value FROM json_each(?2)", -1,
+					   &st, NULL) != SQLITE_OK)
+		err = errmsg_set(e, EIO, "cannot read the sessions: %s",
+				 sqlite3_errmsg(db));
+	if (err == 0) {
+		sqlite3_bind_text(st, 1, strbuf_str(&a_ids), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, strbuf_str(&b_ids), -1, SQLITE_STATIC);
+	}
+	while (err == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		if (ARRAY_RESERVE(*ids, cap, *n + 1) < 0)
+			err = errmsg_set(e, ENOMEM, "out of memory");
+		else
+			(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	strbuf_release(&a_ids);
+	strbuf_release(&b_ids);
+	return err;
+}
+
+/* The compare query's rows, bound to a, b and the label: in PostgreSQL
+ * on a results database, else in db. */
 static int measures(sqlite3 *db, const struct compare_args *a,
 		    const struct table_style *style, struct errmsg *e)
 {
@@ -83,6 +126,13 @@ static int measures(sqlite3 *db, const struct compare_args *a,
 	snprintf(arg_l, sizeof(arg_l), "label=%s", a->label ? a->label : "");
 	query_def_init(&q);
 	err = query_def_find("compare", &q, e);
+	if (err == 0 && pg_is_target(a->positional[0])) {
+		err = query_pg_write(a->positional[0], a->schema ? a->schema :
+				     READER_PG_SCHEMA, &q, args, a->label ? 3 : 2,
+				     style, e);
+		query_def_release(&q);
+		return err;
+	}
 	if (err == 0)
 		err = query_prepare(db, &q, args, a->label ? 3 : 2, &st, e);
 	if (err == 0)
@@ -105,9 +155,10 @@ static int environment(sqlite3 *db, const char *a_ids, const char *b_ids,
 	return err;
 }
 
-static int run(const struct compare_args *a)
+static int run(struct compare_args *a)
 {
-	const char *path = a->positional[0];
+	static const char *const tables[] = { "session", "session_env", NULL };
+	const char *path = a->shown;
 	const struct table_style style = { a->format, 0, NULL,
 					   a->wide ? 0 : TABLE_MAX_CELL };
 	struct table_style env_style = style;
@@ -120,7 +171,8 @@ static int run(const struct compare_args *a)
 	strbuf_init(&a_ids);
 	strbuf_init(&b_ids);
 	env_style.empty = "the same environment";
-	err = reader_open("compare", path, &db, &e);
+	err = reader_open_sessions("compare", a->positional[0], a->schema,
+				   pick_sides, a, tables, &db, &e);
 	if (err == 0)
 		err = side(db, path, a->label, a->positional[1], &a_ids, &e);
 	if (err == 0)
@@ -150,17 +202,25 @@ static int run(const struct compare_args *a)
 	return err == -ENOENT || err == -EINVAL ? EXIT_USAGE : 1;
 }
 
+/* --label KEY: a key by the one label rule (common/labels.h). */
+static int set_label(void *value, const char *arg, const char *opt,
+		     struct errmsg *e)
+{
+	if (label_key_check(arg, strlen(arg), opt, arg, e) < 0)
+		return -EINVAL;
+	*(const char **)value = arg;
+	return 0;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_args a = { .format = OUT_TABLE };
 	const struct opt opts[] = {
 		{ 'l', "label", "KEY", "A and B are values of this label: all the "
-		  "sessions of each", OPT_STRING, &a.label, NULL },
-		{ 'f', "format", "FORMAT", "table (default), csv or json",
-		  OPT_CALLBACK, &a.format, set_format },
-		{ 'w', "wide", NULL, "a table's long cells whole (by default cut at "
-		  FL_STR(TABLE_MAX_CELL) " characters, ending in ...)", OPT_FLAG,
-		  &a.wide, NULL },
+		  "sessions of each", OPT_CALLBACK, &a.label, set_label },
+		TABLE_FORMAT_OPT(&a.format),
+		TABLE_WIDE_OPT(&a.wide),
+		READER_SCHEMA_OPT(&a.schema),
 		{ 0 },
 	};
 	const struct cmd_usage u = {
@@ -181,9 +241,10 @@ int cmd_compare(int argc, char **argv)
 	if (a.npositional != 3)
 		return error("compare", "give a database and the two sides, e.g. "
 			     "'faultline compare run.db 17 18'"), EXIT_USAGE;
-	if (pg_is_target(a.positional[0]))
-		return error("compare", "compare reads a database file; on "
-			     "PostgreSQL, 'faultline query URL compare a=A b=B' "
-			     "gives the measures"), EXIT_USAGE;
+	if ((err = reader_check_schema("compare", a.positional[0], a.schema)))
+		return err;
+	a.shown = pg_is_target(a.positional[0]) ?
+		pg_shown(a.positional[0], a.shown_buf, sizeof(a.shown_buf)) :
+		a.positional[0];
 	return run(&a);
 }

@@ -35,8 +35,7 @@ struct export_args {
 	int64_t session;		/* 0: the latest; the first --session */
 	int64_t *sessions;		/* owned: every --session, in order */
 	size_t nsessions, sessions_cap;
-	const char **labels;		/* owned array of "K=V", borrowed from argv */
-	size_t nlabels, labels_cap;
+	struct labels labels;		/* --label: only sessions with these */
 	const char *to;			/* borrowed: --to, NULL: not given */
 	const char *schema;		/* borrowed: --schema, NULL: not given */
 	uint64_t jobs;			/* --jobs; 0: not given */
@@ -139,19 +138,11 @@ static int parse_jobs(void *value, const char *arg, const char *opt,
 				"from 1 to " FL_STR(PG_JOBS_MAX), value, e);
 }
 
+/* --label KEY=VALUE (repeatable; a KEY given again takes the last). */
 static int add_label(void *value, const char *arg, const char *opt,
 		     struct errmsg *e)
 {
-	struct export_args *a = value;
-	const char *eq = strchr(arg, '=');
-
-	if (!eq || eq == arg)
-		return errmsg_set(e, EINVAL, "invalid %s '%s': expected KEY=VALUE, "
-				  "e.g. run=4711", opt, arg);
-	if (ARRAY_RESERVE(a->labels, a->labels_cap, a->nlabels + 1) < 0)
-		return errmsg_set(e, ENOMEM, "out of memory");
-	a->labels[a->nlabels++] = arg;
-	return 0;
+	return labels_add(value, arg, opt, e);
 }
 
 static int export_write(const char *path, struct export_args *a)
@@ -214,11 +205,11 @@ static int check_args(const char *path, const struct export_args *a)
 		return error("export", "%s applies to --format; --to loads the "
 			     "rows into PostgreSQL", a->output ? "-o" :
 			     "--min-fault-duration"), OPT_USAGE;
-	if (!a->to && ((a->schema && !reads_schema) || a->nlabels ||
+	if (!a->to && ((a->schema && !reads_schema) || a->labels.n ||
 			a->nsessions > 1 || a->jobs))
 		return error("export", "%s applies to --to (PostgreSQL)%s; --format "
 			     "writes one session, chosen with --session N",
-			     a->schema ? "--schema" : a->nlabels ? "--label" :
+			     a->schema ? "--schema" : a->labels.n ? "--label" :
 			     a->jobs ? "--jobs" : "more than one --session",
 			     a->schema ? ", or names the schema a postgresql:// DB "
 			     "is read from" : ""), OPT_USAGE;
@@ -308,15 +299,15 @@ static int export_pg(const char *path, struct export_args *a)
 	errmsg_init(&e);
 	err = reader_open("export", path, &db, &e);
 	if (err == 0)
-		err = session_select(db, path, a->sessions, a->nsessions, a->labels,
-				     a->nlabels, &ids, &n, &recording, &e);
+		err = session_select(db, path, a->sessions, a->nsessions, &a->labels,
+				     &ids, &n, &recording, &e);
 	if (err == 0 && recording)
 		warning("export", "%zu sessions of '%s' are still recording and are "
 			"left out; export them once they end", recording, path);
 	if (err == 0 && n == 0)
 		err = errmsg_set(&e, ENOENT, "no session of '%s' to export%s; "
 				 "faultline query %s sessions lists them", path,
-				 a->nlabels ? " with those labels" : "", path);
+				 a->labels.n ? " with those labels" : "", path);
 	if (err == 0 && !(done = calloc(n, sizeof(*done))))
 		err = errmsg_set(&e, ENOMEM, "out of memory");
 	x.ids = ids;
@@ -350,7 +341,7 @@ int cmd_export(int argc, char **argv)
 		  "--to: all); --to takes it more than once", OPT_CALLBACK, &a,
 		  add_session },
 		{ 0, "label", "KEY=VALUE", "--to: the sessions labelled so (more "
-		  "than once: all of them)", OPT_CALLBACK, &a, add_label },
+		  "than once: all of them)", OPT_CALLBACK, &a.labels, add_label },
 		{ 0, "jobs", "N", "--to: connections at once: sessions loaded side "
 		  "by side, then the indexes (default 2)", OPT_CALLBACK, &a.jobs,
 		  parse_jobs },
@@ -374,7 +365,7 @@ int cmd_export(int argc, char **argv)
 	if (res == 0)
 		res = a.to ? export_pg(path, &a) : export_file(path, &a);
 	free(a.sessions);
-	free(a.labels);
+	labels_release(&a.labels);
 	return res == OPT_HELP ? 0 : res < 0 ? EXIT_USAGE : res;
 }
 

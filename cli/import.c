@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../common/array.h"
+#include "../common/labels.h"
 #include "../common/sha256.h"
 #include "../decoder/metric_parse.h"
 #include "../schema/db.h"
@@ -32,8 +33,9 @@ struct import_args {
 	struct metric_spec spec;
 	const char **label_cols;	/* owned array; strings borrowed/owned */
 	size_t label_cols_cap;
-	struct metric_label *labels;	/* owned array; strings in owned */
-	size_t labels_cap;
+	struct labels label_set;	/* --label, checked; args borrowed */
+	struct metric_label *labels;	/* owned array, label_set for the
+					 * parser; keys in owned */
 	char **owned;			/* owned: copies the two above point in */
 	size_t nowned, owned_cap;
 	const char *format, *ts_unit;	/* borrowed from argv */
@@ -65,11 +67,14 @@ static int push_label_col(struct import_args *a, const char *name)
 	return 0;
 }
 
+/* A label column's name is the label's key: the one rule for keys. */
 static int add_label_col(void *value, const char *arg, const char *opt,
 			 struct errmsg *e)
 {
 	if (!*arg)
 		return errmsg_set(e, EINVAL, "invalid %s '': give a column name", opt);
+	if (label_key_check(arg, strlen(arg), opt, arg, e) < 0)
+		return -EINVAL;
 	return push_label_col(value, arg);
 }
 
@@ -93,25 +98,33 @@ static int add_label_cols(void *value, const char *arg, const char *opt,
 	return 0;
 }
 
-/* "key=value": a label every row of the import gets. */
+/* "KEY=VALUE": a label every row of the import gets (a KEY given again
+ * takes the last). */
 static int add_label(void *value, const char *arg, const char *opt,
 		     struct errmsg *e)
 {
 	struct import_args *a = value;
-	const char *eq = strchr(arg, '=');
-	char *copy;
 
-	if (!eq || eq == arg)
-		return errmsg_set(e, EINVAL, "invalid %s '%s': expected KEY=VALUE, "
-				  "e.g. host=rx1", opt, arg);
-	copy = strdup(arg);
-	if (!copy || keep(a, copy) < 0)
+	return labels_add(&a->label_set, arg, opt, e);
+}
+
+/* The checked --label set as the parser's constant labels. */
+static int spec_labels(struct import_args *a)
+{
+	const struct labels *l = &a->label_set;
+	char *key;
+
+	if (l->n == 0)
+		return 0;
+	if (!(a->labels = calloc(l->n, sizeof(*a->labels))))
 		return -ENOMEM;
-	copy[eq - arg] = '\0';
-	if (ARRAY_RESERVE(a->labels, a->labels_cap, a->spec.nlabels + 1) < 0)
-		return -ENOMEM;
-	a->labels[a->spec.nlabels++] = (struct metric_label){ copy, copy + (eq - arg) + 1 };
+	for (size_t i = 0; i < l->n; i++) {
+		if (!(key = strndup(l->v[i].arg, l->v[i].key_len)) || keep(a, key) < 0)
+			return -ENOMEM;
+		a->labels[i] = (struct metric_label){ key, l->v[i].value };
+	}
 	a->spec.labels = a->labels;
+	a->spec.nlabels = l->n;
 	return 0;
 }
 
@@ -122,6 +135,7 @@ static void free_args(struct import_args *a)
 	free(a->owned);
 	free(a->label_cols);
 	free(a->labels);
+	labels_release(&a->label_set);
 	free(a->paths);
 }
 
@@ -181,6 +195,8 @@ static int check_args(struct import_args *a)
 	struct errmsg e;
 	int err;
 
+	if (spec_labels(a) < 0)
+		return error("import", "out of memory"), 1;
 	/* What the parser refuses in the spec is a usage error. */
 	errmsg_init(&e);
 	err = metric_parser_init(&p, &a->spec, &e);

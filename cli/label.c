@@ -9,7 +9,7 @@
 #include "../common/strbuf.h"
 #include "../schema/db.h"
 #include "commands.h"
-#include "labels.h"
+#include "../common/labels.h"
 #include "opt.h"
 #include "session_pick.h"
 #include "usage.h"
@@ -23,13 +23,20 @@ static const char label_examples[] =
 	"  faultline label run.db build=        # removes the label build\n";
 
 /* json_patch (RFC 7396): a key set to null is removed, any other value
- * set; the result stays an object of strings. */
+ * set; the result is written again as the stored label object
+ * (common/labels.h): keys in byte order, values strings, so a session
+ * labelled after the fact holds what record --label would have stored,
+ * and one of an older version (keys in the order given) is made so. */
 static int apply(sqlite3 *db, const char *path, int64_t session,
 		 const char *patch, struct errmsg *e)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = sqlite3_prepare_v2(db, "UPDATE session SET labels ="
-				    " json_patch(labels, ?1) WHERE session_id = ?2",
+				    " (SELECT json_group_object(key, CAST(value AS TEXT))"
+				    "   FROM (SELECT key, value FROM"
+				    "   json_each(json_patch(labels, ?1))"
+				    "   ORDER BY key COLLATE BINARY))"
+				    " WHERE session_id = ?2",
 				    -1, &st, NULL);
 
 	if (rc == SQLITE_OK) {

@@ -35,15 +35,6 @@ struct query_args {
 	int npositional;
 };
 
-static int set_format(void *value, const char *arg, const char *opt,
-		      struct errmsg *e)
-{
-	if (out_format_parse(arg, value) < 0)
-		return errmsg_set(e, EINVAL, "invalid %s '%s': expected table, csv "
-				  "or json", opt, arg);
-	return 0;
-}
-
 static const char query_usage_text[] =
 	"faultline query DB NAME|FILE.sql [NAME=VALUE...] [-f table|csv|json]\n"
 	"                       [--wide]\n"
@@ -189,11 +180,8 @@ int cmd_query(int argc, char **argv)
 	const struct opt opts[] = {
 		{ 'l', "list", NULL, "list the canned queries and their parameters",
 		  OPT_FLAG, &a.list, NULL },
-		{ 'f', "format", "FORMAT", "table (default), csv or json",
-		  OPT_CALLBACK, &a.format, set_format },
-		{ 'w', "wide", NULL, "a table's long cells whole (by default cut at "
-		  FL_STR(TABLE_MAX_CELL) " characters, ending in ...)", OPT_FLAG,
-		  &a.wide, NULL },
+		TABLE_FORMAT_OPT(&a.format),
+		TABLE_WIDE_OPT(&a.wide),
 		{ 0, "schema", "NAME", "PostgreSQL: the schema faultline export "
 		  "--to loaded (default faultline)", OPT_STRING, &a.schema, NULL },
 		{ 0 },

@@ -1,7 +1,7 @@
 /*
  * The query's :name parameters become $N (N: the parameter's place in
  * the header), bound as text and typed by the header (INTEGER and
- * DURATION bigint, REAL double precision, TEXT text), so "$1 IS NULL"
+ * DURATION bigint, REAL double precision, TEXT and LABEL text), so "$1 IS NULL"
  * has a type.  The answer is put into an in-memory SQLite table, typed by
  * each column's PostgreSQL type, and written by table_out from there:
  * one writer, and the same text for the same values on both engines.
@@ -88,7 +88,8 @@ static int values_of(const struct query_def *q, char *const *args, int nargs,
 		const char *v = query_arg_value(args, nargs, p->name);
 
 		types[i] = p->type == QT_REAL ? OID_FLOAT8 :
-			   p->type == QT_TEXT ? OID_TEXT : OID_INT8;
+			   p->type == QT_TEXT || p->type == QT_LABEL ? OID_TEXT :
+			   OID_INT8;
 		if (!v && p->required)
 			return errmsg_set(e, EINVAL, "query '%s' needs %s=%s (%s)",
 					  q->name, p->name, query_type_name(p->type),
@@ -204,8 +205,9 @@ static int run_sql(PGconn *c, const char *schema, const struct query_def *q,
 	return err;
 }
 
-int query_pg_run(const char *target, const char *schema, const struct query_def *q,
-		 char *const *args, int nargs, const struct table_style *style)
+int query_pg_write(const char *target, const char *schema, const struct query_def *q,
+		   char *const *args, int nargs, const struct table_style *style,
+		   struct errmsg *e)
 {
 	const char **values = calloc(q->nparams + 1, sizeof(*values));
 	Oid *types = calloc(q->nparams + 1, sizeof(*types));
@@ -215,31 +217,23 @@ int query_pg_run(const char *target, const char *schema, const struct query_def 
 	sqlite3_stmt *st = NULL;
 	PGconn *c = NULL;
 	struct strbuf sql;
-	struct errmsg e;
 	size_t nrows;
-	int err, status = 1;
+	int err;
 
-	errmsg_init(&e);
 	strbuf_init(&sql);
-	err = values && types && bufs ? 0 : errmsg_set(&e, ENOMEM, "out of memory");
+	err = values && types && bufs ? 0 : errmsg_set(e, ENOMEM, "out of memory");
 	if (err == 0)
-		err = values_of(q, args, nargs, values, types, bufs, &e);
-	if (err == -EINVAL)
-		status = EXIT_USAGE;
+		err = values_of(q, args, nargs, values, types, bufs, e);
 	if (err == 0)
-		err = rewrite(q, &sql, &e);
+		err = rewrite(q, &sql, e);
 	if (err == 0)
-		err = pg_connect(target, &c, &e);
+		err = pg_connect(target, &c, e);
 	if (err == 0)
-		err = run_sql(c, schema, q, strbuf_str(&sql), values, types, &r, &e);
+		err = run_sql(c, schema, q, strbuf_str(&sql), values, types, &r, e);
 	if (err == 0 && stage(r, &mem, &st) < 0)
-		err = errmsg_set(&e, ENOMEM, "out of memory");
+		err = errmsg_set(e, ENOMEM, "out of memory");
 	if (err == 0)
-		err = table_out(st, style, stdout, &nrows, q->name, &e);
-	if (err == 0)
-		status = 0;
-	else
-		error("query", "%s", e.text);
+		err = table_out(st, style, stdout, &nrows, q->name, e);
 	sqlite3_finalize(st);
 	sqlite3_close(mem);
 	PQclear(r);
@@ -248,5 +242,19 @@ int query_pg_run(const char *target, const char *schema, const struct query_def 
 	free(values);
 	free(types);
 	free(bufs);
-	return status;
+	return err;
+}
+
+int query_pg_run(const char *target, const char *schema, const struct query_def *q,
+		 char *const *args, int nargs, const struct table_style *style)
+{
+	struct errmsg e;
+	int err;
+
+	errmsg_init(&e);
+	err = query_pg_write(target, schema, q, args, nargs, style, &e);
+	if (err == 0)
+		return 0;
+	error("query", "%s", e.text);
+	return err == -EINVAL ? EXIT_USAGE : 1;
 }

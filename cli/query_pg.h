@@ -7,6 +7,7 @@
 #ifndef FL_QUERY_PG_H
 #define FL_QUERY_PG_H
 
+#include "../common/errmsg.h"
 #include "../schema/query_def.h"
 #include "table_out.h"
 
@@ -17,6 +18,13 @@
  * style (borrowed) says.  Returns the exit status: 0, 1 (the server or the query
  * failed; the message printed), or EXIT_USAGE (the arguments are wrong).
  */
+/* The same, for a command of its own (compare): 0, -EINVAL when the
+ * arguments are wrong, or another negative errno, with e set; nothing
+ * printed but the rows. */
+int query_pg_write(const char *target, const char *schema, const struct query_def *q,
+		   char *const *args, int nargs, const struct table_style *style,
+		   struct errmsg *e);
+
 int query_pg_run(const char *target, const char *schema, const struct query_def *q,
 		 char *const *args, int nargs, const struct table_style *style);
 

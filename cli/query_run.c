@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/labels.h"
 #include "../schema/db.h"
 #include "opt.h"
 #include "query_run.h"
@@ -85,6 +86,10 @@ static int bind_value(sqlite3_stmt *st, int i, const struct query_param *p,
 		if (opt_parse_double(value, p->name, &d, e) < 0)
 			return -EINVAL;
 		return sqlite3_bind_double(st, i, d) == SQLITE_OK ? 0 : -ENOMEM;
+	case QT_LABEL:
+		if (label_key_check(value, strlen(value), p->name, value, e) < 0)
+			return -EINVAL;
+		/* fall through */
 	case QT_TEXT:
 		return sqlite3_bind_text(st, i, value, -1, SQLITE_TRANSIENT) ==
 			SQLITE_OK ? 0 : -ENOMEM;
@@ -119,6 +124,10 @@ int query_value_text(const struct query_param *p, const char *value,
 			return -EINVAL;
 		snprintf(buf, n, "%.17g", d);
 		return 0;
+	case QT_LABEL:
+		if (label_key_check(value, strlen(value), p->name, value, e) < 0)
+			return -EINVAL;
+		/* fall through */
 	case QT_TEXT:
 		if (strlen(value) >= n)
 			return errmsg_set(e, EINVAL, "invalid %s: longer than %zu bytes",

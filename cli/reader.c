@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "../export/pg_conn.h"
@@ -77,6 +78,60 @@ static int stage(const char *target, const char *schema, int64_t *session,
 		*db = NULL;
 	}
 	pg_stage_tables_free(tables);
+	PQfinish(c);
+	return err;
+}
+
+/* Every session row, then the picked sessions' rows of every table. */
+static int stage_picked(PGconn *c, reader_pick_fn pick, void *arg,
+			const char *const *tables, sqlite3 *db, struct errmsg *e)
+{
+	static const char *const sessions[] = { "session", NULL };
+	int64_t *ids = NULL;
+	size_t n = 0;
+	int err = pg_stage_sessions(c, NULL, 0, sessions, db, e);
+
+	if (err == 0)
+		err = pick(db, arg, &ids, &n, e);
+	if (err == 0 && n > 0 &&
+	    sqlite3_exec(db, "DELETE FROM session", NULL, NULL, NULL) != SQLITE_OK)
+		err = errmsg_set(e, EIO, "cannot stage the sessions: %s",
+				 sqlite3_errmsg(db));
+	if (err == 0 && n > 0)
+		err = pg_stage_sessions(c, ids, n, tables, db, e);
+	free(ids);
+	return err;
+}
+
+int reader_open_sessions(const char *cmd, const char *target, const char *schema,
+			 reader_pick_fn pick, void *arg, const char *const *tables,
+			 sqlite3 **db, struct errmsg *e)
+{
+	PGconn *c = NULL;
+	int err;
+
+	*db = NULL;
+	if (!pg_is_target(target))
+		return reader_open(cmd, target, db, e);
+	err = pg_connect(target, &c, e);
+	if (err == 0)
+		err = pg_schema_open(c, schema ? schema : READER_PG_SCHEMA, e);
+	/* A schema that is not there is the database's state, not a wrong
+	 * argument: a failure (exit 1), as every reader says it. */
+	if (err == -ENOENT)
+		err = -EIO;
+	/* One snapshot: the sessions picked are the sessions copied. */
+	if (err == 0)
+		err = pg_exec(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+			      "cannot begin", e);
+	if (err == 0)
+		err = pg_stage_open(db, e);
+	if (err == 0)
+		err = stage_picked(c, pick, arg, tables, *db, e);
+	if (err < 0) {
+		sqlite3_close(*db);
+		*db = NULL;
+	}
 	PQfinish(c);
 	return err;
 }

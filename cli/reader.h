@@ -9,6 +9,7 @@
 #define FL_READER_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../common/errmsg.h"
@@ -47,5 +48,23 @@ int reader_check_schema(const char *cmd, const char *target, const char *schema)
 int reader_open_session(const char *cmd, const char *target, const char *schema,
 			int64_t *session, int recorded, const char *query_sql,
 			sqlite3 **db, struct errmsg *e);
+
+/*
+ * What a reader of many sessions (runs, compare) opens.  A file:
+ * reader_open.  A PostgreSQL results database: a new temporary database
+ * (export/pg_stage.h) that first holds every session's row of the
+ * session table; pick, given it, chooses the sessions the command reads
+ * (by the command's own query, as on a file: *ids, owned, n of them);
+ * those sessions' rows of tables (a NULL-ended list, borrowed; NULL:
+ * every table) are then copied in, in one snapshot, and the command
+ * reads it as it reads a file holding them (ids are PostgreSQL's).  When pick chooses none, the database keeps
+ * the session rows only, so the command's own message says so.  *db is
+ * closed with db_close either way.  0, or a negative errno with e set.
+ */
+typedef int (*reader_pick_fn)(sqlite3 *db, void *arg, int64_t **ids, size_t *n,
+			      struct errmsg *e);
+int reader_open_sessions(const char *cmd, const char *target, const char *schema,
+			 reader_pick_fn pick, void *arg, const char *const *tables,
+			 sqlite3 **db, struct errmsg *e);
 
 #endif

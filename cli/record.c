@@ -20,7 +20,7 @@
 #include "../common/strbuf.h"
 #include "../record/session.h"
 #include "commands.h"
-#include "labels.h"
+#include "../common/labels.h"
 #include "opt.h"
 #include "record_pt.h"
 #include "../common/fmt_dur.h"
@@ -45,6 +45,7 @@ struct record_args {
 	struct target_set targets;
 	struct tp_spec_list tracepoints;	/* owned */
 	struct lat_spec_list latencies;		/* owned: --latency */
+	int block_io;				/* --block-io */
 	int all;
 	uint64_t min_fault_dur_ns;
 	uint64_t duration_ns;
@@ -395,7 +396,7 @@ static const char record_usage[] =
 	"                        [--stacks-on EVENTS] [--no-symbolize]\n"
 	"                        [--no-thread-states] [--no-ran-instead]\n"
 	"                        [--syscalls[=LIST]] [--min-syscall-duration DUR]\n"
-	"                        [--latency START/END[:FIELD]]...\n"
+	"                        [--latency START/END[:FIELD]]... [--block-io]\n"
 	"                        [--pt[=MODE]] [--pt-size SIZE] [--pt-config TERMS]\n"
 	"                        [--pt-trigger DUR] [--label KEY=VALUE]... [-q]\n"
 	"                        [--flight [--keep BEFORE[,AFTER]] [--max-memory SIZE]\n"
@@ -413,6 +414,7 @@ static const char record_examples[] =
 	"  faultline record -o run.db --pt -p 4242 --duration 60s\n"
 	"  faultline record -o run.db --syscalls -p 4242 --duration 60s\n"
 	"  faultline record -o run.db --syscalls=read,fsync --min-syscall-duration 100us -- ./db\n"
+	"  faultline record -o run.db --block-io -p 4242 --duration 60s\n"
 	"  faultline record -o run.db --latency irq:irq_handler_entry/irq:irq_handler_exit:irq -p 4242\n"
 	"  faultline record -o run.db --cgroup /sys/fs/cgroup/cpu/app -p 4242\n"
 	"  faultline record -o run.db --flight --keep 10s,1s --control ctl.fifo -p 4242\n"
@@ -587,6 +589,10 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		{ 0, "latency", "START/END[:FIELD]", "time each START tracepoint "
 		  "to the next END of its thread, or of the same FIELD value "
 		  "(repeatable)", OPT_CALLBACK, &a->latencies, add_latency },
+		{ 0, "block-io", NULL, "every block request from issue to completion "
+		  "(device, sector, bytes, queue and service time), the targets' "
+		  "named; through a tracefs instance (root)", OPT_FLAG, &a->block_io,
+		  NULL },
 		{ 0, "no-ran-instead", NULL, "no switch records of other threads "
 		  "(runnable waits do not say what ran instead; less cost where "
 		  "the machine switches a lot)", OPT_FLAG, &a->no_ran_instead, NULL },
@@ -784,6 +790,7 @@ static void make_config(struct record_args *a, struct record_config *c,
 	c->syscalls = a->syscalls_on ? &a->syscalls : NULL;
 	c->min_syscall_dur_ns = a->min_syscall_dur_ns;
 	c->latencies = &a->latencies;
+	c->block_io = a->block_io;
 	c->udp = udp_sampler_wanted(&a->udp) ? &a->udp : NULL;
 	c->sample_interval_ns = a->sample_interval_ns;
 	c->cgroup = cgroup_sampler_wanted(&a->cgroup) ? &a->cgroup : NULL;
@@ -837,6 +844,8 @@ static int run(struct record_args *a, struct record_session *rs, int argc,
 		err = record_session_open(rs, &cfg, e);
 	if (rs->warning.text[0])
 		warning("record", "%s", rs->warning.text);
+	if (rs->piped && rs->pipe.blk.note.text[0])
+		warning("record", "%s", rs->pipe.blk.note.text);
 	if (err == 0 && !a->quiet && isatty(STDERR_FILENO))
 		print_start(a, rs);
 	if (err == 0)

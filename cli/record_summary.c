@@ -151,6 +151,25 @@ static void print_stop(FILE *out, const struct record_session *rs)
 		fprintf(out, "  %s\n", rs->end_reason);
 }
 
+/* --block-io's requests, and what its tracefs instance lost. */
+static void print_block_io(FILE *out, const struct record_block_io *b)
+{
+	fprintf(out, "  block requests: %llu completed, %llu unfinished, %llu "
+		"requeued; %llu completions of a request not seen (issued before "
+		"the recording)\n",
+		(unsigned long long)b->pending.completed,
+		(unsigned long long)b->pending.unfinished,
+		(unsigned long long)b->pending.requeued,
+		(unsigned long long)b->pending.unmatched);
+	if (b->overrun || b->dropped || b->malformed)
+		fprintf(out, "  BLOCK I/O LOST: %llu events overwritten and %llu "
+			"dropped in the tracefs buffer (%u KiB a CPU), %llu "
+			"malformed; the lost table's block_* rows say on which "
+			"CPU\n", (unsigned long long)b->overrun,
+			(unsigned long long)b->dropped, b->buffer_kb,
+			(unsigned long long)b->malformed);
+}
+
 /* What a failure to store lost (a full disk): never a silent "nothing". */
 static void print_unstored(FILE *out, const struct record_session *rs)
 {
@@ -408,6 +427,8 @@ void record_summary_print(FILE *out, const struct record_session *rs,
 			(unsigned long long)p->sys.named,
 			(unsigned long long)p->sys.unnamed);
 	print_latency_pairs(out, p);
+	if (p->blk.on)
+		print_block_io(out, &p->blk);
 	if (p->udp)
 		print_udp(out, p->udp);
 	print_latency(out, p, FAULT_MINOR);
@@ -420,7 +441,8 @@ void record_summary_print(FILE *out, const struct record_session *rs,
 			(unsigned long long)p->n.lost_records,
 			(unsigned long long)p->n.lost_samples);
 	else if (!p->n.dropped && !rs->loader.rows_unwritten &&
-		 !rs->counts.records_unstored)
+		 !rs->counts.records_unstored && !p->blk.overrun &&
+		 !p->blk.dropped)
 		fprintf(out, "  nothing lost\n");
 	if (p->n.throttles)
 		fprintf(out, "  THROTTLED %llu times: the kernel paused sampling "

@@ -21,7 +21,7 @@
 #include "../runs/runs.h"
 #include "../schema/db.h"
 #include "commands.h"
-#include "labels.h"
+#include "../common/labels.h"
 #include "opt.h"
 #include "query_run.h"
 #include "reader.h"
@@ -30,17 +30,19 @@
 
 static const char runs_usage[] =
 	"faultline runs DB [--label KEY=VALUE]... [--metric NAME] [-o FILE.html]\n"
-	"                  [-f table|csv|json] [--wide]";
+	"                  [-f table|csv|json] [--wide] [--schema NAME]";
 
 static const char runs_examples[] =
 	"  faultline runs fleet.db --metric nak\n"
 	"  faultline runs fleet.db --label role=rx --metric nak -o runs.html\n"
-	"  faultline runs fleet.db -f json\n";
+	"  faultline runs fleet.db -f json\n"
+	"  faultline runs 'postgresql://results@db1/perf' --label role=rx --metric nak\n";
 
 struct runs_args {
 	struct labels labels;		/* --label: only runs with these */
 	const char *metric;		/* borrowed: --metric, or NULL */
 	const char *output;		/* borrowed: -o, or NULL */
+	const char *schema;		/* borrowed: --schema, or NULL */
 	enum out_format format;
 	int wide;
 	char *positional[ARGS_MAX];	/* borrowed: DB */
@@ -51,15 +53,6 @@ struct runs_args {
 static const char *const shown[] = {
 	"lazy-binding", "file-evicted", "preemption", "cpu-quota",
 };
-
-static int set_format(void *value, const char *arg, const char *opt,
-		      struct errmsg *e)
-{
-	if (out_format_parse(arg, value) < 0)
-		return errmsg_set(e, EINVAL, "invalid %s '%s': expected table, csv "
-				  "or json", opt, arg);
-	return 0;
-}
 
 static int add_label(void *value, const char *arg, const char *opt,
 		     struct errmsg *e)
@@ -92,10 +85,9 @@ static int fill_runs(sqlite3 *mem, const struct runs *r, const char *metric,
 		" p99_fault_us REAL, lost INTEGER)", metric ? ", \"" : "",
 		metric ? metric : "", metric ? "\" INTEGER" : "");
 	/* ?5 the metric's events, when there is a metric */
-	char *ins = sqlite3_mprintf("INSERT INTO runs VALUES (?1, ?2, ?3, (SELECT"
-				    " group_concat(key || '=' || value, ' ') FROM"
-				    " json_each(?4)), %s?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-				    metric ? "?5, " : "");
+	char *ins = sqlite3_mprintf("INSERT INTO runs VALUES (?1, ?2, ?3, "
+				    RUN_LABELS_TEXT("?4") ", %s?6, ?7, ?8, ?9, ?10,"
+				    " ?11, ?12)", metric ? "?5, " : "");
 	sqlite3_stmt *st = NULL;
 	int err = 0;
 
@@ -262,10 +254,30 @@ static int print(const struct runs_args *a, const struct runs *r,
 	return err;
 }
 
+struct runs_pick {
+	const char *path;		/* borrowed: as messages name it */
+	const struct runs_request *req;	/* borrowed */
+};
+
+/* On a results database, the sessions copied out: those the runs read,
+ * picked by the same query on the copied session rows. */
+static int pick_runs(sqlite3 *db, void *arg, int64_t **ids, size_t *n,
+		     struct errmsg *e)
+{
+	const struct runs_pick *p = arg;
+
+	return runs_session_ids(db, p->path, p->req->labels_json, ids, n, e);
+}
+
 static int run(struct runs_args *a)
 {
-	const char *path = a->positional[0];
+	char shown_url[1024];
+	/* what messages and the page name: a URL without its password */
+	const char *path = pg_is_target(a->positional[0]) ?
+		pg_shown(a->positional[0], shown_url, sizeof(shown_url)) :
+		a->positional[0];
 	struct runs_request req = { NULL, a->metric };
+	struct runs_pick pick = { path, &req };
 	struct run_changes c;
 	struct strbuf filter;
 	struct runs r;
@@ -283,7 +295,8 @@ static int run(struct runs_args *a)
 	}
 	err = strbuf_error(&filter) ? errmsg_set(&e, ENOMEM, "out of memory") : 0;
 	if (err == 0)
-		err = reader_open("runs", path, &db, &e);
+		err = reader_open_sessions("runs", a->positional[0], a->schema,
+					   pick_runs, &pick, NULL, &db, &e);
 	if (err == 0)
 		err = runs_read(db, path, &req, &r, &e);
 	if (err == 0 && r.n == 0)
@@ -320,11 +333,9 @@ int cmd_runs(int argc, char **argv)
 		  NULL },
 		{ 'o', "output", "FILE", "also write the chart of runs, an offline "
 		  "HTML page", OPT_STRING, &a.output, NULL },
-		{ 'f', "format", "FORMAT", "table (default), csv or json",
-		  OPT_CALLBACK, &a.format, set_format },
-		{ 'w', "wide", NULL, "a table's long cells whole (by default cut at "
-		  FL_STR(TABLE_MAX_CELL) " characters, ending in ...)", OPT_FLAG,
-		  &a.wide, NULL },
+		TABLE_FORMAT_OPT(&a.format),
+		TABLE_WIDE_OPT(&a.wide),
+		READER_SCHEMA_OPT(&a.schema),
 		{ 0 },
 	};
 	const struct cmd_usage u = {
@@ -349,12 +360,9 @@ int cmd_runs(int argc, char **argv)
 		return error("runs", "give one database, e.g. 'faultline runs "
 			     "fleet.db --metric nak'"), EXIT_USAGE;
 	}
-	if (pg_is_target(a.positional[0])) {
-		labels_release(&a.labels);
-		return error("runs", "runs reads a database file; 'faultline query "
-			     "URL runs' lists the runs on PostgreSQL"), EXIT_USAGE;
-	}
-	status = run(&a);
+	status = reader_check_schema("runs", a.positional[0], a.schema);
+	if (status == 0)
+		status = run(&a);
 	labels_release(&a.labels);
 	return status;
 }

@@ -23,6 +23,15 @@ int out_format_parse(const char *s, enum out_format *f)
 	return -1;
 }
 
+int out_format_opt(void *value, const char *arg, const char *opt,
+		   struct errmsg *e)
+{
+	if (out_format_parse(arg, value) < 0)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected table, csv "
+				  "or json", opt, arg);
+	return 0;
+}
+
 /* A value as a table shows it: NULL for SQL NULL, else owned (malloc);
  * text escaped for a terminal (common/term_text.h). */
 static char *cell_text(sqlite3_stmt *st, int i)

@@ -18,6 +18,11 @@ enum out_format { OUT_TABLE, OUT_CSV, OUT_JSON, OUT_VERTICAL };
 /* "table", "csv", "json" into *f; -1 for anything else. */
 int out_format_parse(const char *s, enum out_format *f);
 
+/* The -f/--format option's callback (opt.h): value is an enum
+ * out_format *. */
+int out_format_opt(void *value, const char *arg, const char *opt,
+		   struct errmsg *e);
+
 /* How table_out writes a statement's rows. */
 struct table_style {
 	enum out_format format;
@@ -33,6 +38,16 @@ struct table_style {
 /* The cut a table makes by default, so a row fits a terminal: a stack
  * keeps its innermost frames, a list of values its first. */
 #define TABLE_MAX_CELL 72
+
+/* The -f/--format and -w/--wide entries of an option table that writes
+ * rows (query, compare, runs); where: an enum out_format *, an int *. */
+#define TABLE_FORMAT_OPT(where) \
+	{ 'f', "format", "FORMAT", "table (default), csv or json", \
+	  OPT_CALLBACK, (where), out_format_opt }
+#define TABLE_WIDE_OPT(where) \
+	{ 'w', "wide", NULL, "a table's long cells whole (by default cut at " \
+	  FL_STR(TABLE_MAX_CELL) " characters, ending in ...)", OPT_FLAG, \
+	  (where), NULL }
 
 /*
  * Steps st (borrowed; the caller finalizes it) to its end and writes its

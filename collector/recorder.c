@@ -138,7 +138,7 @@ static void sched_tracing_lost(struct recorder *r, int err, const char *why)
 static int tracing_prepare(struct recorder *r, struct errmsg *e)
 {
 	int asked = r->cfg.tracepoints->n || r->cfg.syscalls ||
-		    (r->cfg.latencies && r->cfg.latencies->n);
+		    (r->cfg.latencies && r->cfg.latencies->n) || r->cfg.block_io;
 	struct errmsg why;
 	int err;
 
@@ -221,6 +221,21 @@ static int open_sched_tracepoints(struct recorder *r)
 	return 0;
 }
 
+/* --block-io's formats, for the pipeline to decode the events its
+ * tracefs instance gives (nothing is opened here). */
+static int block_formats_load(struct recorder *r, struct errmsg *e)
+{
+	static const char *const names[] = {
+		"block_rq_insert", "block_rq_issue", "block_rq_complete",
+		"block_rq_requeue",
+	};
+
+	for (size_t i = 0; r->cfg.block_io && i < ARRAY_SIZE(names); i++)
+		if (!(r->blk_events[i] = tracepoint_load(r->tep, "block", names[i], e)))
+			return -ENOENT;
+	return 0;
+}
+
 /* The sched tracepoints, then the -e ones, then --latency's. */
 static int open_tracepoints(struct recorder *r, struct errmsg *e)
 {
@@ -241,7 +256,9 @@ static int open_tracepoints(struct recorder *r, struct errmsg *e)
 		err = r->user_events[i] ? tracepoint_open(r, r->user_events[i],
 				ROLE_TP_USER, (uint16_t)i, sp->filter, e) : -ENOENT;
 	}
-	return err ? err : latency_events_open(r, e);
+	if (err == 0)
+		err = latency_events_open(r, e);
+	return err ? err : block_formats_load(r, e);
 }
 
 static int open_targets(struct recorder *r, struct fault_attrs *fa,

@@ -58,6 +58,9 @@ struct recorder_config {
 	const struct syscall_set *syscalls;
 	/* --latency: borrowed; NULL (or none) without it. */
 	const struct lat_spec_list *latencies;
+	/* --block-io: its formats are loaded here, its events read through
+	 * a tracefs instance (block_trace.h), not perf_event_open. */
+	int block_io;
 	/* record --flight: SIGUSR2 and 'snapshot' on control_fd push a
 	 * SPOOL_TRIGGER instead of stopping; 'stop' there stops. */
 	int flight;
@@ -101,6 +104,8 @@ struct recorder {
 	char *sys_filter;		/* owned: their kernel filter, or NULL */
 	/* owned array of borrowed: --latency's, START at 2i, END at 2i + 1 */
 	struct tep_event **lat_events;
+	/* borrowed from tep: --block-io's formats, by enum block_step */
+	struct tep_event *blk_events[4];
 	/* owned: sched_waking for per-thread targets; unused (.r NULL)
 	 * with -a or --comm, or without sched tracing. */
 	struct waking_filter waking;

@@ -21,8 +21,8 @@
  * wrote and never gives back, so neither side waits for the other.
  */
 #define STEP (1ull << 20)
-#define RESIDENT_BUDGET 4
-#define KEEP_AHEAD (2 * STEP)
+#define RESIDENT_BUDGET 2
+#define KEEP_AHEAD STEP
 
 static uint64_t align8(uint64_t n)
 {

@@ -33,9 +33,13 @@ enum ev_kind {
 	EV_LAT_START,		/* record --latency: pair u.tp.idx's START, of
 				 * key u.tp.key (no fields) */
 	EV_LAT_END,		/* ... its END, with its fields */
+	EV_BLOCK,		/* record --block-io: a block request's insert,
+				 * issue or completion (u.blk.step), read
+				 * through tracefs (collector/block_trace.h) */
 };
 
 #define COMM_LEN 16		/* TASK_COMM_LEN, including the NUL */
+#define BLOCK_OP_LEN 11		/* block_rq_*'s rwbs[10], and a NUL */
 
 /*
  * The context a wake-up ran in, from sched_waking's common_flags.  In an
@@ -89,6 +93,16 @@ struct ev {
 			 * the hit's fields as a JSON object, malloc'd */
 			char *fields;
 		} tp;
+		struct {
+			uint8_t step;	/* enum block_step (block_rq.h) */
+			char op[BLOCK_OP_LEN];	/* rwbs: "R", "WS", "RA" */
+			char comm[COMM_LEN];	/* the event's, "" for a
+						 * completion */
+			uint32_t dev;	/* dev_t: major << 20 | minor */
+			uint32_t bytes;
+			int32_t error;	/* a completion's */
+			uint64_t sector;
+		} blk;
 		struct {
 			uint32_t prev_state;	/* EV_SCHED_SWITCH */
 			uint32_t next_tid;

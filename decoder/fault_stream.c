@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "../common/array.h"
+#include "block_rq.h"
 #include "fault_stream.h"
 
 void fault_stream_init(struct fault_stream *s, const struct fault_stream_ops *ops,
@@ -404,6 +405,29 @@ static int on_sched(struct fault_stream *s, struct thread *t,
 			       store_state, s);
 }
 
+/* A block request's step, whoever's (record --block-io): the target
+ * thread it ran in, if any.  A completion runs in an interrupt, in no
+ * thread of its own, and a requeue is no issue: no thread is looked up
+ * for them.  With -a or --comm a
+ * thread not seen yet is resolved now, to ask whether it is a target. */
+static int on_block(struct fault_stream *s, const struct ev *e)
+{
+	const struct thread *t = NULL;
+
+	if (!s->ops.block_rq)
+		return 0;
+	if ((e->u.blk.step == BLK_INSERT || e->u.blk.step == BLK_ISSUE) &&
+	    e->tid != 0) {
+		t = s->cpu_wide_adds_threads ? thread_of(s, e) :
+		    thread_table_find(&s->threads, e->tid);
+		if (s->cpu_wide_adds_threads && !t)
+			return -ENOMEM;
+		if (t && (!t->wanted || t->exited))
+			t = NULL;
+	}
+	return s->ops.block_rq(s->ops.ctx, e, t);
+}
+
 int fault_stream_event(void *stream, const struct ev *e)
 {
 	struct fault_stream *s = stream;
@@ -413,6 +437,8 @@ int fault_stream_event(void *stream, const struct ev *e)
 		return on_fork(s, e);
 	if ((e->kind == EV_LAT_START || e->kind == EV_LAT_END) && e->u.tp.keyed)
 		return s->ops.latency_hit ? s->ops.latency_hit(s->ops.ctx, e) : 0;
+	if (e->kind == EV_BLOCK)
+		return on_block(s, e);
 	if (e->kind == EV_SCHED_SWITCH && learn_names(s, e) < 0)
 		return -ENOMEM;
 	/* Every thread's switches on a CPU: who held it.  With per-thread

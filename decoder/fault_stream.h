@@ -60,6 +60,11 @@ struct fault_stream_ops {
 	 * may run in an interrupt, in no target).  e is borrowed for the
 	 * call.  Optional. */
 	int (*latency_hit)(void *ctx, const struct ev *e);
+	/* record --block-io: a block request's step (EV_BLOCK), of any
+	 * thread; t: the target thread it ran in, or NULL (another
+	 * process's, a kworker's, an interrupt's).  e and t are borrowed for
+	 * the call.  Optional. */
+	int (*block_rq)(void *ctx, const struct ev *e, const struct thread *t);
 };
 
 struct fault_stats {

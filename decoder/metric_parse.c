@@ -13,6 +13,7 @@
 
 #include "../common/array.h"
 #include "../common/json.h"
+#include "../common/labels.h"
 #include "metric_parse.h"
 #include "metric_parse_cols.h"
 #include "metric_parse_split.h"
@@ -75,40 +76,18 @@ static const char *where(const struct metric_parser *p, const char *name,
 
 /* ---- rows --------------------------------------------------------------- */
 
-/* Does v read as a JSON integer that SQLite keeps exact: an optional '-',
- * then 0 or up to 18 digits without a leading zero?  Such a label (a port,
- * a partition) is stored as a number, as the socket sampler stores its
- * port, so json_extract gives the same value for both; "007" stays text. */
-static int label_is_integer(const struct mp_slice *v)
-{
-	size_t i = v->len && v->p[0] == '-', digits = v->len - i;
-
-	if (digits == 0 || digits > 18 || (v->p[i] == '0' && digits > 1))
-		return 0;
-	for (; i < v->len; i++)
-		if (v->p[i] < '0' || v->p[i] > '9')
-			return 0;
-	return !(v->len == 2 && v->p[0] == '-' && v->p[1] == '0');
-}
-
-/* The labels of the row as a JSON object, keys sorted, into p->json. */
-static int labels_json(struct metric_parser *p, const struct mp_label *l,
+/* The labels of the row as the one stored label object (common/labels.h):
+ * keys sorted (l is), every value a string, into p->json. */
+static int row_labels_json(struct metric_parser *p, const struct mp_label *l,
 		       size_t n, struct metric_row *row)
 {
 	struct strbuf *sb = &p->json;
 
 	strbuf_reset(sb);
 	strbuf_addc(sb, '{');
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			strbuf_addc(sb, ',');
-		json_string(sb, l[i].key.p, l[i].key.len);
-		strbuf_addc(sb, ':');
-		if (label_is_integer(&l[i].val))
-			strbuf_add(sb, l[i].val.p, l[i].val.len);
-		else
-			json_string(sb, l[i].val.p, l[i].val.len);
-	}
+	for (size_t i = 0; i < n; i++)
+		label_json_member(sb, i == 0, l[i].key.p, l[i].key.len,
+				  l[i].val.p, l[i].val.len);
 	strbuf_addc(sb, '}');
 	if (strbuf_error(sb))
 		return -ENOMEM;
@@ -216,7 +195,7 @@ static int delimited_row(struct metric_parser *p, const char *s, size_t len,
 		err = row_name(p, p->metric_idx >= 0 ? &p->fields[p->metric_idx] :
 			       NULL, row, e);
 	if (err == 0)
-		err = labels_json(p, p->labels, p->nhdr_labels, row);
+		err = row_labels_json(p, p->labels, p->nhdr_labels, row);
 	return err < 0 ? err : 1;
 }
 
@@ -243,7 +222,7 @@ static int plain_row(struct metric_parser *p, const char *s, size_t len,
 		long nl = mp_add_constant_labels(p, p->labels, 0, e);
 
 		mp_sort_labels(p->labels, (size_t)nl);
-		err = labels_json(p, p->labels, (size_t)nl, row);
+		err = row_labels_json(p, p->labels, (size_t)nl, row);
 	}
 	return err < 0 ? err : 1;
 }
@@ -346,7 +325,7 @@ static int json_row(struct metric_parser *p, const char *s, size_t len,
 	if (err == 0)
 		err = row_name(p, m >= 0 ? &p->fields[m] : NULL, row, e);
 	if (err == 0)
-		err = labels_json(p, p->labels, (size_t)nl, row);
+		err = row_labels_json(p, p->labels, (size_t)nl, row);
 	return err < 0 ? err : 1;
 }
 

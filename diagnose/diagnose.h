@@ -107,6 +107,10 @@ struct diag_result {
 	int64_t *event_ts;		/* owned: the event metric's times, sorted */
 	size_t nevents, events_cap;
 	int64_t recorder_pid;		/* session.recorder_pid, 0 when unknown */
+	/* The CPUs the machine had isolated when it recorded (session_env's
+	 * cpu.isolated, as the kernel lists them), taken as the request's
+	 * isolated CPUs because it named none; "" when not. */
+	char isolated_recorded[128];
 	struct diag_thread *threads;	/* owned array: each thread with a
 					 * finding once, in the order of its
 					 * worst finding */

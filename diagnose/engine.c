@@ -4,10 +4,12 @@
  * once and makes findings of them.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/array.h"
+#include "../common/cpulist.h"
 #include "../schema/views.h"
 #include "engine.h"
 #include "pattern.h"
@@ -204,11 +206,55 @@ static int run_pattern(sqlite3 *db, const struct diag_request *req,
 	return err;
 }
 
-int diag_run(sqlite3 *db, const struct diag_request *req,
+/*
+ * The CPUs isolated when the session was recorded (the kernel's isolcpus
+ * list, as record read it into session_env), into res and, as ",2,3,"
+ * (the request's form), into out.  0 when there were none or the file
+ * predates the environment.
+ */
+static int recorded_isolated(sqlite3 *db, int64_t session,
+			     struct diag_result *res, char *out, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	const char *list;
+	cpu_set_t set;
+	size_t len = 1;
+	int found = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT value FROM session_env WHERE session_id = ?"
+			       " AND key = 'cpu.isolated'", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, session);
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    (list = (const char *)sqlite3_column_text(st, 0)) && *list &&
+	    strlen(list) < sizeof(res->isolated_recorded) &&
+	    cpulist_parse(list, &set) == 0 && CPU_COUNT(&set)) {
+		strcpy(res->isolated_recorded, list);
+		strcpy(out, ",");
+		for (int c = 0; c < CPU_SETSIZE && len + 8 < n; c++)
+			if (CPU_ISSET(c, &set))
+				len += (size_t)snprintf(out + len, n - len, "%d,", c);
+		found = 1;
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+int diag_run(sqlite3 *db, const struct diag_request *asked,
 	     struct diag_result *res, struct errmsg *e)
 {
+	struct diag_request with = *asked;
+	const struct diag_request *req = asked;
+	char isolated[512];
 	int err;
 
+	/* A CPU kept for the target when it ran: any preemption there is a
+	 * finding, as with --isolated. */
+	if (!asked->isolated &&
+	    recorded_isolated(db, asked->session_id, res, isolated, sizeof(isolated))) {
+		with.isolated = isolated;
+		req = &with;
+	}
 	res->recorder_pid = recorder_pid(db, req->session_id);
 	/* A file of an older faultline may lack them (schema/views.h). */
 	err = schema_view_current(db, "frame_wait_class", e);

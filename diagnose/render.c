@@ -71,6 +71,8 @@ static void add_detail_line(struct strbuf *sb, const struct diag_finding *f,
 		strbuf_addf(sb, "   by:        %s\n", detail);
 	else if (!strcmp(diag_patterns[f->pattern]->name, "futex"))
 		strbuf_addf(sb, "   holder:    %s\n", detail);
+	else if (!strcmp(diag_patterns[f->pattern]->name, "file-io"))
+		strbuf_addf(sb, "   disk:      %s\n", detail);
 	else if (!strcmp(diag_patterns[f->pattern]->name, "slow-wakeup"))
 		strbuf_addf(sb, "   ran:       %s (on its CPU while it waited)\n",
 			    detail);
@@ -176,6 +178,9 @@ void diag_render_text(const struct diag_request *req,
 {
 	size_t shown = max && max < res->nfindings ? max : res->nfindings;
 
+	if (res->isolated_recorded[0])
+		strbuf_addf(sb, "isolated CPUs: %s (the machine's when it recorded; "
+			    "any preemption there is a finding)\n", res->isolated_recorded);
 	if (!res->nfindings) {
 		strbuf_addf(sb, "no findings: no stall of a thread that had work "
 			    "matched a pattern (intervals off the CPU of %.3f ms or "
@@ -308,6 +313,8 @@ void diag_render_json(const struct diag_request *req,
 	json_cstring_or_null(sb, req->event);
 	json_key(sb, "events", 0);
 	json_int(sb, (int64_t)res->nevents);
+	json_key(sb, "isolated_recorded", 0);
+	json_cstring_or_null(sb, res->isolated_recorded[0] ? res->isolated_recorded : NULL);
 	json_key(sb, "findings", 0);
 	strbuf_addc(sb, '[');
 	for (size_t i = 0; i < res->nfindings; i++) {

@@ -350,7 +350,7 @@ static int state_row(struct ct *c, sqlite3_stmt *st)
 }
 
 /* Rows in any order: viewers sort a trace's events themselves.  %s is
- * NOT INDEXED when a table scan pays (scan_pays). */
+ * NOT INDEXED when a table scan pays (session_scan_pays). */
 static const char states_sql[] =
 	"SELECT tid, pid, ts, dur, state, cpu, waker_tid, waker_cpu, preempted,"
 	"       uncertain, stack_id, next_tid, next_comm,"
@@ -575,37 +575,13 @@ static void header(struct ct *c)
 	strbuf_adds(sb, "},\"traceEvents\":[");
 }
 
-/*
- * Whether to read a table in its own order rather than through its
- * session_id index: when the session holds half its rows or more (one
- * session in the file, the usual case), a scan reads little that is not
- * wanted, in disk order, where the index costs a b-tree search per row
- * (10M faults: 2 s against 6 s).  The count walks the session's index
- * entries only; max(rowid) is the table's size when nothing was deleted.
- */
-static int scan_pays(struct ct *c, const char *table)
-{
-	char sql[256];
-	sqlite3_stmt *st = NULL;
-	int pays = 0;
-
-	snprintf(sql, sizeof(sql), "SELECT (SELECT count(*) FROM %s WHERE session_id"
-		 " = ?1) * 2 >= (SELECT coalesce(max(rowid), 0) FROM %s)", table, table);
-	if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, c->s->id);
-		pays = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
-	}
-	sqlite3_finalize(st);
-	return pays;
-}
-
 /* fmt's %s: how to read table; its %lld, if any: the fault threshold. */
 static int each_row_of(struct ct *c, const char *fmt, const char *table,
 		       int (*row)(struct ct *c, sqlite3_stmt *st))
 {
 	char sql[512];
 
-	snprintf(sql, sizeof(sql), fmt, scan_pays(c, table) ? "NOT INDEXED" : "",
+	snprintf(sql, sizeof(sql), fmt, session_scan_pays(c->db, table, c->s->id) ? "NOT INDEXED" : "",
 		 (long long)c->min_fault_ns);
 	return each_row(c, sql, row);
 }

@@ -103,12 +103,17 @@ int pg_connect(const char *target, PGconn **out, struct errmsg *e)
 	const char *const keys[] = { "dbname", "fallback_application_name",
 				     "client_encoding", NULL };
 	const char *const values[] = { target, "faultline", "UTF8", NULL };
-	PGconn *c = PQconnectdbParams(keys, values, 1);
 	char msg[600], where[300];
 	const char *fix;
+	PGconn *c;
 	int err;
 
 	*out = NULL;
+	/* libpq itself, first (pq_lib.h). */
+	err = pq_lib_load(e);
+	if (err < 0)
+		return err;
+	c = PQconnectdbParams(keys, values, 1);
 	if (!c)
 		return errmsg_set(e, ENOMEM, "out of memory connecting to PostgreSQL");
 	if (PQstatus(c) == CONNECTION_OK) {

@@ -8,7 +8,7 @@
 #ifndef FL_PG_CONN_H
 #define FL_PG_CONN_H
 
-#include <libpq-fe.h>
+#include "pq_lib.h"
 
 #include "../common/errmsg.h"
 

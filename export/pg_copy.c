@@ -57,21 +57,38 @@ static int reserve(struct copy_buf *b, size_t more)
 	return 0;
 }
 
+/* Two digits a division: a ns timestamp has 19, and a fault row holds
+ * several (this was the client's largest cost, 17% of its samples, with
+ * one digit a division). */
 static char *put_i64(char *p, int64_t v)
 {
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324"
+		"25262728293031323334353637383940414243444546474849"
+		"50515253545556575859606162636465666768697071727374"
+		"75767778798081828384858687888990919293949596979899";
 	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
-	char tmp[20];
-	int n = 0;
+	char tmp[20], *t = tmp + sizeof(tmp);
+	size_t n;
 
-	do {
-		tmp[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	while (u >= 100) {
+		unsigned d = (unsigned)(u % 100) * 2;
+
+		u /= 100;
+		*--t = pairs[d + 1];
+		*--t = pairs[d];
+	}
+	if (u >= 10) {
+		*--t = pairs[u * 2 + 1];
+		*--t = pairs[u * 2];
+	} else {
+		*--t = (char)('0' + u);
+	}
 	if (v < 0)
 		*p++ = '-';
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	n = (size_t)(tmp + sizeof(tmp) - t);
+	memcpy(p, t, n);
+	return p + n;
 }
 
 static char *put_double(char *p, double d)

@@ -7,7 +7,7 @@
 #ifndef FL_PG_COPY_H
 #define FL_PG_COPY_H
 
-#include <libpq-fe.h>
+#include "pq_lib.h"
 #include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>

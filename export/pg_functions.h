@@ -9,7 +9,7 @@
 #ifndef FL_PG_FUNCTIONS_H
 #define FL_PG_FUNCTIONS_H
 
-#include <libpq-fe.h>
+#include "pq_lib.h"
 
 #include "../common/errmsg.h"
 

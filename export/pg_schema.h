@@ -19,7 +19,7 @@
 #ifndef FL_PG_SCHEMA_H
 #define FL_PG_SCHEMA_H
 
-#include <libpq-fe.h>
+#include "pq_lib.h"
 #include <sqlite3.h>
 #include <stddef.h>
 

@@ -9,6 +9,7 @@
 #include "../schema/db.h"
 #include "pg_conn.h"
 #include "pg_session.h"
+#include "session_info.h"
 
 /* The metric series that go with a session: those it sampled, and the
  * imported ones with a point in its span (?2 to ?3, CLOCK_REALTIME ns),
@@ -159,6 +160,11 @@ static int copy_one(sqlite3 *db, const char *path, PGconn *c,
 			strbuf_addf(&sb, "%s\"%s\"", i ? ", " : "", n);
 	}
 	strbuf_addf(&sb, " FROM \"%s\"", t->name);
+	/* Rows go in the order they are read: PostgreSQL keeps no order
+	 * but the rowid column (pg_schema.h). */
+	if (t->session_col >= 0 && strcmp(t->name, "metric_series") &&
+	    session_scan_pays(db, t->name, id))
+		strbuf_adds(&sb, " NOT INDEXED");
 	if (table_where(t, &sb) < 0) {
 		strbuf_release(&sb);
 		return 0;

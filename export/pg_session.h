@@ -6,7 +6,7 @@
 #ifndef FL_PG_SESSION_H
 #define FL_PG_SESSION_H
 
-#include <libpq-fe.h>
+#include "pq_lib.h"
 #include <sqlite3.h>
 #include <stdint.h>
 

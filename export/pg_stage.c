@@ -68,6 +68,20 @@ int pg_stage_pick(PGconn *c, const char *where, int recorded, int64_t *id,
 	return err;
 }
 
+/* Which rows travel: the sessions (ids, n; NULL: every session), and
+ * whether they are many.  One session is copied as it was in its file:
+ * its rows keep their rowid, an imported series is an import again.
+ * Many sessions may come from many files, whose rowids collide: their
+ * rows are numbered anew, a session's after the one before it in the
+ * order of its file, as faultline merge numbers them; an imported
+ * series stays with the session it was exported with (each session its
+ * own copy, as in PostgreSQL). */
+struct stage_pick {
+	const int64_t *ids;	/* borrowed */
+	size_t n;
+	int many;
+};
+
 /* The columns of one table on both sides. */
 struct stage_table {
 	const char *name;	/* borrowed from the caller */
@@ -101,7 +115,7 @@ static char kind_of(const char *decl)
 /* Fills t with the columns of t->name that both sides have; -ENOMEM or
  * -EIO with e set. */
 static int plan_columns(sqlite3 *db, const PGresult *cols, struct stage_table *t,
-			struct errmsg *e)
+			int many, struct errmsg *e)
 {
 	sqlite3_stmt *st = NULL;
 	struct strbuf values;
@@ -110,7 +124,7 @@ static int plan_columns(sqlite3 *db, const PGresult *cols, struct stage_table *t
 	strbuf_init(&values);
 	strbuf_addf(&t->insert, "INSERT INTO \"%s\" (", t->name);
 	/* The file's rowid, which the export keeps (pg_schema.c). */
-	if (pg_type_of(cols, t->name, "rowid")) {
+	if (!many && pg_type_of(cols, t->name, "rowid")) {
 		t->kinds[t->n++] = 'i';
 		strbuf_adds(&t->select, "\"rowid\"");
 		strbuf_adds(&t->insert, "rowid");
@@ -130,7 +144,8 @@ static int plan_columns(sqlite3 *db, const PGresult *cols, struct stage_table *t
 		if (!type || t->n >= (int)sizeof(t->kinds))
 			continue;
 		t->kinds[t->n++] = kind_of(decl ? decl : "");
-		if (!strcmp(t->name, "metric_series") && !strcmp(col, "session_id"))
+		if (!many && !strcmp(t->name, "metric_series") &&
+		    !strcmp(col, "session_id"))
 			strbuf_addf(&t->select, "%s%s", sep, "CASE WHEN " SAMPLED
 				    " THEN session_id END");
 		else if (!strcmp(type, "jsonb"))
@@ -256,34 +271,52 @@ static int insert_line(sqlite3_stmt *ins, const struct stage_table *t, char *lin
 	return rc;
 }
 
-/* Streams t's rows of session id from c into db. */
-static int copy_table(PGconn *c, sqlite3 *db, int64_t id, const PGresult *cols,
-		      const char *name, struct errmsg *e)
+/* "session_id IN (...)" of the picked sessions, or TRUE for every one. */
+static void pick_where(struct strbuf *sb, const struct stage_pick *p)
+{
+	if (!p->ids) {
+		strbuf_adds(sb, "TRUE");
+		return;
+	}
+	strbuf_adds(sb, "session_id IN (");
+	for (size_t i = 0; i < p->n; i++)
+		strbuf_addf(sb, "%s%" PRId64, i ? "," : "", p->ids[i]);
+	strbuf_addc(sb, ')');
+}
+
+/* Streams t's rows of the picked sessions from c into db. */
+static int copy_table(PGconn *c, sqlite3 *db, const struct stage_pick *p,
+		      const PGresult *cols, const char *name, struct errmsg *e)
 {
 	struct stage_table t = { .name = name };
 	sqlite3_stmt *ins = NULL;
 	struct strbuf sql;
 	PGresult *r;
 	char *line = NULL;
+	const char *order = "";	/* many sessions: a session's rows together */
 	int err, rc = SQLITE_OK, len;
 
 	strbuf_init(&t.select);
 	strbuf_init(&t.insert);
 	strbuf_init(&sql);
-	err = plan_columns(db, cols, &t, e);
+	err = plan_columns(db, cols, &t, p->many, e);
 	if (err < 0 || t.n == 0)
 		goto out;
 	strbuf_addf(&sql, "COPY (SELECT %s FROM \"%s\" WHERE ", strbuf_str(&t.select), name);
-	if (pg_type_of(cols, name, "session_id"))
-		strbuf_addf(&sql, "session_id = %" PRId64, id);
-	else if (pg_type_of(cols, name, "series_id"))
-		strbuf_addf(&sql, "series_id IN (SELECT series_id FROM metric_series "
-			    "WHERE session_id = %" PRId64 ")", id);
-	else
+	if (pg_type_of(cols, name, "session_id")) {
+		pick_where(&sql, p);
+		order = "session_id, ";
+	} else if (pg_type_of(cols, name, "series_id")) {
+		order = "series_id, ";
+		strbuf_adds(&sql, "series_id IN (SELECT series_id FROM metric_series "
+			    "WHERE ");
+		pick_where(&sql, p);
+		strbuf_addc(&sql, ')');
+	} else
 		goto out;	/* rows of no session: the export leaves them */
 	/* The file's rowid; from an export that did not keep it, the order
 	 * it wrote them in (ctid). */
-	strbuf_addf(&sql, " ORDER BY %s) TO STDOUT",
+	strbuf_addf(&sql, " ORDER BY %s%s) TO STDOUT", p->many ? order : "",
 		    pg_type_of(cols, name, "rowid") ? "\"rowid\", ctid" : "ctid");
 	if (strbuf_error(&sql)) {
 		err = errmsg_set(e, ENOMEM, "out of memory");
@@ -313,7 +346,7 @@ static int copy_table(PGconn *c, sqlite3 *db, int64_t id, const PGresult *cols,
 	}
 	if (err == 0 && rc != SQLITE_OK)
 		err = errmsg_set(e, rc == SQLITE_NOMEM ? ENOMEM : EIO, "cannot copy "
-				 "table '%s' of session %" PRId64 ": %s", name, id,
+				 "table '%s' of a session: %s", name,
 				 sqlite3_errmsg(db));
 out:
 	sqlite3_finalize(ins);
@@ -355,8 +388,8 @@ static int db_tables(sqlite3 *db, char ***out)
 	return rc == SQLITE_DONE && *out ? 0 : -ENOMEM;
 }
 
-int pg_stage_session(PGconn *c, int64_t id, const char *const *tables,
-		     sqlite3 *db, struct errmsg *e)
+static int stage(PGconn *c, const struct stage_pick *p, const char *const *tables,
+		 sqlite3 *db, struct errmsg *e)
 {
 	char **all = NULL;
 	PGresult *cols;
@@ -374,7 +407,7 @@ int pg_stage_session(PGconn *c, int64_t id, const char *const *tables,
 		err = errmsg_set(e, EIO, "cannot begin: %s", sqlite3_errmsg(db));
 	for (size_t i = 0; err == 0 && all[i]; i++)
 		if (wanted(tables, all[i]))
-			err = copy_table(c, db, id, cols, all[i], e);
+			err = copy_table(c, db, p, cols, all[i], e);
 	if (err == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		err = errmsg_set(e, EIO, "cannot commit: %s", sqlite3_errmsg(db));
 	if (err == 0 && sqlite3_exec(db, indexes_sql, NULL, NULL, NULL) != SQLITE_OK)
@@ -384,6 +417,24 @@ int pg_stage_session(PGconn *c, int64_t id, const char *const *tables,
 	free(all);
 	PQclear(cols);
 	return err;
+}
+
+int pg_stage_session(PGconn *c, int64_t id, const char *const *tables,
+		     sqlite3 *db, struct errmsg *e)
+{
+	const struct stage_pick p = { &id, 1, 0 };
+
+	return stage(c, &p, tables, db, e);
+}
+
+int pg_stage_sessions(PGconn *c, const int64_t *ids, size_t n,
+		      const char *const *tables, sqlite3 *db, struct errmsg *e)
+{
+	const struct stage_pick p = { ids, n, 1 };
+
+	if (ids && n == 0)
+		return 0;
+	return stage(c, &p, tables, db, e);
 }
 
 struct reads {

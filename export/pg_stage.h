@@ -14,12 +14,15 @@
  * NULL), as in the file.  JSON columns come back in PostgreSQL's jsonb
  * form, written compact as SQLite writes JSON: the keys in jsonb's order,
  * which may not be the file's.  Session and series ids are PostgreSQL's.
+ * The readers of many sessions (runs, compare) take several at once
+ * (pg_stage_sessions), as a file merged from theirs holds them.
  */
 #ifndef FL_PG_STAGE_H
 #define FL_PG_STAGE_H
 
-#include <libpq-fe.h>
+#include "pq_lib.h"
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../common/errmsg.h"
@@ -54,6 +57,18 @@ int pg_stage_pick(PGconn *c, const char *where, int recorded, int64_t *id,
  */
 int pg_stage_session(PGconn *c, int64_t id, const char *const *tables,
 		     sqlite3 *db, struct errmsg *e);
+
+/*
+ * pg_stage_session for several sessions at once: ids (n of them,
+ * borrowed; NULL: every session) into db, each table in one COPY.  An
+ * imported series stays with the session it was exported with, as in
+ * PostgreSQL (each session holds its own copy, with its points in the
+ * session's span), so a reader that takes a session's imports by
+ * session_id or by time counts each once.  Called again on the same db,
+ * it adds rows: a session staged twice is refused by its primary key.
+ */
+int pg_stage_sessions(PGconn *c, const int64_t *ids, size_t n,
+		      const char *const *tables, sqlite3 *db, struct errmsg *e);
 
 /*
  * The tables sql reads on db (through its views too), as SQLite's

@@ -110,3 +110,20 @@ int session_info_read(sqlite3 *db, const char *path, int64_t id,
 	}
 	return read_metric_points(db, path, s, e);
 }
+
+int session_scan_pays(sqlite3 *db, const char *table, int64_t id)
+{
+	char sql[256];
+	sqlite3_stmt *st = NULL;
+	int pays = 0;
+
+	snprintf(sql, sizeof(sql), "SELECT (SELECT count(*) FROM \"%s\" WHERE "
+		 "session_id = ?1) * 2 >= (SELECT coalesce(max(rowid), 0) FROM \"%s\")",
+		 table, table);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		pays = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+	}
+	sqlite3_finalize(st);
+	return pays;
+}

@@ -48,4 +48,18 @@ int session_info_empty(const struct session_info *s);
 /* Frees what s holds and initialises it again. */
 void session_info_release(struct session_info *s);
 
+/*
+ * Whether to read table's rows of session id in the table's own order
+ * (NOT INDEXED) rather than through its session_id index: when the
+ * session holds half its rows or more (one session in the file, the
+ * usual case), a scan reads little that is not wanted, in disk order,
+ * where the index costs a b-tree search per row (chrome-trace, 10M
+ * faults: 2 s against 6 s; export --to: the searches were 13% of its
+ * own CPU).
+ * The count walks the session's index entries only; max(rowid) is the
+ * table's size when nothing was deleted.  0 also when it cannot tell (a
+ * table without rowid).
+ */
+int session_scan_pays(sqlite3 *db, const char *table, int64_t id);
+
 #endif

@@ -9,18 +9,16 @@
 #include "session_select.h"
 
 /* Binds the labels' keys and values from ?1 on. */
-static int bind_labels(sqlite3_stmt *st, const char *const *labels, size_t n)
+static int bind_labels(sqlite3_stmt *st, const struct labels *l)
 {
 	int rc = SQLITE_OK;
 
-	for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
-		const char *eq = strchr(labels[i], '=');
-
-		rc = sqlite3_bind_text(st, (int)(2 * i + 1), labels[i],
-				       (int)(eq - labels[i]), SQLITE_STATIC);
+	for (size_t i = 0; rc == SQLITE_OK && i < l->n; i++) {
+		rc = sqlite3_bind_text(st, (int)(2 * i + 1), l->v[i].arg,
+				       (int)l->v[i].key_len, SQLITE_STATIC);
 		if (rc == SQLITE_OK)
-			rc = sqlite3_bind_text(st, (int)(2 * i + 2), eq + 1, -1,
-					       SQLITE_STATIC);
+			rc = sqlite3_bind_text(st, (int)(2 * i + 2), l->v[i].value,
+					       -1, SQLITE_STATIC);
 	}
 	return rc;
 }
@@ -34,7 +32,7 @@ static int named(const int64_t *ids, size_t n, int64_t id)
 }
 
 int session_select(sqlite3 *db, const char *path, const int64_t *ids, size_t nids,
-		   const char *const *labels, size_t nlabels, int64_t **out,
+		   const struct labels *labels, int64_t **out,
 		   size_t *n, size_t *recording, struct errmsg *e)
 {
 	sqlite3_stmt *st = NULL;
@@ -48,9 +46,9 @@ int session_select(sqlite3 *db, const char *path, const int64_t *ids, size_t nid
 	/* A session matches the labels when it carries every one; with ids
 	 * only, the labels part matches none. */
 	strbuf_adds(&sb, "SELECT session_id, status = 'recording', ");
-	if (nlabels) {
+	if (labels->n) {
 		strbuf_adds(&sb, "1");
-		for (size_t i = 0; i < nlabels; i++)
+		for (size_t i = 0; i < labels->n; i++)
 			strbuf_addf(&sb, " AND EXISTS (SELECT 1 FROM json_each(labels) "
 				    "WHERE key = ?%zu AND CAST(value AS TEXT) = ?%zu)",
 				    2 * i + 1, 2 * i + 2);
@@ -62,7 +60,7 @@ int session_select(sqlite3 *db, const char *path, const int64_t *ids, size_t nid
 		sqlite3_prepare_v2(db, strbuf_str(&sb), -1, &st, NULL);
 	strbuf_release(&sb);
 	if (rc == SQLITE_OK)
-		rc = bind_labels(st, labels, nlabels);
+		rc = bind_labels(st, labels);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
 		int take = named(ids, nids, id) || sqlite3_column_int(st, 2);

@@ -12,16 +12,18 @@
 #include <stdint.h>
 
 #include "../common/errmsg.h"
+#include "../common/labels.h"
 
 /*
  * ids (nids, borrowed) must all be in db: -ENOENT with e naming the one
- * that is not.  labels: nlabels "KEY=VALUE" strings (borrowed).  *out
+ * that is not.  labels (borrowed): each a label a
+ * session must carry.  *out
  * (owned by the caller, free) gets the session ids in order, *n their
  * count, *recording the count left out as still recording.  0 or a
  * negative errno with e set.
  */
 int session_select(sqlite3 *db, const char *path, const int64_t *ids, size_t nids,
-		   const char *const *labels, size_t nlabels, int64_t **out,
+		   const struct labels *labels, int64_t **out,
 		   size_t *n, size_t *recording, struct errmsg *e);
 
 #endif

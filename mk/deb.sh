@@ -7,10 +7,11 @@
 # them) and the bash completion under OUTDIR/root, writes DEBIAN/control,
 # and builds OUTDIR/faultline_VERSION_ARCH.deb with dpkg-deb, files owned
 # by root.  Depends names the package of each library the binary links
-# directly (its DT_NEEDED entries, found through ldd and dpkg -S), so it
-# is right for the machine it was built on; 'apt install ./faultline_*.deb'
-# on a fresh machine of the same release pulls them in.  Prints the
-# package's path.
+# directly (its DT_NEEDED entries, found through ldd and dpkg -S) and of
+# each it loads when a command needs it (libpq, export/pq_lib.h: found
+# through ldconfig), so it is right for the machine it was built on;
+# 'apt install ./faultline_*.deb' on a fresh machine of the same release
+# pulls them in.  Prints the package's path.
 set -eu
 
 bin=$1
@@ -32,13 +33,24 @@ package_of() {
 	return 1
 }
 
+# The libraries faultline opens itself, by soname (dlopen).
+LOADED="libpq.so.5"
+
 depends() {
 	local lib path
-	for lib in $(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-		path=$(ldd "$bin" | awk -v l="$lib" '$1 == l { print $3 }')
-		[ -n "$path" ] || { echo "mk/deb.sh: ldd does not find $lib" >&2; return 1; }
-		package_of "$path"
-	done | sort -u | paste -sd, | sed 's/,/, /g'
+	{
+		for lib in $(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			path=$(ldd "$bin" | awk -v l="$lib" '$1 == l { print $3 }')
+			[ -n "$path" ] || { echo "mk/deb.sh: ldd does not find $lib" >&2; return 1; }
+			package_of "$path"
+		done
+		for lib in $LOADED; do
+			path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|x32|64/ { print $NF; exit }')
+			[ -n "$path" ] || path=$(ldconfig -p | awk -v l="$lib" '$1 == l { print $NF; exit }')
+			[ -n "$path" ] || { echo "mk/deb.sh: ldconfig does not find $lib" >&2; return 1; }
+			package_of "$path"
+		done
+	} | sort -u | paste -sd, | sed 's/,/, /g'
 }
 
 rm -rf "$root"

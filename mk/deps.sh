@@ -27,7 +27,7 @@ case "${1:-build}" in
 build) want="$build" ;;
 check) want="$build libcmocka-dev clang g++ sqlite3 binutils libc6-dbg groff-base chromium python3 linux-perf postgresql" ;;
 demo)  want="$build sqlite3" ;;
-bench) want="$build sqlite3 linux-perf time python3-pyside2.qtsql libqt5sql5-sqlite libqt5sql5-psql postgresql chromium redis-server redis-tools" ;;
+bench) want="$build sqlite3 linux-perf time python3-pyside2.qtsql libqt5sql5-sqlite libqt5sql5-psql postgresql chromium redis-server redis-tools mariadb-server sysbench" ;;
 *) echo "mk/deps.sh: unknown set '$1'" >&2; exit 2 ;;
 esac
 

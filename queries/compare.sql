@@ -13,7 +13,7 @@
 --   :a      TEXT          the first side: a session id, or with label=
 --                         a value of that label
 --   :b      TEXT          the second side, the same way
---   :label  TEXT = NULL   the label key whose values a and b are
+--   :label  LABEL = NULL  the label key whose values a and b are
 -- Columns:
 --   thread   TEXT  the thread's name; '-' for the application's events
 --   measure  TEXT  'minor faults', 'major p99 us', 'major max us',

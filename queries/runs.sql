@@ -11,7 +11,7 @@
 -- text runs on both, with the same answers.
 --
 -- Parameters:
---   :label    TEXT = NULL     a label key: only the sessions that carry
+--   :label    LABEL = NULL    a label key: only the sessions that carry
 --                             it, its value in column label, sorted by it
 --   :session  INTEGER = NULL  one session; all when NULL
 -- Columns:

@@ -96,6 +96,7 @@ char *record_options_json(const struct record_config *c)
 	json_strings(&sb, "comms", t->comms, t->ncomms);
 	json_tracepoints(&sb, c->tracepoints);
 	json_latencies(&sb, c->latencies);
+	strbuf_addf(&sb, ",\"block_io\":%s", c->block_io ? "true" : "false");
 	json_u64s(&sb, "udp_ports", c->udp ? c->udp->ports : NULL,
 		  c->udp ? c->udp->nports : 0);
 	json_u64s(&sb, "sockets", c->udp ? c->udp->inodes : NULL,

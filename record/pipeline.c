@@ -121,6 +121,13 @@ static int latency_hit(void *ctx, const struct ev *e)
 	return record_latency_hit(&p->lat, p->loader, e, &p->err);
 }
 
+static int block_rq(void *ctx, const struct ev *e, const struct thread *t)
+{
+	struct record_pipeline *p = ctx;
+
+	return record_block_io_step(&p->blk, p->loader, e, t, &p->err);
+}
+
 static int store_thread(void *ctx, const struct thread *t)
 {
 	struct record_pipeline *p = ctx;
@@ -162,6 +169,7 @@ int record_pipeline_init(struct record_pipeline *p, struct recorder *r,
 		.syscall_wanted = r->cfg.syscalls ? syscall_wanted : NULL,
 		.syscall_done = r->cfg.syscalls ? syscall_done : NULL,
 		.latency_hit = latency_hit,
+		.block_rq = block_rq,
 	};
 	int err;
 
@@ -196,8 +204,10 @@ int record_pipeline_init(struct record_pipeline *p, struct recorder *r,
 	strbuf_init(&p->tp_json);
 	p->test_bytes_per_s = test_bytes_per_s();
 	err = record_syscalls_init(&p->sys, r->cfg.syscalls, r->tep);
-	return err ? err : record_latency_init(&p->lat, r->cfg.latencies,
-					       r->lat_events);
+	if (err == 0)
+		err = record_latency_init(&p->lat, r->cfg.latencies, r->lat_events);
+	return err ? err : record_block_io_init(&p->blk, r->cfg.block_io ?
+						r->blk_events : NULL);
 }
 
 void record_pipeline_release(struct record_pipeline *p)
@@ -211,6 +221,7 @@ void record_pipeline_release(struct record_pipeline *p)
 	strbuf_release(&p->tp_json);
 	record_syscalls_release(&p->sys);
 	record_latency_release(&p->lat);
+	record_block_io_release(&p->blk);
 }
 
 int record_pipeline_clock_start(struct record_pipeline *p,
@@ -477,8 +488,13 @@ static int on_round(struct record_pipeline *p, uint64_t watermark)
 		err = pt_round(p, watermark == UINT64_MAX);
 	if (err == 0)
 		err = held_records_replay(&p->held, replay_held, p);
+	/* --block-io: its events in, and none let out past what its reader
+	 * has read (record/block_io.h). */
+	if (err == 0)
+		err = record_block_io_take(&p->blk, &p->order, &p->err);
 	if (err < 0)
 		return err;	/* p->err says why */
+	watermark = record_block_io_until(&p->blk, watermark);
 	n = order_queue_flush(&p->order, watermark, fault_stream_event, &p->faults);
 	if (n == -ENOMEM)
 		return errmsg_set(&p->err, ENOMEM, "out of memory tracking threads");
@@ -704,6 +720,9 @@ int record_pipeline_finish(struct record_pipeline *p, struct clock_anchor *end)
 		err = record_syscalls_store_files(&p->sys, p->loader, &p->err);
 	if (err == 0)
 		err = record_latency_finish(&p->lat, p->loader, &p->err);
+	if (err == 0)
+		err = record_block_io_finish(&p->blk, p->loader, end->mono_ns,
+					     &p->err);
 	if (err == 0)
 		err = store_histograms(p);
 	if (err == 0)

@@ -12,7 +12,9 @@
  *     drain round and replayed in time order first: decoder/held_records.h)
  *   SPOOL_ANCHOR: the session's clock map and clock_anchor (record/clock.h)
  *   SPOOL_ROUND: events up to its watermark leave the order queue; the
- *     socket sampler's readings (record/udp.h)
+ *     socket sampler's readings (record/udp.h); --block-io's events,
+ *     read from tracefs on a thread of their own, join the queue first,
+ *     and the watermark waits for that reader (record/block_io.h)
  *   SPOOL_LOST: records the spool had no room for -> loader_lost 'spool'
  *   SPOOL_ROUND, LOADER_COMMIT_NS after the last commit: the session row's
  *     alive_ts and stored_until_ts, and a commit (what a SIGKILL loses)
@@ -37,6 +39,7 @@
 #include "../decoder/syscall_ev.h"
 #include "../decoder/tracepoint.h"
 #include "../schema/loader.h"
+#include "block_io.h"
 #include "clock.h"
 #include "latency.h"
 #include "stacks.h"
@@ -77,6 +80,7 @@ struct record_pipeline {
 	int have_sys;
 	struct record_syscalls sys;	/* owned: --syscalls' rows */
 	struct record_latency lat;	/* owned: --latency's pairs */
+	struct record_block_io blk;	/* owned: --block-io's requests */
 	const struct recorder *rec;	/* borrowed: -e events, in order */
 	const struct idmap *ids;	/* borrowed: the recorder's */
 	/* borrowed: the recorder's, extended by this thread (it adds

@@ -113,6 +113,10 @@ static int begin(struct record_session *rs, struct errmsg *e)
 	err = record_pipeline_init(&rs->pipe, &rs->rec, c->targets,
 				   c->min_fault_dur_ns, c->min_syscall_dur_ns);
 	rs->piped = 1;
+	if (err == -ENOENT)
+		return errmsg_set(e, ENOENT, "cannot use --block-io: this kernel's "
+				  "block tracepoints lack a field it reads (dev, "
+				  "sector, nr_sector, rwbs, bytes, comm, error)");
 	if (err < 0)
 		return errmsg_set(e, ENOMEM, "out of memory");
 	rs->pipe.status = c->status;
@@ -160,6 +164,10 @@ static int begin(struct record_session *rs, struct errmsg *e)
 	if (c->pt)
 		err = record_pt_begin(&rs->pt, rs->db, c->output, rs->session_id,
 				      &rs->pipe.clock.map, e);
+	/* After the first anchor: every block event is stamped after it. */
+	if (err == 0 && c->block_io)
+		err = record_block_io_open(&rs->pipe.blk, rs->rec.cpus,
+					   rs->rec.ncpus, e);
 	return err;
 }
 
@@ -170,7 +178,7 @@ int record_session_open(struct record_session *rs,
 		cfg->targets, cfg->ring_bytes, cfg->duration_ns, cfg->tracepoints,
 		cfg->stacks, cfg->ready_fd, cfg->pt ? &rs->pt.rec : NULL,
 		cfg->thread_states, cfg->ran_instead, cfg->syscalls,
-		cfg->latencies,
+		cfg->latencies, cfg->block_io,
 	};
 	int err;
 
@@ -313,7 +321,11 @@ int record_session_run(struct record_session *rs, struct errmsg *e)
 	if (err == 0 && rs->cfg.cgroup)
 		err = record_cgroup_start(&rs->cgroup, e);
 	if (err == 0)
+		err = record_block_io_start(&rs->pipe.blk, e);
+	if (err == 0)
 		err = drain_and_decode(rs, e);
+	/* Its last events are read before the pipeline's last round. */
+	record_block_io_stop(&rs->pipe.blk);
 	if (rs->cfg.udp)
 		record_udp_stop(&rs->udp);
 	if (rs->cfg.cgroup)

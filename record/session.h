@@ -12,7 +12,7 @@
  * Threads: the calling thread runs the drain loop (collector/drain.h),
  * which only moves ring bytes into the spool; a thread of its own runs
  * the pipeline (decoding, ordering, storing) behind it; the socket
- * sampler has its own.  All of them run on cfg.cpus when given.
+ * sampler and --block-io's tracefs reader have their own.  All of them run on cfg.cpus when given.
  *
  * Usage:
  *	record_session_init(&rs);
@@ -65,6 +65,9 @@ struct record_config {
 	uint64_t min_syscall_dur_ns;
 	/* --latency: borrowed, NULL (or none) without it. */
 	const struct lat_spec_list *latencies;
+	/* --block-io: every block request, read through a tracefs instance
+	 * of its own (record/block_io.h). */
+	int block_io;
 	struct udp_sampler *udp;	/* borrowed, opened; NULL: no sampling */
 	uint64_t sample_interval_ns;	/* with udp */
 	struct cgroup_sampler *cgroup;	/* borrowed, opened; NULL: none */

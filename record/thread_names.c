@@ -81,7 +81,7 @@ int thread_names_read(struct thread_names *n, const struct target_set *t)
 		}
 	}
 	/* A -t thread of a -p process is there twice: same name, either. */
-	if (n->n)	/* none: the targets are gone (a flight dump at the end) */
+	if (n->n)
 		qsort(n->v, n->n, sizeof(*n->v), by_tid);
 	return err;
 }

@@ -45,10 +45,12 @@ static int sock_series(struct record_udp *u, const struct udp_sock_line *x,
 	memset(n, 0, sizeof(*n));
 	n->inode = x->inode;
 	n->v6 = x->v6;
-	/* local is hex digits, dots, colons and brackets: no JSON escapes. */
-	snprintf(labels, sizeof(labels), "{\"port\":%u,\"inode\":%llu,"
-		 "\"local\":\"%s\",\"proto\":\"%s\"}", x->port,
-		 (unsigned long long)x->inode, x->local, proto_name[x->v6]);
+	/* The stored label object (common/labels.h): keys sorted, values
+	 * strings.  local is hex digits, dots, colons and brackets: no JSON
+	 * escapes. */
+	snprintf(labels, sizeof(labels), "{\"inode\":\"%llu\",\"local\":\"%s\","
+		 "\"port\":\"%u\",\"proto\":\"%s\"}", (unsigned long long)x->inode,
+		 x->local, x->port, proto_name[x->v6]);
 	err = loader_metric_series(u->loader, "udp_rx_queue_bytes", labels,
 				   "bytes", SOCK_SOURCE, &n->depth_id, e);
 	if (err == 0)
@@ -136,7 +138,7 @@ static int store_missed(struct record_udp *u, uint64_t mono_ns, uint64_t count,
 {
 	char labels[48];
 
-	snprintf(labels, sizeof(labels), "{\"interval_ns\":%llu}",
+	snprintf(labels, sizeof(labels), "{\"interval_ns\":\"%llu\"}",
 		 (unsigned long long)u->interval_ns);
 	return host_metric(u, &u->missed_id, "sampler_missed_intervals", labels,
 			   "sampler:clock_nanosleep", "intervals", mono_ns,

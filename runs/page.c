@@ -69,8 +69,8 @@ static void labels_text(sqlite3 *db, const char *json, struct strbuf *sb)
 {
 	sqlite3_stmt *st = NULL;
 
-	if (sqlite3_prepare_v2(db, "SELECT group_concat(key || '=' || value, ' ')"
-			       " FROM json_each(?1)", -1, &st, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, "SELECT " RUN_LABELS_TEXT("?1"), -1, &st,
+			       NULL) == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 			markup_text(sb, (const char *)sqlite3_column_text(st, 0));

@@ -96,6 +96,24 @@ static int read_sessions(sqlite3 *db, const char *path, const char *filter,
 	return err == -ENOMEM ? errmsg_set(e, ENOMEM, "out of memory") : err;
 }
 
+int runs_session_ids(sqlite3 *db, const char *path, const char *labels_json,
+		     int64_t **ids, size_t *n, struct errmsg *e)
+{
+	struct runs r;
+	int err;
+
+	runs_init(&r);
+	*ids = NULL;
+	*n = 0;
+	err = read_sessions(db, path, labels_json, &r, e);
+	if (err == 0 && r.n && !(*ids = calloc(r.n, sizeof(**ids))))
+		err = errmsg_set(e, ENOMEM, "out of memory");
+	for (size_t i = 0; err == 0 && i < r.n; i++)
+		(*ids)[(*n)++] = r.v[i].session_id;
+	runs_release(&r);
+	return err;
+}
+
 /* Is there a series named metric?  If not, -ENOENT naming those there are. */
 static int check_metric(sqlite3 *db, const char *path, const char *metric,
 			struct errmsg *e)

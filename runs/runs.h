@@ -31,6 +31,13 @@ struct runs_request {
 	const char *metric;		/* borrowed: a metric's name, or NULL */
 };
 
+/* A run's labels (JSON, the SQL expression json) as "k=v k2=v2", by
+ * key, as queries/runs.sql lists them: the same text whatever order of
+ * keys the database holds (an older file's, PostgreSQL's jsonb). */
+#define RUN_LABELS_TEXT(json) "(SELECT group_concat(kv, ' ') FROM (SELECT" \
+	" key || '=' || value AS kv FROM json_each(" json ") ORDER BY key" \
+	" COLLATE BINARY))"
+
 /* diagnose's findings a run's report shows. */
 #define RUN_FINDINGS 5
 
@@ -74,6 +81,15 @@ void runs_release(struct runs *r);
  */
 int runs_read(sqlite3 *db, const char *path, const struct runs_request *req,
 	      struct runs *out, struct errmsg *e);
+
+/*
+ * The ids of the sessions runs_read would read with labels_json (as
+ * runs_request's), in its order: *ids (owned by the caller, free), *n
+ * of them.  What a results database stages (cli/reader.h).  0, or
+ * -ENOMEM / -EIO with e set.
+ */
+int runs_session_ids(sqlite3 *db, const char *path, const char *labels_json,
+		     int64_t **ids, size_t *n, struct errmsg *e);
 
 /* The stall time of pattern for thread name comm in run r; 0 if none. */
 int64_t run_cause_ns(const struct run_row *r, size_t pattern, const char *comm);

@@ -568,6 +568,12 @@ int db_open_write(const char *path, sqlite3 **out, struct errmsg *e)
 			   path, "cannot open", e);
 	if (err == 0)
 		err = exec(db, "BEGIN IMMEDIATE; COMMIT", path, "cannot write", e);
+	/* The page cache's size again, now that the pages are 64 KiB: SQLite
+	 * sized it in pages when they were 4 KiB (about 490 for its default
+	 * 2000 KiB), and kept that count, so a recording's cache grew to 31
+	 * MB of 64 KiB pages, a MB a second under the soak's load. */
+	if (err == 0)
+		db_set_cache_size(db, db_cache_size(db));
 	/* Judged again under SQLite's write lock: the file may have
 	 * changed since (by a program other than faultline). */
 	if (err == 0)

@@ -24,3 +24,5 @@ CREATE INDEX IF NOT EXISTS thread_state_off_cpu_by_dur ON thread_state (session_
 -- fault a trace was taken at (the pt_fault view).
 CREATE INDEX IF NOT EXISTS pt_trace_by_tid ON pt_trace (session_id, tid, ts);
 CREATE INDEX IF NOT EXISTS pt_gap_by_trace ON pt_gap (session_id, trace_id);
+-- A thread's block requests by completion (the blocked_on_request view).
+CREATE INDEX IF NOT EXISTS block_request_by_tid ON block_request (session_id, tid, complete_ts) WHERE tid IS NOT NULL;

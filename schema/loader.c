@@ -893,7 +893,8 @@ void loader_release(struct loader *l)
 	sqlite3_finalize(l->cgroup);
 	sqlite3_finalize(l->alive);
 	sqlite3_finalize(l->lat);
-	l->cgroup = l->alive = l->lat = NULL;
+	sqlite3_finalize(l->blk);
+	l->cgroup = l->alive = l->lat = l->blk = NULL;
 	sqlite3_finalize(l->fault);
 	sqlite3_finalize(l->thread);
 	sqlite3_finalize(l->mapping);
@@ -971,6 +972,89 @@ int loader_latency_count(struct loader *l, const char *name,
 	bind_u64(st, 3, p->paired);
 	bind_u64(st, 4, p->unfinished);
 	bind_u64(st, 5, p->unmatched_ends);
+	err = row_written(l, st, e);
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* A step's time (CLOCK_REALTIME through the anchors), or NULL unseen. */
+static void bind_step_ts(struct loader *l, sqlite3_stmt *st, int i,
+			 uint64_t mono_ts)
+{
+	if (mono_ts == BLOCK_NO_TS)
+		sqlite3_bind_null(st, i);
+	else
+		bind_ts(l, st, i, mono_ts);
+}
+
+/* b less a, or NULL when either step was not seen. */
+static void bind_between(sqlite3_stmt *st, int i, uint64_t a, uint64_t b)
+{
+	if (a == BLOCK_NO_TS || b == BLOCK_NO_TS || b < a)
+		sqlite3_bind_null(st, i);
+	else
+		bind_u64(st, i, b - a);
+}
+
+int loader_block_request(struct loader *l, const struct block_req *r,
+			 const char *disk, struct errmsg *e)
+{
+	char dev[24];
+	int err = begin_if_needed(l, e);
+	sqlite3_stmt *st;
+
+	if (err == 0 && !l->blk)
+		err = prepare(l, &l->blk, "INSERT INTO block_request (session_id,"
+			      " dev, disk, sector, bytes, op, rwbs, insert_ts,"
+			      " issue_ts, complete_ts, queue_ns, service_ns, tid,"
+			      " pid, comm, cpu, requeues, error)"
+			      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
+	if (err < 0)
+		return err;
+	st = l->blk;
+	snprintf(dev, sizeof(dev), "%u:%u", r->dev >> 20, r->dev & 0xfffffu);
+	sqlite3_bind_int64(st, 1, l->session_id);
+	sqlite3_bind_text(st, 2, dev, -1, SQLITE_TRANSIENT);
+	bind_text_or_null(st, 3, disk);
+	bind_u64(st, 4, r->sector);
+	sqlite3_bind_int64(st, 5, r->bytes);
+	sqlite3_bind_text(st, 6, block_op(r->op), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, r->op, -1, SQLITE_TRANSIENT);
+	bind_step_ts(l, st, 8, r->insert_ts);
+	bind_step_ts(l, st, 9, r->issue_ts);
+	bind_step_ts(l, st, 10, r->complete_ts);
+	bind_between(st, 11, r->insert_ts, r->issue_ts);
+	bind_between(st, 12, r->issue_ts, r->complete_ts);
+	bind_opt(st, 13, r->tid ? (int64_t)r->tid : -1);
+	bind_opt(st, 14, r->tid ? (int64_t)r->pid : -1);
+	bind_text_or_null(st, 15, r->comm[0] ? r->comm : NULL);
+	sqlite3_bind_int64(st, 16, r->cpu);
+	sqlite3_bind_int64(st, 17, r->requeues);
+	if (r->complete_ts == BLOCK_NO_TS)
+		sqlite3_bind_null(st, 18);
+	else
+		sqlite3_bind_int64(st, 18, r->error);
+	return row_written(l, st, e);
+}
+
+int loader_block_count(struct loader *l, const struct block_pending *p,
+		       uint64_t malformed, struct errmsg *e)
+{
+	sqlite3_stmt *st = NULL;
+	int err = begin_if_needed(l, e);
+
+	if (err == 0)
+		err = prepare(l, &st, "INSERT INTO block_request_count (session_id,"
+			      " completed, unfinished, requeued, unmatched,"
+			      " malformed) VALUES (?,?,?,?,?,?)", e);
+	if (err < 0)
+		return err;
+	sqlite3_bind_int64(st, 1, l->session_id);
+	bind_u64(st, 2, p->completed);
+	bind_u64(st, 3, p->unfinished);
+	bind_u64(st, 4, p->requeued);
+	bind_u64(st, 5, p->unmatched);
+	bind_u64(st, 6, malformed);
 	err = row_written(l, st, e);
 	sqlite3_finalize(st);
 	return err;

@@ -20,6 +20,7 @@
 #include "../common/proc_ident.h"
 #include "../common/errmsg.h"
 #include "../decoder/clock_map.h"
+#include "../decoder/block_rq.h"
 #include "../decoder/fault_pair.h"
 #include "../decoder/latency_pair.h"
 #include "../decoder/perf_record.h"
@@ -89,6 +90,7 @@ struct loader {
 	sqlite3_stmt *sys_file;		/* owned: syscall_file */
 	sqlite3_stmt *cgroup;	/* owned: prepared at the first cgroup_cpu row */
 	sqlite3_stmt *lat;	/* owned: prepared at the first latency row */
+	sqlite3_stmt *blk;	/* owned: prepared at the first block_request row */
 	sqlite3_stmt *alive;	/* owned: the session row's alive_ts */
 	uint64_t batch_rows;	/* rows in the open transaction */
 	int in_txn;
@@ -220,5 +222,14 @@ int loader_latency(struct loader *l, const char *name, const struct lat_start *s
 /* A --latency pair's counts at the end.  0 or -errno with e. */
 int loader_latency_count(struct loader *l, const char *name,
 			 const struct lat_pending *p, struct errmsg *e);
+
+/* A block request (record --block-io), completed or not; disk: the
+ * device's name ("vda"), or NULL when unknown.  0 or -errno with e. */
+int loader_block_request(struct loader *l, const struct block_req *r,
+			 const char *disk, struct errmsg *e);
+/* --block-io's counts at the end; malformed: events that did not
+ * decode.  0 or -errno with e. */
+int loader_block_count(struct loader *l, const struct block_pending *p,
+		       uint64_t malformed, struct errmsg *e);
 
 #endif

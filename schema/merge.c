@@ -29,6 +29,8 @@ const struct merge_table merge_tables[] = {
 	{ "syscall_file", MERGE_BY_SESSION },
 	{ "latency", MERGE_BY_SESSION },
 	{ "latency_count", MERGE_BY_SESSION },
+	{ "block_request", MERGE_BY_SESSION },
+	{ "block_request_count", MERGE_BY_SESSION },
 	{ "mapping", MERGE_BY_SESSION },
 	{ "lost", MERGE_BY_SESSION },
 	{ "flight_dump", MERGE_BY_SESSION },

@@ -38,14 +38,15 @@ void query_def_release(struct query_def *q)
 
 const char *query_type_name(enum query_type t)
 {
-	static const char *const names[] = { "INTEGER", "REAL", "TEXT", "DURATION" };
+	static const char *const names[] = { "INTEGER", "REAL", "TEXT", "DURATION",
+					     "LABEL" };
 
 	return names[t];
 }
 
 static int type_from(const char *s, size_t n, enum query_type *out)
 {
-	for (int t = QT_INTEGER; t <= QT_DURATION; t++)
+	for (int t = QT_INTEGER; t <= QT_LABEL; t++)
 		if (strlen(query_type_name(t)) == n &&
 		    !strncmp(s, query_type_name(t), n)) {
 			*out = t;
@@ -261,7 +262,7 @@ int query_def_parse(const char *name, const char *sql, struct query_def *q,
 	if (err == -EINVAL)
 		return errmsg_set(e, EINVAL, "query '%s': header line %d is not "
 				  "':name TYPE [= DEFAULT] what' under Parameters "
-				  "(TYPE: INTEGER, REAL, TEXT or DURATION) or "
+				  "(TYPE: INTEGER, REAL, TEXT, DURATION or LABEL) or "
 				  "'name TYPE what' under Columns", name, line);
 	if (err == 0 && !q->summary)
 		return errmsg_set(e, EINVAL, "query '%s': no header comment saying "

@@ -12,7 +12,8 @@
  *
  * TYPE of a parameter is INTEGER, REAL, TEXT or DURATION (INTEGER ns,
  * given with a unit as every duration option is: 200ms or 0.2s; a bare
- * 0 alone needs none).  A parameter without a
+ * 0 alone needs none) or LABEL (TEXT: a label key, checked by the one
+ * label rule, common/labels.h).  A parameter without a
  * default must be given; "= NULL" makes it optional.  A default is
  * written as a value would be given ('quoted' for TEXT).  Lines indented
  * further than an entry continue its description.  Parsing needs no
@@ -26,7 +27,7 @@
 
 #include "../common/errmsg.h"
 
-enum query_type { QT_INTEGER, QT_REAL, QT_TEXT, QT_DURATION };
+enum query_type { QT_INTEGER, QT_REAL, QT_TEXT, QT_DURATION, QT_LABEL };
 
 struct query_param {
 	char *name;		/* owned; without the ':' */

@@ -369,6 +369,53 @@ CREATE TABLE latency_count (
 	PRIMARY KEY (session_id, name)
 ) WITHOUT ROWID;
 
+-- One row per block request (record --block-io), every device's and
+-- every process's, read through a tracefs instance of faultline's own:
+-- from its insert into a queue (block_rq_insert) through its issue to
+-- the device (block_rq_issue) to its completion (block_rq_complete),
+-- matched by device and start sector.  Still pending at the end, or
+-- replaced by another at its sector: complete_ts, service_ns, error NULL.
+CREATE TABLE block_request (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	dev		TEXT NOT NULL,		-- '254:0', major:minor of the disk
+	disk		TEXT,			-- 'vda'; NULL when /sys did not say
+	sector		INTEGER NOT NULL,	-- its first, of 512 bytes
+	bytes		INTEGER NOT NULL,
+	-- R, W, D (discard), E (secure erase), FLUSH, or N
+	op		TEXT NOT NULL,
+	-- The kernel's rwbs: F (preflush), the op, then S sync, M metadata,
+	-- A read-ahead, F FUA ('RA', 'WS', 'FWFS', 'FN').
+	rwbs		TEXT NOT NULL,
+	insert_ts	INTEGER,		-- NULL: issued without one seen
+	issue_ts	INTEGER,		-- the last issue; NULL: never issued
+	complete_ts	INTEGER,
+	queue_ns	INTEGER,		-- insert to (last) issue
+	service_ns	INTEGER,		-- (last) issue to completion
+	-- The target thread it was issued in (its insert ran there, or
+	-- without one its issue); NULL for another process's, a kworker's.
+	tid		INTEGER,
+	pid		INTEGER,
+	-- The thread it was issued in as the event names it, target or not
+	-- ('kworker/u4:1', 'jbd2/vda-8').
+	comm		TEXT,
+	cpu		INTEGER NOT NULL,	-- of its first step
+	requeues	INTEGER NOT NULL,	-- issued again after a requeue
+	error		INTEGER			-- the completion's; 0: none
+);
+
+-- --block-io's counts at the end of the recording: nothing unsaid.  Its
+-- losses (tracefs overruns, dropped events) are lost rows, 'block_*'.
+CREATE TABLE block_request_count (
+	session_id	INTEGER NOT NULL REFERENCES session PRIMARY KEY,
+	completed	INTEGER NOT NULL,	-- rows with a complete_ts
+	unfinished	INTEGER NOT NULL,	-- rows without
+	requeued	INTEGER NOT NULL,	-- issues again of a pending request
+	-- completions of no request seen (issued before the recording, or
+	-- their events lost): not stored
+	unmatched	INTEGER NOT NULL,
+	malformed	INTEGER NOT NULL	-- events that did not decode
+);
+
 CREATE TABLE mapping (
 	session_id	INTEGER NOT NULL REFERENCES session,
 	ts		INTEGER NOT NULL,
@@ -393,7 +440,7 @@ CREATE TABLE lost (
 	cpu		INTEGER,
 	kind		TEXT NOT NULL
 			CHECK (kind IN ('records', 'samples', 'throttled', 'malformed',
-					'spool')),
+					'spool', 'block_overrun', 'block_dropped')),
 	count		INTEGER NOT NULL
 );
 
@@ -872,6 +919,39 @@ SELECT x.session_id, x.rowid AS state_id, c.rowid AS syscall_id, c.name AS call,
                                 ORDER BY c2.ts DESC LIMIT 1)
  WHERE x.state != 'running'
    AND (c.dur IS NULL OR c.ts + c.dur >= x.ts + x.dur);
+
+-- Each block request (record --block-io) in the one wording every reader
+-- shows, what: 'disk read of 64 KiB on vda, 3.1 ms in service' ('still
+-- in service' when it never completed).  request_id: block_request's
+-- rowid.
+CREATE VIEW block_request_named AS
+SELECT b.rowid AS request_id, b.*,
+       'disk ' || CASE b.op WHEN 'R' THEN 'read' WHEN 'W' THEN 'write'
+                            WHEN 'D' THEN 'discard' WHEN 'FLUSH' THEN 'flush'
+                            ELSE lower(b.op) END
+       || CASE WHEN b.bytes >= 1048576 AND b.bytes % 1048576 = 0
+               THEN printf(' of %d MiB', b.bytes / 1048576)
+               WHEN b.bytes >= 1024 AND b.bytes % 1024 = 0
+               THEN printf(' of %d KiB', b.bytes / 1024)
+               WHEN b.bytes > 0 THEN printf(' of %d bytes', b.bytes)
+               ELSE '' END
+       || ' on ' || coalesce(b.disk, b.dev)
+       || coalesce(printf(', %.1f ms in service', b.service_ns / 1e6),
+                   ', still in service') AS what
+  FROM block_request b;
+
+-- Each blocked interval of a target thread (thread_state, 'blocked') with
+-- the block requests issued in that thread that completed while it was
+-- blocked (record --block-io), and their wording (block_request_named).
+-- state_id: thread_state's rowid; request_id: block_request's.
+CREATE VIEW blocked_on_request AS
+SELECT x.session_id, x.rowid AS state_id, x.tid, b.request_id, b.disk, b.op,
+       b.bytes, b.queue_ns, b.service_ns, b.complete_ts, b.what
+  FROM thread_state x
+  JOIN block_request_named b ON b.session_id = x.session_id AND b.tid = x.tid
+                            AND b.complete_ts >= x.ts
+                            AND b.complete_ts <= x.ts + x.dur
+ WHERE x.state = 'blocked';
 
 -- Each thread that ran instead during a runnable wait (ran_instead), in
 -- the one wording every reader shows: holder 'cc1 (22745)', 'idle' for

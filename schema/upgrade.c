@@ -21,7 +21,8 @@ extern const char indexes_sql[];
  * names are the user's and stay:
  *
  *   - a table whose constraints changed is rebuilt (renamed aside, made
- *     anew, its rows copied): lost's kind CHECK gained 'spool' in 4,
+ *     anew, its rows copied): lost's kind CHECK gained 'spool' in 4
+ *     and 'block_overrun', 'block_dropped' in 8,
  *     session's status CHECK 'stopped' and 'killed' in 7;
  *   - a column whose default is an expression is added without it and
  *     filled: session.uuid in 5.
@@ -30,7 +31,7 @@ static const struct rebuild {
 	int before;		/* rebuilt when upgrading from below this */
 	const char *table;
 } rebuilds[] = {
-	{ 4, "lost" },
+	{ 8, "lost" },
 	{ 7, "session" },
 };
 

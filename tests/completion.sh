@@ -74,6 +74,7 @@ expect "stacks symbolize" faultline s
 # Options of a command, from its -h.
 has --duration faultline record --d
 has --stacks-on faultline record -o run.db --stacks-o
+has --block-io faultline record -o run.db --bl
 expect "--min-fault-duration" faultline export run.db --min
 has --format faultline query run.db --f
 has -s faultline report run.db -

@@ -39,7 +39,8 @@ check "the package is named faultline_VERSION_ARCH.deb" \
 field() { dpkg-deb -f "$deb" "$1"; }
 check "Package is faultline" test "$(field Package)" = faultline
 check "Version is $version" test "$(field Version)" = "$version"
-# Depends: the package of every library the binary links directly.
+# Depends: the package of every library the binary links directly, and
+# of libpq, which it loads when a command connects (export/pq_lib.h).
 for lib in libc6 libdw1 libelf1 libsqlite3-0 libtraceevent1 libtracefs1 libpfm4 \
 	   libipt2 libpq5; do
 	check "Depends names $lib" grep -qE "(^|, )$lib(,|$| )" <<<"$(field Depends)"

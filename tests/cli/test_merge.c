@@ -60,8 +60,8 @@ static void exec_sql(const char *path, const char *sql)
 
 /* Rows of the Intel PT tables (no machine here has intel_pt), a clock
  * step, a loss, a runnable wait's holder (a quiet machine may give
- * none), a system call and a flight dump, so every table of the schema holds rows to
- * merge. */
+ * none), a system call, a block request and a flight dump, so every
+ * table of the schema holds rows to merge. */
 static const char hand_rows_sql[] =
 	"INSERT INTO clock_step VALUES (1, 100, 200, -5000);"
 	"INSERT INTO lost VALUES (1, NULL, 0, 'records', 3);"
@@ -86,6 +86,9 @@ static const char hand_rows_sql[] =
 	"INSERT INTO latency VALUES (1, 'a:b/a:c:sector', 7, 7, 1000, 5000, 0,"
 	" 4096, 0, '{\"sector\":4096}');"
 	"INSERT INTO latency_count VALUES (1, 'a:b/a:c:sector', 1, 0, 2);"
+	"INSERT INTO block_request VALUES (1, '254:0', 'vda', 2048, 65536, 'R',"
+	" 'RS', NULL, 1000, 3000, NULL, 2000, 7, 7, 'wl', 0, 0, 0);"
+	"INSERT INTO block_request_count VALUES (1, 1, 0, 0, 0, 0);"
 	"INSERT INTO flight_dump VALUES (1, 'signal', 'SIGUSR2', 3000, 2000, 500,"
 	" 1000, 3500, 0, NULL, 4194304, 4000000, 0, 0, 0, 0);"
 	"INSERT INTO flight_dump_cpu VALUES (1, 0, 10, 640, 0, 0);"
@@ -299,7 +302,7 @@ static void label_sets_replaces_and_removes_labels(void **state)
 				       "run=9", NULL), 0);
 	assert_non_null(strstr(r.out, "session 1 in"));
 	assert_int_equal(db_int(db, "SELECT count(*) FROM session WHERE session_id = 1"
-				" AND labels = '{\"run\":\"9\",\"role\":\"gw\",\"build\":\"abc\"}'"), 1);
+				" AND labels = '{\"build\":\"abc\",\"role\":\"gw\",\"run\":\"9\"}'"), 1);
 	/* The latest session by default; KEY= removes one. */
 	assert_int_equal(run_faultline(&r, "label", db, "role=", NULL), 0);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM session WHERE session_id = 2"

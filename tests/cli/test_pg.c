@@ -621,6 +621,93 @@ static void compare_puts_two_runs_side_by_side_on_both_engines(void **state)
 
 /* ---- one query text, and the readers, on both engines ------------- */
 
+static char *read_all(const char *path);
+static char *replace_all(const char *s, const char *from, const char *to);
+
+/* faultline ARGS... on db and on the URL (where args hold "DB"): the
+ * same stdout, but where it names its source. */
+static void assert_same_on_both(const char *db, char *const *args)
+{
+	char *argv_l[16], *argv_p[16];
+	char *lite, *pgs, *named;
+	struct run r;
+	int n = 0;
+
+	argv_l[n] = argv_p[n] = (char *)faultline_bin();
+	for (n = 1; args[n - 1] && n < 15; n++) {
+		argv_l[n] = strcmp(args[n - 1], "DB") ? args[n - 1] : (char *)db;
+		argv_p[n] = strcmp(args[n - 1], "DB") ? args[n - 1] : pg_url;
+	}
+	argv_l[n] = argv_p[n] = NULL;
+	if (run_argv(&r, argv_l) != 0)
+		fail_msg("faultline %s on %s: exit %d: %s", args[0], db, r.status, r.err);
+	lite = read_all(r.outpath);
+	if (run_argv(&r, argv_p) != 0)
+		fail_msg("faultline %s on the URL: exit %d: %s", args[0], r.status, r.err);
+	pgs = read_all(r.outpath);
+	named = replace_all(pgs, pg_url, db);
+	if (strcmp(lite, named))
+		fail_msg("faultline %s %s %s differs:\n--- %s\n%s--- PostgreSQL\n%s",
+			 args[0], args[2] ? args[2] : "", args[3] ? args[3] : "",
+			 db, lite, named);
+	assert_true(strlen(lite) > 100);
+	free(lite);
+	free(pgs);
+	free(named);
+}
+
+/* The schema holds db_a's session (1) and db_b's (2), exported in that
+ * order: the file they merge into numbers them the same. */
+static void runs_and_compare_on_the_url_answer_as_on_the_file(void **state)
+{
+	char *fleet = strdup(scratch_path("fleet.db"));
+	const char *page_l = scratch_path("runs-file.html");
+	const char *page_p = scratch_path("runs-url.html");
+	char *lite, *pgs, *named, *url_html;
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "merge", fleet, db_a, db_b, NULL), 0);
+	assert_int_equal(db_int(fleet, "SELECT count(*) FROM session WHERE session_id ="
+				" 1 AND labels ->> '$.run' = '1'"), 1);
+	assert_same_on_both(fleet, (char *[]){ "runs", "DB", "-f", "csv", NULL });
+	assert_same_on_both(fleet, (char *[]){ "runs", "DB", "--metric", "nak", "-f",
+					       "json", NULL });
+	assert_same_on_both(fleet, (char *[]){ "runs", "DB", "--label", "run=2",
+					       "--metric", "nak", NULL });
+	assert_same_on_both(fleet, (char *[]){ "compare", "DB", "1", "2", NULL });
+	assert_same_on_both(fleet, (char *[]){ "compare", "DB", "1", "2", "-f", "json",
+					       NULL });
+	assert_same_on_both(fleet, (char *[]){ "compare", "DB", "2", "1", "--label",
+					       "run", "-f", "csv", NULL });
+	/* The chart of runs: the same page but its source's name. */
+	assert_int_equal(run_faultline(&r, "runs", fleet, "--metric", "nak", "-o", page_l,
+				       NULL), 0);
+	assert_int_equal(run_faultline(&r, "runs", pg_url, "--metric", "nak", "-o", page_p,
+				       NULL), 0);
+	lite = read_all(page_l);
+	pgs = read_all(page_p);
+	/* the page names its source as HTML text */
+	url_html = replace_all(pg_url, "&", "&amp;");
+	named = replace_all(pgs, url_html, fleet);
+	assert_string_equal(named, lite);
+	assert_non_null(strstr(lite, "data-runs=\"2\""));
+	free(lite);
+	free(pgs);
+	free(named);
+	free(url_html);
+	/* What selects nothing is said as on a file. */
+	assert_refused_with(2, "no session of '", "runs", pg_url, "--label", "run=9", NULL);
+	assert_refused_with(2, "no session 99 in '", "compare", pg_url, "1", "99", NULL);
+	assert_refused_with(2, "has the label run=9", "compare", pg_url, "1", "9",
+			    "--label", "run", NULL);
+	assert_refused_with(1, "schema 'nowhere' holds no faultline tables", "runs",
+			    pg_url, "--schema", "nowhere", NULL);
+	assert_refused_with(2, "--schema applies to a PostgreSQL database", "compare",
+			    fleet, "1", "2", "--schema", "x", NULL);
+	free(fleet);
+}
+
 /* The whole of a file (a run's stdout), owned by the caller. */
 static char *read_all(const char *path)
 {
@@ -1056,6 +1143,7 @@ int main(void)
 					  kill_leftovers),
 		cmocka_unit_test(runs_answers_the_same_on_both_engines),
 		cmocka_unit_test(compare_puts_two_runs_side_by_side_on_both_engines),
+		cmocka_unit_test(runs_and_compare_on_the_url_answer_as_on_the_file),
 		cmocka_unit_test(every_canned_query_answers_the_same_on_both_engines),
 		cmocka_unit_test(query_list_says_nothing_of_engines),
 		cmocka_unit_test(an_older_export_gets_the_functions_on_its_first_query),

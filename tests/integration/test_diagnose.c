@@ -53,16 +53,23 @@ static void record(const char *db, char *const fl[], char *const argv[])
 
 /* faultline diagnose DB --format json [extra...]: all its stdout (a
  * loaded machine adds findings of its own), static. */
-static const char *diagnose_json(const char *db, const char *extra)
+static const char *diagnose_json2(const char *db, const char *extra,
+				  const char *extra2)
 {
 	static char out[1 << 20];
 	struct run r;
 
-	if (run_faultline(&r, "diagnose", db, "--format", "json", extra, NULL) != 0)
+	if (run_faultline(&r, "diagnose", db, "--format", "json", extra, extra2,
+			  NULL) != 0)
 		fail_msg("faultline diagnose exited %d: %s", r.status, r.err);
 	assert_string_equal(r.err, "");
 	slurp(r.outpath, out, sizeof(out));
 	return out;
+}
+
+static const char *diagnose_json(const char *db, const char *extra)
+{
+	return diagnose_json2(db, extra, NULL);
 }
 
 /*
@@ -361,6 +368,36 @@ static void what_the_machine_cannot_make_is_named_from_its_rows(void **state)
 	assert_true(has_finding(json, "anon-swapped", 900004, NULL));
 	/* The recorder's stall is not counted again as preemption. */
 	assert_false(has_finding(json, "preemption", 900002, NULL));
+
+	/* A 0.3 ms preemption on CPU 5, under --min-duration: a finding only
+	 * where CPU 5 is isolated, named with --isolated or, without it, by
+	 * the machine's isolcpus when it recorded. */
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO thread VALUES (%lld, 900005, 900001, 'iso-victim', %lld, %lld);"
+		 "INSERT INTO thread_state (session_id, tid, pid, ts, dur, state, cpu,"
+		 " preempted, uncertain, next_tid, next_comm) VALUES"
+		 " (%lld, 900005, 900001, %lld, 2e6, 'running', 5, 0, 0, NULL, NULL),"
+		 " (%lld, 900005, 900001, %lld, 3e5, 'runnable', NULL, 1, 0, 900001, 'numa-t');"
+		 "INSERT OR REPLACE INTO session_env VALUES (%lld, 'cpu.isolated', '');",
+		 s, t0, t0 + 900000000ll, s, t0 + 600000000ll, s, t0 + 602000000ll, s);
+	if (sqlite3_exec(h, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("isolated rows: %s", err);
+	json = diagnose_json(db, "--tid=900005");
+	assert_false(has_finding(json, "preemption", 900005, NULL));
+	assert_non_null(strstr(json, "\"isolated_recorded\":null"));
+	json = diagnose_json2(db, "--tid=900005", "--isolated=5");
+	assert_true(has_finding(json, "preemption", 900005, NULL));
+	snprintf(sql, sizeof(sql), "UPDATE session_env SET value = '4-5' WHERE "
+		 "session_id = %lld AND key = 'cpu.isolated'", s);
+	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	json = diagnose_json(db, "--tid=900005");
+	assert_true(has_finding(json, "preemption", 900005, NULL));
+	assert_non_null(strstr(json, "\"isolated_recorded\":\"4-5\""));
+	/* Named CPUs win over the recorded ones. */
+	json = diagnose_json2(db, "--tid=900005", "--isolated=7");
+	assert_false(has_finding(json, "preemption", 900005, NULL));
 }
 
 /*

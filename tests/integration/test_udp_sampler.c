@@ -53,7 +53,7 @@ static void touch(const char *path)
 }
 
 #define SERIES(name, inode) "(SELECT series_id FROM metric_series WHERE name = '" \
-	name "' AND json_extract(labels, '$.inode') = " inode ")"
+	name "' AND json_extract(labels, '$.inode') = '" inode "')"
 
 static void sampled_depth_and_drops_equal_the_sockets_own(void **state)
 {
@@ -118,7 +118,7 @@ static void sampled_depth_and_drops_equal_the_sockets_own(void **state)
 	assert_int_equal(db_int(db, "SELECT count(*) FROM metric_series WHERE "
 				"name IN ('udp_rx_queue_bytes', 'udp_drops') AND "
 				"session_id = 1 AND source = 'sampler:/proc/net/udp' AND "
-				"json_extract(labels, '$.port') = %s AND "
+				"json_extract(labels, '$.port') = '%s' AND "
 				"json_extract(labels, '$.local') = '127.0.0.1:%s'",
 				port, port), 2);
 	/* The host's counter saw those drops (and maybe others'). */
@@ -210,17 +210,17 @@ static void an_ipv6_socket_and_one_chosen_by_inode_read_as_the_kernel_says(void 
 	assert_int_equal(db_int(db, "SELECT min(m.value) FROM metric m JOIN "
 				"metric_series s USING (series_id) WHERE s.name = "
 				"'udp_rx_queue_bytes' AND json_extract(s.labels, "
-				"'$.inode') = %llu", inode4), depth4);
+				"'$.inode') = '%llu'", inode4), depth4);
 	assert_int_equal(db_int(db, "SELECT max(m.value) FROM metric m JOIN "
 				"metric_series s USING (series_id) WHERE s.name = "
 				"'udp_rx_queue_bytes' AND json_extract(s.labels, "
-				"'$.inode') = %llu", inode4), depth4);
+				"'$.inode') = '%llu'", inode4), depth4);
 	assert_int_equal(db_int(db, "SELECT min(m.value) = max(m.value) AND "
 				"min(m.value) = %lld FROM metric m JOIN metric_series s "
 				"USING (series_id) WHERE s.name = 'udp_rx_queue_bytes' "
-				"AND s.labels = '{\"port\":%u,\"inode\":%llu,\"local\":"
-				"\"[::1]:%u\",\"proto\":\"udp6\"}'", depth6, port6,
-				inode6, port6), 1);
+				"AND s.labels = '{\"inode\":\"%llu\",\"local\":"
+				"\"[::1]:%u\",\"port\":\"%u\",\"proto\":\"udp6\"}'",
+				depth6, inode6, port6, port6), 1);
 	assert_int_equal(db_int(db, "SELECT max(m.value) FROM metric m JOIN "
 				"metric_series s USING (series_id) WHERE s.name = "
 				"'udp_drops'"), 0);

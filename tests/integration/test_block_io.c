@@ -1,0 +1,293 @@
+/*
+ * record --block-io: block requests read through a tracefs instance of
+ * faultline's own.  A workload makes a known number of direct reads of a
+ * known size; each is one request of that thread, timed issue to
+ * completion, and what is stored agrees with the disk's own counters
+ * (/sys/block/DEV/stat).  The instance is gone after the recording, also
+ * one stopped by SIGINT, and one a killed faultline left is removed by
+ * the next.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "run.h"
+
+#define READS 40
+#define READ_SIZE 65536
+#define INSTANCES "/sys/kernel/tracing/instances"
+
+/* The fields of /sys/block/DEV/stat this test reads. */
+struct disk_stat {
+	long long reads, sectors, ms;	/* completed, sectors read, ms reading */
+};
+
+/* The stat file of the disk that holds path (a partition's disk), in
+ * out; 0, or -1 when path is on no block device. */
+static int disk_stat_path(const char *path, char *out, size_t n)
+{
+	struct stat st;
+	char part[128];
+
+	if (stat(path, &st) < 0 || major(st.st_dev) == 0)
+		return -1;
+	snprintf(part, sizeof(part), "/sys/dev/block/%u:%u/partition",
+		 major(st.st_dev), minor(st.st_dev));
+	snprintf(out, n, access(part, F_OK) == 0 ? "/sys/dev/block/%u:%u/../stat" :
+		 "/sys/dev/block/%u:%u/stat", major(st.st_dev), minor(st.st_dev));
+	return access(out, R_OK);
+}
+
+static struct disk_stat disk_stat(const char *stat_path)
+{
+	struct disk_stat d = { -1, -1, -1 };
+	long long merges;
+	FILE *f = fopen(stat_path, "r");
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%lld %lld %lld %lld", &d.reads, &merges,
+				&d.sectors, &d.ms), 4);
+	fclose(f);
+	return d;
+}
+
+/* Does a line of the file at path hold both a and b (b after a)?  (The
+ * whole output: run.out keeps only its first 4 KiB.) */
+static int file_has_line(const char *path, const char *a, const char *b)
+{
+	char line[4096];
+	const char *at;
+	FILE *f = fopen(path, "r");
+	int found = 0;
+
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f))
+		found = (at = strstr(line, a)) && strstr(at, b);
+	fclose(f);
+	return found;
+}
+
+static int instance_exists(pid_t pid)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), INSTANCES "/faultline-%d", (int)pid);
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * 40 direct reads of 64 KiB are 40 read requests of 64 KiB of the
+ * reading thread, each issued before it completed; the disk's counters
+ * over a window that holds the recording bound what was stored: no more
+ * read requests, sectors or time reading than the disk counted
+ * (time: each request's service lies inside the span the kernel adds,
+ * from its allocation to its end, and the file shows whole ms, so +1 ms).
+ * When the disk completed no read the recording did not store, the
+ * sectors are equal.
+ */
+static void direct_reads_are_requests_of_their_thread_the_disk_agrees(void **state)
+{
+	const char *db = scratch_path("blk.db"), *info = scratch_path("blk.info");
+	const char *data = scratch_path("blk.bin");
+	char stat_path[160], reads[16], size[16];
+	struct disk_stat before, after;
+	long long tid, stored, sectors, service_ns;
+	char tidbuf[32];
+	struct run r, q;
+
+	(void)state;
+	if (disk_stat_path(scratch_dir(), stat_path, sizeof(stat_path)) < 0)
+		skip_msg("%s is on no block device", scratch_dir());
+	snprintf(reads, sizeof(reads), "%d", READS);
+	snprintf(size, sizeof(size), "%d", READ_SIZE);
+	before = disk_stat(stat_path);
+	run_faultline(&r, "record", "-o", db, "--block-io", "--",
+		      "build/release/tests/block_workload", data, reads, size,
+		      info, NULL);
+	after = disk_stat(stat_path);
+	if (r.status == 77)
+		skip_msg("the file system holds no %d reads of %d bytes in one "
+			 "extent each, or has no O_DIRECT", READS, READ_SIZE);
+	if (r.status != 0)
+		fail_msg("record failed (%d): %s", r.status, r.err);
+	assert_non_null(strstr(r.err, "  block requests: "));
+	assert_false(instance_exists(r.pid));
+	tid = info_get(info, "tid");
+	assert_int_equal(db_int(db, "SELECT count(*) FROM block_request WHERE tid"
+				" = %lld AND op = 'R' AND bytes = %d AND error = 0"
+				" AND complete_ts IS NOT NULL AND service_ns > 0"
+				" AND issue_ts <= complete_ts AND (insert_ts IS NULL"
+				" OR insert_ts <= issue_ts) AND pid = tid AND comm ="
+				" 'block_workload' AND disk IS NOT NULL", tid,
+				READ_SIZE), READS);
+	/* every disk's read requests, whoever's, against the counters */
+	stored = db_int(db, "SELECT count(*) FROM block_request b WHERE op = 'R'"
+			" AND complete_ts IS NOT NULL AND dev = (SELECT dev FROM"
+			" block_request WHERE tid = %lld LIMIT 1)", tid);
+	sectors = db_int(db, "SELECT sum(bytes) / 512 FROM block_request WHERE"
+			 " op = 'R' AND complete_ts IS NOT NULL AND dev = (SELECT"
+			 " dev FROM block_request WHERE tid = %lld LIMIT 1)", tid);
+	service_ns = db_int(db, "SELECT sum(service_ns) FROM block_request WHERE"
+			    " op = 'R' AND complete_ts IS NOT NULL AND dev = (SELECT"
+			    " dev FROM block_request WHERE tid = %lld LIMIT 1)", tid);
+	assert_true(stored >= READS);
+	assert_true(stored <= after.reads - before.reads);
+	assert_true(sectors <= after.sectors - before.sectors);
+	assert_true(service_ns <= (after.ms - before.ms + 1) * 1000000ll);
+	if (stored == after.reads - before.reads)
+		assert_int_equal(sectors, after.sectors - before.sectors);
+	else
+		print_message("the disk read %lld more times than recorded "
+			      "(another process): sectors bounded, not equal\n",
+			      after.reads - before.reads - stored);
+	/* the blocked intervals the reads ended are tied to them */
+	assert_true(db_int(db, "SELECT count(DISTINCT request_id) FROM"
+			   " blocked_on_request WHERE tid = %lld AND what LIKE"
+			   " 'disk read of 64 KiB on %%'", tid) > 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM lost WHERE kind GLOB"
+				" 'block_*'"), 0);
+	/* and longest-stalls says it of such an interval */
+	snprintf(tidbuf, sizeof(tidbuf), "tid=%lld", tid);
+	assert_int_equal(run_faultline(&q, "query", db, "longest-stalls",
+				       "limit=1000", tidbuf, "--format", "csv",
+				       NULL), 0);
+	if (!file_has_line(q.outpath, ",blocked,", "disk read of 64 KiB on "))
+		fail_msg("longest-stalls names no request of a blocked "
+			 "interval:\n%s", q.out);
+}
+
+/*
+ * A faultline killed outright leaves its instance; the next recording
+ * with --block-io removes it and says so, and leaves none of its own.
+ */
+static void a_killed_recorders_instance_is_removed_by_the_next(void **state)
+{
+	const char *db = scratch_path("killed.db"), *db2 = scratch_path("next.db");
+	char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
+			 (char *)db, "--block-io", "--", "/bin/sleep", "2", NULL };
+	char says[96];
+	struct run r, next;
+
+	(void)state;
+	assert_int_equal(start_recording(&r, argv, 10000), 0);
+	assert_true(instance_exists(r.pid));
+	kill(r.pid, SIGKILL);
+	run_wait(&r);
+	assert_true(instance_exists(r.pid));
+	assert_int_equal(run_faultline(&next, "record", "-o", db2, "--block-io",
+				       "--", "/bin/true", NULL), 0);
+	snprintf(says, sizeof(says), "removed the tracefs instance 'faultline-%d'",
+		 (int)r.pid);
+	if (!strstr(next.err, says))
+		fail_msg("no word of the stale instance:\n%s", next.err);
+	assert_false(instance_exists(r.pid));
+	assert_false(instance_exists(next.pid));
+}
+
+/*
+ * diagnose's file-io finding names the block requests its calls waited
+ * for: a direct read that blocked waited for its own request.  (A direct
+ * read need not block: the host may answer before the thread sleeps; so
+ * the count is not held to the reads.)
+ */
+static void diagnose_names_the_requests_a_files_reads_waited_for(void **state)
+{
+	const char *db = scratch_path("diag.db"), *info = scratch_path("diag.info");
+	const char *data = scratch_path("diag.bin");
+	char reads[16], size[16], tid[24];
+	struct run r, d;
+
+	(void)state;
+	snprintf(reads, sizeof(reads), "%d", READS);
+	snprintf(size, sizeof(size), "%d", READ_SIZE);
+	setenv("LINGER_MS", "300", 1);	/* the descriptor named from /proc */
+	run_faultline(&r, "record", "-q", "-o", db, "--block-io", "--syscalls",
+		      "--", "build/release/tests/block_workload", data, reads,
+		      size, info, NULL);
+	unsetenv("LINGER_MS");
+	if (r.status == 77)
+		skip_msg("the file system cannot hold the direct reads");
+	if (r.status != 0)
+		fail_msg("record failed (%d): %s", r.status, r.err);
+	if (db_int(db, "SELECT count(*) FROM syscall WHERE tid = %lld AND name ="
+		   " 'pread64' AND blocked_ns > 0 AND fd_name = '%s'",
+		   info_get(info, "tid"), data) == 0)
+		skip_msg("no direct read blocked: the disk answered each before "
+			 "the thread slept");
+	snprintf(tid, sizeof(tid), "%lld", info_get(info, "tid"));
+	assert_int_equal(run_faultline(&d, "diagnose", db, "--tid", tid, NULL), 0);
+	if (!file_has_line(d.outpath, "   disk:      ",
+			   "the longest: disk read of 64 KiB on "))
+		fail_msg("the file-io finding names no disk request:\n%s", d.out);
+}
+
+/*
+ * What the instance's buffer overwrote is said: a buffer of 4 KiB a CPU
+ * (a test hook) cannot hold the events of 3000 direct reads between two
+ * passes of the reader (100 ms: at least 100 requests even at 1 ms a
+ * read, 3 events each, against the 50 or so a page holds); the lost
+ * table has the overruns the summary gives, and "nothing lost" is not
+ * said.
+ */
+static void an_overrun_of_the_instances_buffer_is_stored_and_said(void **state)
+{
+	const char *db = scratch_path("over.db"), *info = scratch_path("over.info");
+	const char *data = scratch_path("over.bin");
+	char want[64];
+	long long lost;
+	struct run r;
+
+	(void)state;
+	setenv("FAULTLINE_TEST_BLOCK_BUFFER_KB", "4", 1);
+	run_faultline(&r, "record", "-o", db, "--block-io", "--",
+		      "build/release/tests/block_workload", data, "3000", "4096",
+		      info, NULL);
+	unsetenv("FAULTLINE_TEST_BLOCK_BUFFER_KB");
+	if (r.status == 77)
+		skip_msg("the file system cannot hold the direct reads");
+	if (r.status != 0)
+		fail_msg("record failed (%d): %s", r.status, r.err);
+	lost = db_int(db, "SELECT sum(count) FROM lost WHERE kind = 'block_overrun'");
+	assert_true(lost > 0);
+	snprintf(want, sizeof(want), "BLOCK I/O LOST: %lld events overwritten", lost);
+	if (!strstr(r.err, want) || strstr(r.err, "nothing lost"))
+		fail_msg("the summary does not say %s:\n%s", want, r.err);
+	assert_true(db_int(db, "SELECT count(*) FROM block_request WHERE tid = %lld"
+			   " AND bytes = 4096 AND op = 'R'", info_get(info, "tid")) < 3000);
+}
+
+/* SIGINT stops a recording; its instance goes with it. */
+static void a_recording_stopped_by_sigint_removes_its_instance(void **state)
+{
+	const char *db = scratch_path("int.db");
+	char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
+			 (char *)db, "--block-io", "--", "/bin/sleep", "30", NULL };
+	struct run r;
+
+	(void)state;
+	assert_int_equal(start_recording(&r, argv, 10000), 0);
+	assert_true(instance_exists(r.pid));
+	kill(r.pid, SIGINT);
+	assert_int_equal(run_wait(&r), 0);
+	assert_false(instance_exists(r.pid));
+	assert_int_equal(db_int(db, "SELECT count(*) FROM session WHERE status ="
+				" 'stopped'"), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(direct_reads_are_requests_of_their_thread_the_disk_agrees),
+		cmocka_unit_test(diagnose_names_the_requests_a_files_reads_waited_for),
+		cmocka_unit_test(an_overrun_of_the_instances_buffer_is_stored_and_said),
+		cmocka_unit_test_teardown(a_recording_stopped_by_sigint_removes_its_instance,
+					  kill_leftovers),
+		cmocka_unit_test_teardown(a_killed_recorders_instance_is_removed_by_the_next,
+					  kill_leftovers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
