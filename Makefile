@@ -168,6 +168,10 @@ RECORD_SRC += record/cgroup.c
 DECODER_SRC += decoder/env_text.c decoder/build_id.c
 COLLECTOR_SRC += collector/sys_env.c
 RECORD_SRC += record/environment.c
+# record --flight (record/flight.h)
+RECORD_SRC += record/flight.c record/flight_history.c record/flight_dump.c \
+	      record/flight_watch.c record/flight_minute.c record/flight_aside.c
+SCHEMA_SRC += schema/flight_store.c
 DIAGNOSE_SRC += diagnose/p_cpu_quota.c
 # export --to PostgreSQL (libpq), query on PostgreSQL.  libpq is loaded
 # when a command first connects (export/pq_lib.h says why): its headers at
@@ -313,6 +317,10 @@ INTEGRATION_BIN += $(BUILD)/tests/test_cgroup_quota
 INTEGRATION_BIN += $(BUILD)/tests/test_kill
 # the session's environment (session_env), from a real recording
 INTEGRATION_BIN += $(BUILD)/tests/test_session_env
+# record --flight
+UNIT_TESTS += test_flight_history
+INTEGRATION_BIN += $(BUILD)/tests/test_flight
+WORKLOAD_BIN += $(BUILD)/tests/flight_workload
 UNIT_TESTS += test_env_text
 # change points by E-Divisive means (runs/edivisive.c)
 UNIT_TESTS += test_edivisive
@@ -575,6 +583,8 @@ bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_r
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop bench/collector/record_overhead.sh
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop bench/collector/stack_overhead.sh
 	FAULTLINE=$(FAULTLINE) PINGPONG=$(BUILD)/bench/pingpong bench/collector/switch_overhead.sh
+	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop PINGPONG=$(BUILD)/bench/pingpong \
+		bench/collector/flight_overhead.sh
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/syscall_loop bench/collector/syscall_overhead.sh
 	FAULTLINE=$(FAULTLINE) BUILD=$(BUILD) bench/queries/stalls_near.sh
 	FAULTLINE=$(FAULTLINE) BUILD=$(BUILD) bench/fleet/merge.sh

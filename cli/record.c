@@ -73,7 +73,119 @@ struct record_args {
 	struct pt_settings pt;
 	struct labels labels;		/* --label, owned */
 	struct strbuf labels_json;	/* owned: labels as session.labels */
+	/* --flight, --keep, --max-memory, --control. */
+	int flight_on;
+	int keep_given;
+	struct flight_config flight;
+	const char *control_path;	/* borrowed from argv, or NULL */
+	int control_fd;			/* owned: -1 until opened */
 };
+
+/* --flight's defaults: 10 s before a trigger and 1 s after it, in up to
+ * 128 MiB (the fault loop of bench/collector writes about 11 MB/s of
+ * records at full rate: 10 s of it). */
+#define DEFAULT_FLIGHT_BEFORE_NS (10ull * 1000 * 1000 * 1000)
+#define DEFAULT_FLIGHT_AFTER_NS (1000ull * 1000 * 1000)
+#define DEFAULT_FLIGHT_MEMORY (128ull << 20)
+/* 10 an hour: enough to catch a stall that recurs, few enough that a
+ * storm of triggers (a thread stuck again and again) cannot fill the
+ * disk with near-identical dumps; as Perfetto's max_per_24_h, a cap. */
+#define DEFAULT_FLIGHT_DUMPS 10
+#define DEFAULT_FLIGHT_PERIOD_NS (3600ull * 1000 * 1000 * 1000)
+
+/* --trigger KIND>DUR (repeatable; a KIND given again takes the last). */
+static int add_trigger(void *value, const char *arg, const char *opt,
+		       struct errmsg *e)
+{
+	struct flight_config *c = value;
+	const char *gt = strchr(arg, '>');
+	struct flight_trigger_spec spec;
+	size_t i;
+	int err;
+
+	for (spec.kind = FLIGHT_FAULT; gt && spec.kind <= FLIGHT_SYSCALL; spec.kind++) {
+		const char *name = flight_trigger_name(spec.kind);
+
+		if ((size_t)(gt - arg) == strlen(name) &&
+		    !strncmp(arg, name, strlen(name)))
+			break;
+	}
+	if (!gt || spec.kind > FLIGHT_SYSCALL)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected fault>DUR, "
+				  "offcpu>DUR or syscall>DUR, e.g. offcpu>100ms",
+				  opt, arg);
+	err = opt_parse_duration(gt + 1, opt, &spec.dur_ns, e);
+	if (err == 0 && spec.dur_ns == 0)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': the duration must "
+				  "be more than 0, e.g. offcpu>100ms", opt, arg);
+	if (err < 0)
+		return err;
+	for (i = 0; i < c->ntriggers && c->triggers[i].kind != spec.kind; i++)
+		;
+	c->triggers[i] = spec;
+	if (i == c->ntriggers)
+		c->ntriggers++;
+	return 0;
+}
+
+/* --max-dumps N/PERIOD: PERIOD a duration, or second, minute, hour,
+ * day. */
+static int set_max_dumps(void *value, const char *arg, const char *opt,
+			 struct errmsg *e)
+{
+	static const struct { const char *name; uint64_t ns; } words[] = {
+		{ "second", 1000000000ull }, { "minute", 60000000000ull },
+		{ "hour", 3600000000000ull }, { "day", 86400000000000ull },
+	};
+	struct flight_config *c = value;
+	const char *slash = strchr(arg, '/');
+	char n[32];
+	uint64_t v;
+	int err;
+
+	if (!slash || slash == arg || (size_t)(slash - arg) >= sizeof(n))
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected N/PERIOD, "
+				  "e.g. 10/hour or 3/10m", opt, arg);
+	memcpy(n, arg, (size_t)(slash - arg));
+	n[slash - arg] = '\0';
+	err = opt_parse_u64_in(n, opt, 1, FLIGHT_MAX_DUMPS_MAX, "a number of "
+			       "dumps from 1 to 10000, e.g. 10/hour", &v, e);
+	if (err < 0)
+		return err;
+	c->max_dumps = (uint32_t)v;
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (!strcmp(slash + 1, words[i].name)) {
+			c->period_ns = words[i].ns;
+			return 0;
+		}
+	err = opt_parse_duration(slash + 1, opt, &c->period_ns, e);
+	if (err == 0 && c->period_ns == 0)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': the period must be "
+				  "more than 0, e.g. 10/hour", opt, arg);
+	return err;
+}
+
+/* --keep BEFORE[,AFTER]: durations; AFTER keeps its default if left out. */
+static int set_keep(void *value, const char *arg, const char *opt,
+		    struct errmsg *e)
+{
+	struct record_args *a = value;
+	const char *comma = strchr(arg, ',');
+	char before[64];
+	size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+	int err;
+
+	if (n == 0 || n >= sizeof(before))
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected "
+				  "BEFORE[,AFTER] durations, e.g. 10s,1s", opt, arg);
+	memcpy(before, arg, n);
+	before[n] = '\0';
+	a->keep_given = 1;
+	err = opt_parse_duration(before, opt, &a->flight.before_ns, e);
+	if (err == 0 && comma)
+		err = opt_parse_duration(comma + 1, opt, &a->flight.after_ns, e);
+	return err;
+}
 
 /* --label KEY=VALUE (repeatable; a KEY given again takes the last). */
 static int add_label(void *value, const char *arg, const char *opt,
@@ -287,6 +399,9 @@ static const char record_usage[] =
 	"                        [--latency START/END[:FIELD]]... [--block-io]\n"
 	"                        [--pt[=MODE]] [--pt-size SIZE] [--pt-config TERMS]\n"
 	"                        [--pt-trigger DUR] [--label KEY=VALUE]... [-q]\n"
+	"                        [--flight [--keep BEFORE[,AFTER]] [--max-memory SIZE]\n"
+	"                        [--trigger KIND>DUR]... [--max-dumps N/PERIOD]\n"
+	"                        [--max-disk SIZE] [--control FIFO]]\n"
 	"                        [-- COMMAND [ARGS...]]";
 
 static const char record_examples[] =
@@ -301,7 +416,9 @@ static const char record_examples[] =
 	"  faultline record -o run.db --syscalls=read,fsync --min-syscall-duration 100us -- ./db\n"
 	"  faultline record -o run.db --block-io -p 4242 --duration 60s\n"
 	"  faultline record -o run.db --latency irq:irq_handler_entry/irq:irq_handler_exit:irq -p 4242\n"
-	"  faultline record -o run.db --cgroup /sys/fs/cgroup/cpu/app -p 4242\n";
+	"  faultline record -o run.db --cgroup /sys/fs/cgroup/cpu/app -p 4242\n"
+	"  faultline record -o run.db --flight --keep 10s,1s --control ctl.fifo -p 4242\n"
+	"  faultline record -o run.db --flight --trigger 'offcpu>100ms' -p 4242\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -371,6 +488,41 @@ static int check_args(struct record_args *a, char **rest)
 		return usage_error("%s leaves out the switches that blocked and "
 				   "switches stacks are taken on; add --stacks-on "
 				   "major or faults", "--no-thread-states");
+	if (!a->flight_on && a->flight.ntriggers)
+		return usage_error("%s sets a flight recorder's trigger; add "
+				   "--flight", "--trigger");
+	if (a->flight_on && !a->syscalls_on)
+		for (size_t i = 0; i < a->flight.ntriggers; i++)
+			if (a->flight.triggers[i].kind == FLIGHT_SYSCALL)
+				return usage_error("%s needs the system calls "
+						   "timed; add --syscalls",
+						   "--trigger syscall>DUR");
+	if (a->flight_on && a->no_thread_states)
+		for (size_t i = 0; i < a->flight.ntriggers; i++)
+			if (a->flight.triggers[i].kind == FLIGHT_OFFCPU)
+				return usage_error("%s needs the thread states; "
+						   "drop --no-thread-states",
+						   "--trigger offcpu>DUR");
+	if (!a->flight_on && (a->keep_given || a->control_path ||
+			      a->flight.max_memory != DEFAULT_FLIGHT_MEMORY ||
+			      a->flight.max_disk ||
+			      a->flight.max_dumps != DEFAULT_FLIGHT_DUMPS ||
+			      a->flight.period_ns != DEFAULT_FLIGHT_PERIOD_NS))
+		return usage_error("%s set the flight recorder; add --flight",
+				   "--keep, --max-memory, --max-dumps, --max-disk "
+				   "and --control");
+	if (a->flight_on && a->pt_on)
+		return usage_error("%s cannot be kept by the flight recorder yet; "
+				   "drop --pt or --flight", "--pt");
+	if (a->flight_on && a->block_io)
+		return usage_error("%s cannot be kept by the flight recorder yet; "
+				   "drop --block-io or --flight", "--block-io");
+	if (a->flight_on && (a->flight.max_memory < (1u << 20) ||
+			     a->flight.max_memory > (1ull << 40))) {
+		error("record", "invalid --max-memory %llu: it must be from 1M to "
+		      "1T, e.g. 128M", (unsigned long long)a->flight.max_memory);
+		return EXIT_USAGE;
+	}
 	return record_pt_check(a->pt_on, &a->pt, a->stacks.mode == STACKS_DWARF ?
 			       a->stack_size : 0) ? EXIT_USAGE : 0;
 }
@@ -463,6 +615,27 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		{ 0, "label", "KEY=VALUE", "a label of the session, e.g. run=4711 "
 		  "(repeatable; stored in session.labels)", OPT_CALLBACK,
 		  &a->labels, add_label },
+		/* The flight recorder. */
+		{ 0, "flight", NULL, "keep records in memory, not stored, and "
+		  "store the window around each trigger as a session of its own",
+		  OPT_FLAG, &a->flight_on, NULL },
+		{ 0, "keep", "BEFORE[,AFTER]", "--flight's window around a "
+		  "trigger (default 10s,1s)", OPT_CALLBACK, a, set_keep },
+		{ 0, "max-memory", "SIZE", "--flight's memory for records, the "
+		  "oldest dropped first (default 128M)", OPT_SIZE,
+		  &a->flight.max_memory, NULL },
+		{ 0, "trigger", "KIND>DUR", "--flight dumps when a target's fault, "
+		  "off-CPU span or system call (KIND fault, offcpu, syscall) passes "
+		  "DUR (repeatable)", OPT_CALLBACK, &a->flight, add_trigger },
+		{ 0, "max-dumps", "N/PERIOD", "--flight dumps at most N times per "
+		  "PERIOD (default 10/hour); the triggers past it are counted",
+		  OPT_CALLBACK, &a->flight, set_max_dumps },
+		{ 0, "max-disk", "SIZE", "--flight stops dumping once its dumps "
+		  "added SIZE to the database (default: no limit)", OPT_SIZE,
+		  &a->flight.max_disk, NULL },
+		{ 0, "control", "FIFO", "--flight takes 'snapshot' and 'stop' lines "
+		  "on FIFO (made if missing); SIGUSR2 snapshots too", OPT_STRING,
+		  &a->control_path, NULL },
 		{ 'q', "quiet", NULL, "no live status line and no summary",
 		  OPT_FLAG, &a->quiet, NULL },
 		{ 0 },
@@ -561,6 +734,8 @@ static void free_args(struct record_args *a)
 	strbuf_release(&a->labels_json);
 	udp_sampler_release(&a->udp);
 	cgroup_sampler_release(&a->cgroup);
+	if (a->control_fd >= 0)
+		close(a->control_fd);
 }
 
 /* The process whose cgroup is sampled when --cgroup is not given: the
@@ -625,10 +800,32 @@ static void make_config(struct record_args *a, struct record_config *c,
 	c->cgroup_interval_ns = a->cgroup_interval_ns;
 	c->command_line = cmdline;
 	c->labels_json = strbuf_str(&a->labels_json);
+	c->flight = a->flight_on ? &a->flight : NULL;
+	c->control_fd = a->control_fd;
 	if (!a->quiet && isatty(STDERR_FILENO)) {
 		c->status = record_status_line;
 		c->status_ctx = NULL;
 	}
+}
+
+/* --control: a FIFO, made if missing; opened read-write so that it
+ * never reads EOF between writers. */
+static int open_control(struct record_args *a, struct errmsg *e)
+{
+	struct stat st;
+
+	if (mkfifo(a->control_path, 0600) < 0 && errno != EEXIST)
+		return errmsg_set(e, errno, "cannot make the --control FIFO '%s': "
+				  "%s; name a path in a writable directory",
+				  a->control_path, strerror(errno));
+	if (stat(a->control_path, &st) < 0 || !S_ISFIFO(st.st_mode))
+		return errmsg_set(e, EINVAL, "--control '%s' is no FIFO; remove it "
+				  "or name another path", a->control_path);
+	a->control_fd = open(a->control_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (a->control_fd < 0)
+		return errmsg_set(e, errno, "cannot open the --control FIFO '%s': %s",
+				  a->control_path, strerror(errno));
+	return 0;
 }
 
 static int run(struct record_args *a, struct record_session *rs, int argc,
@@ -643,6 +840,8 @@ static int run(struct record_args *a, struct record_session *rs, int argc,
 		err = errmsg_set(e, ENOMEM, "out of memory");
 	if (err == 0 && udp_sampler_wanted(&a->udp))
 		err = udp_sampler_open(&a->udp, e);
+	if (err == 0 && a->control_path)
+		err = open_control(a, e);
 	make_config(a, &cfg, cmdline);
 	if (err == 0)
 		err = record_session_open(rs, &cfg, e);
@@ -668,7 +867,13 @@ int cmd_record(int argc, char **argv)
 				 .ready_fd = -1,
 				 .stack_size = STACK_SIZE_DEFAULT,
 				 .stacks.on = STACKS_ON_MAJOR | STACKS_ON_BLOCKED,
-				 .min_syscall_dur_ns = DEFAULT_MIN_SYSCALL_NS };
+				 .min_syscall_dur_ns = DEFAULT_MIN_SYSCALL_NS,
+				 .flight = { .before_ns = DEFAULT_FLIGHT_BEFORE_NS,
+					     .after_ns = DEFAULT_FLIGHT_AFTER_NS,
+					     .max_memory = DEFAULT_FLIGHT_MEMORY,
+					     .max_dumps = DEFAULT_FLIGHT_DUMPS,
+					     .period_ns = DEFAULT_FLIGHT_PERIOD_NS },
+				 .control_fd = -1 };
 	struct record_session rs;
 	struct errmsg e;
 	int status, err;

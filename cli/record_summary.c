@@ -111,6 +111,9 @@ static int print_stopped(FILE *out, const struct recorder *r)
 		fprintf(out, "  stopped after --duration %s",
 			option_dur(what, sizeof(what), r->cfg.duration_ns));
 		break;
+	case STOP_CONTROL:
+		fputs("  stopped by 'stop' on --control", out);
+		break;
 	case STOP_TARGETS_GONE:
 		if (ended) {
 			fputs("  the command ", out);
@@ -346,6 +349,25 @@ static void print_own_cost(FILE *out, const struct record_session *rs)
 			(unsigned long long)c->records_dropped);
 }
 
+/* record --flight: what the flight session did instead of storing rows
+ * (its dumps are sessions of their own). */
+static void print_flight(FILE *out, const struct record_session *rs)
+{
+	const struct flight *f = &rs->flight;
+
+	fprintf(out, "  flight recorder: %llu triggers, %llu dumps (sessions after "
+		"%lld), %llu not dumped (%llu pending, %llu past --max-dumps, %llu "
+		"past --max-disk)\n", (unsigned long long)f->triggers,
+		(unsigned long long)f->dumps, (long long)rs->session_id,
+		(unsigned long long)(f->why.pending + f->why.rate + f->why.disk),
+		(unsigned long long)f->why.pending, (unsigned long long)f->why.rate,
+		(unsigned long long)f->why.disk);
+	fprintf(out, "  its memory held up to %.1f of %.1f MiB of records; %llu "
+		"records dropped from it, oldest first\n",
+		(double)f->hist.peak / 1048576, (double)f->hist.cap / 1048576,
+		(unsigned long long)f->hist.dropped_records);
+}
+
 void record_summary_print(FILE *out, const struct record_session *rs,
 			  const char *path)
 {
@@ -364,14 +386,19 @@ void record_summary_print(FILE *out, const struct record_session *rs,
 	fputc('\n', out);
 	print_stop(out, rs);
 	print_unstored(out, rs);
-	fprintf(out, "  %llu records read, %llu faults (%llu minor, %llu major, "
+	if (rs->flying)
+		print_flight(out, rs);
+	else
+		fprintf(out, "  %llu records read, %llu faults (%llu minor, %llu major, "
 		"%llu unfinished), %llu rows stored, %llu below the threshold\n",
 		(unsigned long long)p->n.records,
 		(unsigned long long)(st->minor + st->major + st->unfinished),
 		(unsigned long long)st->minor, (unsigned long long)st->major,
 		(unsigned long long)st->unfinished, (unsigned long long)st->stored,
 		(unsigned long long)st->below_threshold);
-	if (!rs->cfg.thread_states)
+	if (rs->flying)
+		;	/* its dumps' rows are in their own sessions */
+	else if (!rs->cfg.thread_states)
 		fprintf(out, "  no thread states (--no-thread-states), %llu "
 			"tracepoint rows\n", (unsigned long long)p->n.tracepoints);
 	else if (st->intervals || p->n.tracepoints)

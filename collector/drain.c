@@ -74,22 +74,71 @@ static void check_targets(struct recorder *r, struct pollfd *pfds, size_t base)
 		r->stop = STOP_TARGETS_GONE;
 }
 
-static void check_signal(struct recorder *r)
+/* record --flight: a snapshot asked for now, in order with the records
+ * (spool.h's SPOOL_TRIGGER). */
+static void push_trigger(struct spool *sp, enum spool_trigger_source source)
+{
+	struct spool_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = SPOOL_TRIGGER;
+	e.u.trigger.mono_ns = monotonic_ns();
+	e.u.trigger.source = source;
+	spool_push(sp, &e);
+}
+
+static void check_signal(struct recorder *r, struct spool *sp)
 {
 	struct signalfd_siginfo si;
 
-	if (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		r->stop = STOP_SIGNAL;
-		r->stop_signal = (int)si.ssi_signo;
+	if (read(r->sigfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+		return;
+	if (r->cfg.flight && si.ssi_signo == SIGUSR2) {
+		push_trigger(sp, TRIGGER_SIGNAL);
+		return;
+	}
+	r->stop = STOP_SIGNAL;
+	r->stop_signal = (int)si.ssi_signo;
+}
+
+/* One line of --control, as perf's --control takes them: 'snapshot' or
+ * 'stop'; anything else is ignored (a FIFO has no way to answer). */
+static void control_line(struct recorder *r, struct spool *sp, const char *line)
+{
+	if (!strcmp(line, "snapshot"))
+		push_trigger(sp, TRIGGER_CONTROL);
+	else if (!strcmp(line, "stop"))
+		r->stop = STOP_CONTROL;
+}
+
+/* What the --control FIFO has; opened read-write, so it never reads EOF
+ * when a writer closes it.  A line longer than the buffer is dropped. */
+static void check_control(struct recorder *r, struct spool *sp)
+{
+	char buf[256];
+	ssize_t n = read(r->cfg.control_fd, buf, sizeof(buf));
+
+	for (ssize_t i = 0; i < n; i++) {
+		if (buf[i] != '\n') {
+			if (r->control_len < sizeof(r->control_line) - 1)
+				r->control_line[r->control_len] = buf[i];
+			r->control_len++;
+			continue;
+		}
+		if (r->control_len < sizeof(r->control_line)) {
+			r->control_line[r->control_len] = '\0';
+			control_line(r, sp, r->control_line);
+		}
+		r->control_len = 0;
 	}
 }
 
 /* pfds: the signal fd, the command's pidfd, the -p pidfds, then each
  * CPU's ring owner, an event on faultline's own thread: it never hangs
- * up. */
+ * up; last, the --control FIFO (-1 without it). */
 static struct pollfd *poll_set(struct recorder *r, size_t *n)
 {
-	size_t cnt = 2 + r->npidfds + (size_t)r->ncpus, k = 0;
+	size_t cnt = 3 + r->npidfds + (size_t)r->ncpus, k = 0;
 	struct pollfd *p = calloc(cnt, sizeof(*p));
 
 	if (!p)
@@ -101,6 +150,8 @@ static struct pollfd *poll_set(struct recorder *r, size_t *n)
 	for (int i = 0; i < r->ncpus; i++)
 		p[k++] = (struct pollfd){ .fd = r->rings[i].meta ?
 					  r->rings[i].fd : -1, .events = POLLIN };
+	p[k++] = (struct pollfd){ .fd = r->cfg.flight ? r->cfg.control_fd : -1,
+				  .events = POLLIN };
 	*n = cnt;
 	return p;
 }
@@ -210,7 +261,9 @@ static int drain_loop(struct recorder *r, struct spool *sp, const int *abort,
 		    errno != EINTR)
 			return -errno;
 		if (pfds[0].revents & POLLIN)
-			check_signal(r);
+			check_signal(r, sp);
+		if (pfds[npfds - 1].revents & POLLIN)
+			check_control(r, sp);
 		if (pfds[1].revents & POLLIN)
 			check_child(r);
 		check_targets(r, pfds, 2);
@@ -244,7 +297,8 @@ static void stop_command(struct recorder *r, struct spool *sp)
 	struct pollfd p = { .fd = r->child_pidfd, .events = POLLIN };
 
 	if (t->child <= 0 || t->child_reaped ||
-	    (r->stop != STOP_SIGNAL && r->stop != STOP_DURATION))
+	    (r->stop != STOP_SIGNAL && r->stop != STOP_DURATION &&
+	     r->stop != STOP_CONTROL))
 		return;
 	kill(t->child, SIGTERM);
 	for (int waited = 0; waited < COMMAND_STOP_WAIT_MS && !t->child_reaped;

@@ -88,6 +88,8 @@ static int signals_to_fd(struct recorder *r, struct errmsg *e)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
+	if (r->cfg.flight)
+		sigaddset(&set, SIGUSR2);	/* a snapshot, not a stop */
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
 	    (r->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 		return errmsg_set(e, errno, "cannot set up signal handling: %s",

@@ -61,6 +61,10 @@ struct recorder_config {
 	/* --block-io: its formats are loaded here, its events read through
 	 * a tracefs instance (block_trace.h), not perf_event_open. */
 	int block_io;
+	/* record --flight: SIGUSR2 and 'snapshot' on control_fd push a
+	 * SPOOL_TRIGGER instead of stopping; 'stop' there stops. */
+	int flight;
+	int control_fd;			/* borrowed: --control's FIFO, or -1 */
 };
 
 enum stop_reason {
@@ -69,6 +73,7 @@ enum stop_reason {
 	STOP_DURATION,		/* --duration elapsed */
 	STOP_TARGETS_GONE,	/* the command, or every -p/-t target, exited */
 	STOP_ERROR,		/* the engine behind the spool failed */
+	STOP_CONTROL,		/* 'stop' on the --control FIFO */
 };
 
 struct recorder {
@@ -112,6 +117,9 @@ struct recorder {
 	int child_status;		/* wait status of the command, -1 if none */
 	uint64_t bytes;			/* bytes moved from the rings */
 	uint64_t framing_errors;	/* ring reads cut short by impossible framing */
+	/* The part of a --control line read so far. */
+	char control_line[64];
+	size_t control_len;
 };
 
 void recorder_init(struct recorder *r);

@@ -18,6 +18,8 @@
  *   SPOOL_ANCHOR  a clock anchor the drain thread took at that point
  *   SPOOL_LOST    records of u.lost.cpu the spool had no room for
  *   SPOOL_END     nothing follows
+ *   SPOOL_TRIGGER record --flight: a snapshot asked for at u.trigger.mono_ns
+ *                 (SIGUSR2, --control); the record engine ignores it
  * Control entries (all but DATA) are never dropped: one that finds no
  * room waits in the drain thread's side and goes in before any later
  * data, so nothing overtakes it.
@@ -60,6 +62,13 @@ enum spool_kind {
 	SPOOL_ANCHOR,
 	SPOOL_LOST,
 	SPOOL_END,
+	SPOOL_TRIGGER,
+};
+
+/* Who asked for a SPOOL_TRIGGER. */
+enum spool_trigger_source {
+	TRIGGER_SIGNAL,		/* SIGUSR2 */
+	TRIGGER_CONTROL,	/* 'snapshot' on the --control FIFO */
 };
 
 struct spool_entry {
@@ -74,6 +83,10 @@ struct spool_entry {
 			uint64_t mono_ns;	/* when they were dropped */
 			uint32_t cpu;
 		} lost;				/* SPOOL_LOST */
+		struct {
+			uint64_t mono_ns;	/* when it was asked for */
+			uint32_t source;	/* enum spool_trigger_source */
+		} trigger;			/* SPOOL_TRIGGER */
 	} u;
 };
 

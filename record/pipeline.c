@@ -591,6 +591,15 @@ static int commit_round(struct record_pipeline *p)
 	return err ? err : loader_commit(p->loader, &p->err);
 }
 
+int record_pipeline_take(struct record_pipeline *p, const struct spool_entry *e)
+{
+	int err = on_entry(p, e);
+
+	if (err == 0 && e->kind == SPOOL_ROUND)
+		err = commit_round(p);
+	return err;
+}
+
 static int count_record(void *ctx, const void *rec, size_t len)
 {
 	(void)rec;

@@ -146,6 +146,11 @@ int record_pipeline_begin(struct record_pipeline *p, struct loader *l);
 int record_pipeline_consume(struct record_pipeline *p, struct spool *sp,
 			    int *abort);
 
+/* One entry, as record_pipeline_consume takes it, from elsewhere than a
+ * spool: record --flight replays what it kept (record/flight.h).  e is
+ * borrowed for the call.  0 or -errno with p->err. */
+int record_pipeline_take(struct record_pipeline *p, const struct spool_entry *e);
+
 /* After SPOOL_END: pending faults, thread rows, histograms; *end gets the
  * last clock anchor (for the session row).  0 or -errno with p->err. */
 int record_pipeline_finish(struct record_pipeline *p, struct clock_anchor *end);

@@ -15,6 +15,7 @@
 #include "../collector/procfs.h"
 #include "../common/version.h"
 #include "../schema/db.h"
+#include "../schema/flight_store.h"
 #include "environment.h"
 #include "session.h"
 
@@ -55,6 +56,9 @@ void record_end_reason(const struct recorder *r, char *buf, size_t n)
 		return;
 	case STOP_DURATION:
 		snprintf(buf, n, "--duration reached");
+		return;
+	case STOP_CONTROL:
+		snprintf(buf, n, "stopped by 'stop' on --control");
 		return;
 	case STOP_TARGETS_GONE:
 		if (r->child_status >= 0 && WIFEXITED(r->child_status))
@@ -178,6 +182,8 @@ int record_session_open(struct record_session *rs,
 	};
 	int err;
 
+	rc.flight = cfg->flight != NULL;
+	rc.control_fd = cfg->flight ? cfg->control_fd : -1;
 	rs->cfg = *cfg;
 	if (cfg->cpus && sched_setaffinity(0, sizeof(*cfg->cpus), cfg->cpus) < 0)
 		return errmsg_set(e, errno, "cannot run on the CPUs of --cpu: %s; "
@@ -195,12 +201,21 @@ int record_session_open(struct record_session *rs,
 				 "smaller --spool-size", cfg->spool_bytes >> 20);
 	if (err == 0)
 		err = db_open_write(cfg->output, &rs->db, e);
+	if (err == 0 && cfg->flight)
+		err = flight_tables_check(rs->db, cfg->output, e);
 	if (err == 0)
 		err = recorder_open(&rs->rec, &rc, e);
 	if (err == 0 && rs->rec.warning.text[0] && !rs->warning.text[0])
 		rs->warning = rs->rec.warning;
 	if (err == 0)
 		err = begin(rs, e);
+	if (err == 0 && cfg->flight) {
+		rs->flying = 1;
+		if (flight_init(&rs->flight, cfg->flight, rs, &rs->pipe.err) < 0)
+			err = errmsg_set(e, ENOMEM, "cannot map --max-memory's %llu "
+					 "bytes; give a smaller --max-memory",
+					 (unsigned long long)cfg->flight->max_memory);
+	}
 	return err < 0 ? end_failed(rs, err, e) : 0;
 }
 
@@ -232,6 +247,9 @@ static void *pipeline_main(void *arg)
 	struct record_session *rs = arg;
 
 	lower_priority();
+	if (rs->flying)
+		return (void *)(intptr_t)flight_consume(&rs->flight, &rs->spool,
+							&rs->abort);
 	return (void *)(intptr_t)record_pipeline_consume(&rs->pipe, &rs->spool,
 							 &rs->abort);
 }
@@ -323,7 +341,8 @@ int record_session_run(struct record_session *rs, struct errmsg *e)
 	counts->spool_peak_bytes = rs->spool.peak;
 	own_cost(counts);
 	record_end_reason(&rs->rec, rs->end_reason, sizeof(rs->end_reason));
-	how.status = rs->rec.stop == STOP_SIGNAL ? "stopped" : "complete";
+	how.status = rs->rec.stop == STOP_SIGNAL || rs->rec.stop == STOP_CONTROL ?
+		     "stopped" : "complete";
 	how.reason = rs->end_reason;
 	err = store_own_threads(rs, e);
 	if (err == 0)
@@ -359,6 +378,8 @@ void record_session_release(struct record_session *rs)
 		record_pipeline_release(&rs->pipe);
 	recorder_release(&rs->rec);
 	record_pt_release(&rs->pt);
+	if (rs->flying)
+		flight_release(&rs->flight);
 	spool_release(&rs->spool);
 	free(rs->own_tids);
 	free(rs->own_comms);

@@ -34,6 +34,7 @@
 #include "../collector/spool.h"
 #include "../collector/udp_sampler.h"
 #include "../schema/loader.h"
+#include "flight.h"
 #include "pipeline.h"
 #include "pt.h"
 #include "symbolize.h"
@@ -77,6 +78,10 @@ struct record_config {
 	const struct pt_settings *pt;	/* borrowed: --pt, or NULL */
 	pipeline_status_fn status;	/* every tick while recording, or NULL */
 	void *status_ctx;		/* borrowed */
+	/* --flight: borrowed; NULL records as usual.  control_fd: the
+	 * --control FIFO, borrowed, or -1. */
+	const struct flight_config *flight;
+	int control_fd;
 };
 
 struct record_session {
@@ -91,6 +96,8 @@ struct record_session {
 	struct record_cgroup cgroup;	/* owned once begun, used with cfg.cgroup */
 	struct record_symbolized sym;	/* what the end's symbolization did */
 	struct record_pt pt;		/* owned: with cfg.pt */
+	struct flight flight;		/* owned once flying: with cfg.flight */
+	int flying;
 	struct session_counts counts;	/* what the session row got at the end */
 	struct errmsg warning;		/* set when something is left out */
 	struct errmsg end_warning;	/* set when the file kept its WAL */

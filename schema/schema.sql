@@ -444,6 +444,101 @@ CREATE TABLE lost (
 	count		INTEGER NOT NULL
 );
 
+-- record --flight: one row per dump.  A dump is a session of its own
+-- (session_id), holding the rows a full recording has for its window,
+-- replayed from the flight recorder's memory; this row says why it was
+-- taken and what that memory held.  Times are ns since the Unix epoch.
+CREATE TABLE flight_dump (
+	session_id	INTEGER PRIMARY KEY REFERENCES session,
+	-- 'signal' (SIGUSR2), 'control' ('snapshot' on --control), or a
+	-- --trigger's KIND: 'fault', 'offcpu', 'syscall'
+	trigger		TEXT NOT NULL,
+	reason		TEXT NOT NULL,		-- in words
+	-- When it fired: a span still going on, when it passed DUR
+	trigger_ts	INTEGER NOT NULL,
+	before_ns	INTEGER NOT NULL,	-- --keep BEFORE
+	after_ns	INTEGER NOT NULL,	-- --keep AFTER
+	-- The window: trigger_ts - before_ns, or later where the memory no
+	-- longer held every CPU's records from then (whole_from_ts), to
+	-- trigger_ts + after_ns, or earlier when the recording stopped first
+	-- (cut_short = 1).  Rows cover at least the window: whole drain
+	-- rounds are replayed, up to one more on either side.
+	window_start_ts	INTEGER NOT NULL,
+	window_end_ts	INTEGER NOT NULL,
+	cut_short	INTEGER NOT NULL,
+	-- From when every CPU's records were kept (the oldest rounds being
+	-- dropped for --max-memory); NULL: all since the recording began.
+	whole_from_ts	INTEGER,
+	history_bytes	INTEGER NOT NULL,	-- --max-memory
+	history_peak_bytes INTEGER NOT NULL,	-- most held at once so far
+	-- Ring records dropped from the memory so far, oldest first.
+	history_dropped_records INTEGER NOT NULL,
+	history_dropped_bytes INTEGER NOT NULL,
+	-- Triggers that fired while this dump was pending, not dumped.
+	suppressed	INTEGER NOT NULL,
+	-- Mappings and thread names from before the window dropped so far
+	-- (the eighth of --max-memory kept for them was full).
+	aside_dropped	INTEGER NOT NULL
+);
+
+-- Each CPU's share of a flight dump: the ring records replayed, and the
+-- losses inside the window ('records' the kernel's PERF_RECORD_LOST
+-- counts, 'spool' those the recorder had no room for).
+CREATE TABLE flight_dump_cpu (
+	session_id	INTEGER NOT NULL REFERENCES flight_dump,
+	cpu		INTEGER NOT NULL,
+	records		INTEGER NOT NULL,
+	bytes		INTEGER NOT NULL,
+	lost_records	INTEGER NOT NULL,
+	spool_dropped	INTEGER NOT NULL,
+	PRIMARY KEY (session_id, cpu)
+) WITHOUT ROWID;
+
+-- The flight recording's own session (record --flight), written at its
+-- end: every trigger that fired, the dumps made, and the triggers not
+-- dumped, by reason.
+CREATE TABLE flight_summary (
+	session_id	INTEGER PRIMARY KEY REFERENCES session,
+	triggers	INTEGER NOT NULL,
+	dumps		INTEGER NOT NULL,
+	suppressed_pending INTEGER NOT NULL,	-- a dump was pending
+	suppressed_rate	INTEGER NOT NULL,	-- --max-dumps reached
+	suppressed_disk	INTEGER NOT NULL,	-- --max-disk reached
+	max_dumps	INTEGER NOT NULL,	-- --max-dumps N
+	period_ns	INTEGER NOT NULL,	-- --max-dumps PERIOD
+	max_disk	INTEGER,		-- --max-disk; NULL: no limit
+	disk_bytes	INTEGER NOT NULL	-- what the dumps added to the file
+);
+
+-- record --flight, kept whether it dumps or not, on the flight session:
+-- every minute, each target thread's log2 histogram of its faults
+-- ('fault:minor', 'fault:major'), off-CPU spans by state
+-- ('offcpu:sleeping', 'offcpu:blocked', 'offcpu:runnable', ...) and
+-- system calls ('syscall:read', with --syscalls).  A span counts in the
+-- minute it was seen to end (within a drain round of its end).
+CREATE TABLE flight_minute (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	minute_ts	INTEGER NOT NULL,	-- the minute's start
+	tid		INTEGER NOT NULL,
+	kind		TEXT NOT NULL,
+	lo_ns		INTEGER NOT NULL,
+	hi_ns		INTEGER NOT NULL,
+	count		INTEGER NOT NULL,
+	max_ns		INTEGER,	-- exact, on the (tid, kind)'s top bucket
+	PRIMARY KEY (session_id, minute_ts, tid, kind, lo_ns)
+) WITHOUT ROWID;
+
+-- record --flight: the recorder's own cost, every hour and at the end.
+CREATE TABLE flight_cost (
+	session_id	INTEGER NOT NULL REFERENCES session,
+	ts		INTEGER NOT NULL,
+	user_ns		INTEGER NOT NULL,	-- CPU time so far, all its threads
+	sys_ns		INTEGER NOT NULL,
+	rss_bytes	INTEGER NOT NULL,	-- resident now
+	max_rss_bytes	INTEGER NOT NULL,	-- the most so far
+	history_bytes	INTEGER NOT NULL	-- held in --max-memory now
+);
+
 -- Stacks (record --stacks), stored once per distinct sequence of frames.
 -- A frame is an address in one address space; what it names is filled in
 -- by symbolization (at the end of recording, or by faultline symbolize).

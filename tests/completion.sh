@@ -78,6 +78,8 @@ has --block-io faultline record -o run.db --bl
 expect "--min-fault-duration" faultline export run.db --min
 has --format faultline query run.db --f
 has -s faultline report run.db -
+expect "--flight" faultline record --fl
+has --max-memory faultline record --flight --max-m
 
 # Tracepoints after -e and --event, whole or after the colon bash splits at.
 expect "sched:sched_switch sched:sched_wakeup" faultline record -e sched

@@ -60,8 +60,8 @@ static void exec_sql(const char *path, const char *sql)
 
 /* Rows of the Intel PT tables (no machine here has intel_pt), a clock
  * step, a loss, a runnable wait's holder (a quiet machine may give
- * none), a system call and a block request, so every table of the
- * schema holds rows to merge. */
+ * none), a system call, a block request and a flight dump, so every
+ * table of the schema holds rows to merge. */
 static const char hand_rows_sql[] =
 	"INSERT INTO clock_step VALUES (1, 100, 200, -5000);"
 	"INSERT INTO lost VALUES (1, NULL, 0, 'records', 3);"
@@ -88,7 +88,16 @@ static const char hand_rows_sql[] =
 	"INSERT INTO latency_count VALUES (1, 'a:b/a:c:sector', 1, 0, 2);"
 	"INSERT INTO block_request VALUES (1, '254:0', 'vda', 2048, 65536, 'R',"
 	" 'RS', NULL, 1000, 3000, NULL, 2000, 7, 7, 'wl', 0, 0, 0);"
-	"INSERT INTO block_request_count VALUES (1, 1, 0, 0, 0, 0);";
+	"INSERT INTO block_request_count VALUES (1, 1, 0, 0, 0, 0);"
+	"INSERT INTO flight_dump VALUES (1, 'signal', 'SIGUSR2', 3000, 2000, 500,"
+	" 1000, 3500, 0, NULL, 4194304, 4000000, 0, 0, 0, 0);"
+	"INSERT INTO flight_dump_cpu VALUES (1, 0, 10, 640, 0, 0);"
+	"INSERT INTO flight_summary VALUES (1, 3, 1, 1, 1, 0, 10, 3600000000000,"
+	" NULL, 40960);"
+	"INSERT INTO flight_minute VALUES (1, 60000000000, 7, 'fault:minor', 1024,"
+	" 2048, 3, 1900);"
+	"INSERT INTO flight_cost VALUES (1, 100, 2000000, 1000000, 33554432,"
+	" 41943040, 4096);";
 
 static void record(const char *db, const char *pages, const char *label1,
 		   const char *label2)

@@ -121,6 +121,82 @@ static void record_p_with_a_dead_pid_names_the_pid(void **state)
 	assert_non_null(strstr(r.err, pid));
 }
 
+static void flight_options_without_flight_say_to_add_it(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       "--keep", "5s", "-p", "1", NULL), 2);
+	assert_one_message(&r, "add --flight");
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       "--flight", "--max-memory", "64K", "-p", "1",
+				       NULL), 2);
+	assert_one_message(&r, "invalid --max-memory 65536: it must be from 1M");
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       "--flight", "--keep", "5s,x", "-p", "1",
+				       NULL), 2);
+	assert_one_message(&r, "--keep");
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       "--flight", "--trigger", "stall>5ms", "-p",
+				       "1", NULL), 2);
+	assert_one_message(&r, "expected fault>DUR, offcpu>DUR or syscall>DUR");
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       "--flight", "--trigger", "syscall>5ms", "-p",
+				       "1", NULL), 2);
+	assert_one_message(&r, "add --syscalls");
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       "--trigger", "fault>5ms", "-p", "1", NULL), 2);
+	assert_one_message(&r, "add --flight");
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       "--flight", "--max-dumps", "10", "-p", "1",
+				       NULL), 2);
+	assert_one_message(&r, "expected N/PERIOD, e.g. 10/hour");
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       "--max-disk", "1G", "-p", "1", NULL), 2);
+	assert_one_message(&r, "add --flight");
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       "--flight", "--block-io", "-p", "1", NULL), 2);
+	assert_one_message(&r, "drop --block-io or --flight");
+}
+
+static void a_control_path_that_is_no_fifo_is_refused(void **state)
+{
+	char *path = scratch_path("not-a-fifo");
+	struct run r;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       "--flight", "--control", path, "--", "true",
+				       NULL), 1);
+	assert_one_message(&r, "is no FIFO; remove it or name another path");
+}
+
+/* A file of the same schema version made before the flight recorder's
+ * tables: refused before anything is written. */
+static void flight_into_a_file_without_its_tables_is_refused_untouched(void **state)
+{
+	char *path = scratch_path("preflight.db");
+	sqlite3 *db = NULL;
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", path, "--",
+				       "/bin/true", NULL), 0);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE flight_cost", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", path, "--flight",
+				       "--", "/bin/true", NULL), 1);
+	assert_one_message(&r, "without the flight recorder's tables; record "
+			   "--flight into a new file");
+	assert_int_equal(db_int(path, "SELECT count(*) FROM session"), 1);
+}
+
 static void record_p_with_a_garbage_pid_is_a_usage_error(void **state)
 {
 	struct run r;
@@ -594,6 +670,9 @@ int main(void)
 		cmocka_unit_test_teardown(stacks_on_switches_without_thread_states_is_a_usage_error, kill_leftovers),
 		cmocka_unit_test_teardown(record_p_with_a_dead_pid_names_the_pid, kill_leftovers),
 		cmocka_unit_test_teardown(record_p_with_a_garbage_pid_is_a_usage_error, kill_leftovers),
+		cmocka_unit_test_teardown(flight_options_without_flight_say_to_add_it, kill_leftovers),
+		cmocka_unit_test_teardown(a_control_path_that_is_no_fifo_is_refused, kill_leftovers),
+		cmocka_unit_test_teardown(flight_into_a_file_without_its_tables_is_refused_untouched, kill_leftovers),
 		cmocka_unit_test_teardown(a_missing_command_is_reported_by_name, kill_leftovers),
 		cmocka_unit_test_teardown(an_output_that_names_no_file_is_refused, kill_leftovers),
 		cmocka_unit_test_teardown(a_kernel_thread_target_is_warned_about_at_once, kill_leftovers),

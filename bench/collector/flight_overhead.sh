@@ -1,0 +1,117 @@
+#!/bin/bash
+# bench/collector/flight_overhead.sh: what `faultline record --flight`
+# costs while armed (no trigger fires), on the fault loop
+# (bench/collector/fault_loop.c) and on the switch storm
+# (bench/collector/pingpong.c, both threads pinned to the last CPU), side
+# by side in ROUNDS interleaved rounds (each round runs every variant
+# once, in a rotating order):
+#
+#   bare
+#   perf record             the same events, read continuously
+#   perf record --overwrite the same events, read nothing until the end
+#   faultline record        the normal recording
+#   faultline record --flight
+#
+# The fault loop's events are page-faults, minor-faults and major-faults
+# (-c 1); the storm's, for perf, sched:sched_switch and sched:sched_waking
+# (faultline's are its own: switch records, sched_switch, sched_waking and
+# the fault events).  For each: the workload's wall time per event (on
+# the target's CPU: what the kernel does for the recorder there) and the
+# recorder's own CPU time per million events (the tool's, less the
+# workload's); medians, best and spread.  Then the two ratios the flight
+# recorder is held to: on the target, against perf record --overwrite
+# (its goal: within 1.1x), and its own CPU per event against perf record
+# reading the same events (its goal: at most 1x).  Measurements, not
+# assertions: the machine is shared.
+set -euo pipefail
+
+FAULTLINE=${FAULTLINE:-./faultline}
+LOOP=${LOOP:-build/release/bench/fault_loop}
+PINGPONG=${PINGPONG:-build/release/bench/pingpong}
+ROUNDS=${ROUNDS:-5}
+FAULTS=${FAULTS:-131072}
+TRIPS=${TRIPS:-100000}
+EVENTS=page-faults,minor-faults,major-faults
+
+last_cpu=$(($(nproc) - 1))
+TOOL=(taskset -c 0)
+tmp=$(mktemp -d /var/tmp/faultline-bench.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
+
+variants=(bare perf perf_ow fl flight)
+
+# run_one WORKLOAD VARIANT: appends to WORKLOAD_VARIANT_ns and _own.
+run_one() {
+	local w=$1 v=$2 out=$tmp/out wcpu per events wl perf_ev
+	if [ "$w" = faults ]; then
+		wl=(taskset -c "$last_cpu" "$LOOP" "$FAULTS")
+		perf_ev=(-c 1 -e "$EVENTS")
+		events=$FAULTS
+	else
+		wl=(taskset -c "$last_cpu" "$PINGPONG" "$TRIPS")
+		perf_ev=(-e sched:sched_switch -e sched:sched_waking)
+		events=$((TRIPS * 2))
+	fi
+	rm -f "$tmp"/fl.db* "$tmp/perf.data"
+	case "$v" in
+	bare) timed "$out" "${wl[@]}" ;;
+	perf) timed "$out" "${TOOL[@]}" perf record -q -B "${perf_ev[@]}" \
+		-o "$tmp/perf.data" -- "${wl[@]}" 2>/dev/null ;;
+	perf_ow) timed "$out" "${TOOL[@]}" perf record -q -B --overwrite \
+		"${perf_ev[@]}" -o "$tmp/perf.data" -- "${wl[@]}" 2>/dev/null ;;
+	fl) timed "$out" "${TOOL[@]}" "$FAULTLINE" record -q -o "$tmp/fl.db" \
+		-- "${wl[@]}" ;;
+	flight) timed "$out" "${TOOL[@]}" "$FAULTLINE" record -q -o "$tmp/fl.db" \
+		--flight -- "${wl[@]}" ;;
+	esac
+	wcpu=$(calc "$(field cpu_ns "$out") / 1e9" 4)
+	if [ "$w" = faults ]; then
+		per=$(field ns_per_fault "$out")
+	else
+		per=$(calc "$(field ns_per_round_trip "$out") / 2" 1)
+	fi
+	eval "${w}_${v}_ns+=(\"$per\")"
+	eval "${w}_${v}_own+=(\"$(calc "($(cat "$out.cpu") - $wcpu) * 1e9 / $events" 1)\")"
+}
+
+med() { local -n a=$1; printf '%s\n' "${a[@]}" | median; }
+
+report() {	# $1 = workload, $2 = what an event is
+	local w=$1
+	echo "== $w: $ROUNDS interleaved rounds"
+	echo "-- on the target's CPU: wall time per $2 (ns)"
+	for v in "${variants[@]}"; do
+		local -n a=${w}_${v}_ns
+		show "$v" "${a[@]}"
+	done
+	echo "-- the recorder's own CPU per $2 (ns; the tool's less the workload's)"
+	for v in perf perf_ow fl flight; do
+		local -n b=${w}_${v}_own
+		show "$v" "${b[@]}"
+	done
+	local bare ow fl pown flown
+	bare=$(med "${w}_bare_ns")
+	ow=$(med "${w}_perf_ow_ns")
+	fl=$(med "${w}_flight_ns")
+	pown=$(med "${w}_perf_own")
+	flown=$(med "${w}_flight_own")
+	echo "  target: flight $(calc "$fl / $ow") x perf --overwrite (wall per $2," \
+		"medians); added over bare: flight $(calc "$fl - $bare" 0) ns," \
+		"--overwrite $(calc "$ow - $bare" 0) ns"
+	echo "  recorder: flight $(calc "$flown / $pown") x perf record (own CPU per $2, medians)"
+}
+
+for w in faults switches; do
+	for v in "${variants[@]}"; do
+		declare -a "${w}_${v}_ns=()" "${w}_${v}_own=()"
+	done
+done
+for ((r = 0; r < ROUNDS; r++)); do
+	for v in $(rotate "$r" "${variants[@]}"); do
+		run_one faults "$v"
+		run_one switches "$v"
+	done
+done
+report faults fault
+report switches switch

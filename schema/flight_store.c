@@ -1,0 +1,150 @@
+#include <errno.h>
+
+#include "db.h"
+#include "flight_store.h"
+
+/* Runs sql with the values bound in order; a dump writes a few rows, so
+ * the statement is prepared each time. */
+static int run(struct loader *l, const char *sql, const int64_t *v, size_t n,
+	       const char *const *text, size_t ntext, struct errmsg *e)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(l->db, sql, -1, &st, NULL), k = 1;
+
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, k++, l->session_id);
+		for (size_t i = 0; i < ntext; i++)
+			sqlite3_bind_text(st, k++, text[i], -1, SQLITE_STATIC);
+		for (size_t i = 0; i < n; i++)
+			sqlite3_bind_int64(st, k++, v[i]);
+		rc = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE || rc == SQLITE_OK)
+		return 0;
+	return db_fail(l->db, rc, l->path, "cannot write", e);
+}
+
+int flight_tables_check(sqlite3 *db, const char *path, struct errmsg *e)
+{
+	sqlite3_stmt *st = NULL;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE"
+			       " type = 'table' AND name IN ('flight_dump',"
+			       " 'flight_dump_cpu', 'flight_summary', 'flight_minute',"
+			       " 'flight_cost')", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (n == 5)
+		return 0;
+	return errmsg_set(e, ENOENT, "'%s' was made by a faultline without the "
+			  "flight recorder's tables; record --flight into a new "
+			  "file", path);
+}
+
+int loader_flight_dump(struct loader *l, const struct flight_dump_row *r,
+		       struct errmsg *e)
+{
+	const char *text[] = { r->trigger, r->reason };
+	int64_t v[] = {
+		(int64_t)clock_map_realtime(l->clock, r->trigger_mono_ns),
+		(int64_t)r->before_ns, (int64_t)r->after_ns,
+		(int64_t)clock_map_realtime(l->clock, r->window_start_mono_ns),
+		(int64_t)clock_map_realtime(l->clock, r->window_end_mono_ns),
+		r->cut_short,
+		r->whole_from_mono_ns ?
+		(int64_t)clock_map_realtime(l->clock, r->whole_from_mono_ns) : 0,
+		(int64_t)r->history_bytes, (int64_t)r->history_peak_bytes,
+		(int64_t)r->history_dropped_records,
+		(int64_t)r->history_dropped_bytes, (int64_t)r->suppressed,
+		(int64_t)r->aside_dropped,
+	};
+
+	return run(l, "INSERT INTO flight_dump (session_id, trigger, reason,"
+		   " trigger_ts, before_ns, after_ns, window_start_ts,"
+		   " window_end_ts, cut_short, whole_from_ts, history_bytes,"
+		   " history_peak_bytes, history_dropped_records,"
+		   " history_dropped_bytes, suppressed, aside_dropped)"
+		   " VALUES (?,?,?,?,?,?,?,?,?,nullif(?,0),?,?,?,?,?,?)",
+		   v, sizeof(v) / sizeof(v[0]), text, 2, e);
+}
+
+int loader_flight_cpu(struct loader *l, const struct flight_cpu_row *r,
+		      struct errmsg *e)
+{
+	int64_t v[] = { r->cpu, (int64_t)r->records, (int64_t)r->bytes,
+			(int64_t)r->lost_records, (int64_t)r->spool_dropped };
+
+	return run(l, "INSERT INTO flight_dump_cpu (session_id, cpu, records,"
+		   " bytes, lost_records, spool_dropped) VALUES (?,?,?,?,?,?)",
+		   v, sizeof(v) / sizeof(v[0]), NULL, 0, e);
+}
+
+int loader_flight_summary(struct loader *l, const struct flight_summary_row *r,
+			  struct errmsg *e)
+{
+	int64_t v[] = { (int64_t)r->triggers, (int64_t)r->dumps,
+			(int64_t)r->suppressed_pending, (int64_t)r->suppressed_rate,
+			(int64_t)r->suppressed_disk, (int64_t)r->max_dumps,
+			(int64_t)r->period_ns, (int64_t)r->max_disk,
+			(int64_t)r->disk_bytes };
+
+	return run(l, "INSERT INTO flight_summary (session_id, triggers, dumps,"
+		   " suppressed_pending, suppressed_rate, suppressed_disk,"
+		   " max_dumps, period_ns, max_disk, disk_bytes)"
+		   " VALUES (?,?,?,?,?,?,?,?,nullif(?,0),?)",
+		   v, sizeof(v) / sizeof(v[0]), NULL, 0, e);
+}
+
+int loader_flight_minute(struct loader *l, const struct flight_minute_row *rows,
+			 size_t n, struct errmsg *e)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_exec(l->db, "BEGIN", NULL, NULL, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(l->db, "INSERT INTO flight_minute"
+					" (session_id, minute_ts, tid, kind, lo_ns,"
+					" hi_ns, count, max_ns) VALUES"
+					" (?,?,?,?,?,?,?,nullif(?,0))", -1, &st, NULL);
+	for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
+		const struct flight_minute_row *r = &rows[i];
+
+		sqlite3_bind_int64(st, 1, l->session_id);
+		sqlite3_bind_int64(st, 2, r->minute_ts);
+		sqlite3_bind_int64(st, 3, r->tid);
+		sqlite3_bind_text(st, 4, r->kind, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 5, (int64_t)r->lo_ns);
+		sqlite3_bind_int64(st, 6, (int64_t)r->hi_ns);
+		sqlite3_bind_int64(st, 7, (int64_t)r->count);
+		sqlite3_bind_int64(st, 8, (int64_t)r->max_ns);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc == SQLITE_DONE)
+			rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		return 0;
+	if (!sqlite3_get_autocommit(l->db))
+		sqlite3_exec(l->db, "ROLLBACK", NULL, NULL, NULL);
+	return db_fail(l->db, rc, l->path, "cannot write", e);
+}
+
+int loader_flight_cost(struct loader *l, const struct flight_cost_row *r,
+		       struct errmsg *e)
+{
+	int64_t v[] = { (int64_t)clock_map_realtime(l->clock, r->mono_ns),
+			(int64_t)r->user_ns, (int64_t)r->sys_ns,
+			(int64_t)r->rss_bytes, (int64_t)r->max_rss_bytes,
+			(int64_t)r->history_bytes };
+
+	return run(l, "INSERT INTO flight_cost (session_id, ts, user_ns, sys_ns,"
+		   " rss_bytes, max_rss_bytes, history_bytes)"
+		   " VALUES (?,?,?,?,?,?,?)", v, sizeof(v) / sizeof(v[0]), NULL,
+		   0, e);
+}

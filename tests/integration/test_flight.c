@@ -1,0 +1,582 @@
+/*
+ * record --flight against real recordings: a workload that stalls once at
+ * a random moment among seconds of normal work, each of its sleeps and
+ * page touches logged; the dump must hold the stall and, around it, a
+ * row for each sleep and fault the workload made.  The flight
+ * recorder's memory must stay within --max-memory.
+ *
+ * (Not held against a second recorder of the same run: two recorders of
+ * one -p target each find fault samples they cannot place, seen with
+ * plain `record` too.)
+ *
+ * FAULTLINE_FLIGHT_SEED fixes the stall's moment (each run prints it).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "run.h"
+
+#define WORK_SECONDS "4"
+#define STALL_MS 400
+#define STALL_MS_TEXT "400"
+#define BEFORE_NS 2000000000ll
+#define AFTER_NS 300000000ll
+
+static unsigned seed;
+
+static const char *flight_workload(void)
+{
+	static char path[300];
+	const char *b = getenv("BUILD");
+
+	snprintf(path, sizeof(path), "%s/tests/flight_workload",
+		 b ? b : "build/release");
+	return path;
+}
+
+/* The value after "key=" in the workload's info file; -1 until there. */
+static long long info_value(const char *info, const char *key)
+{
+	char buf[4096], pat[64];
+	const char *p;
+
+	slurp(info, buf, sizeof(buf));
+	snprintf(pat, sizeof(pat), "%s=", key);
+	p = strstr(buf, pat);
+	return p ? atoll(p + strlen(pat)) : -1;
+}
+
+static long long wait_info(const char *info, const char *key, long timeout_ms)
+{
+	long long v;
+
+	for (long waited = 0; waited < timeout_ms; waited += 10) {
+		if ((v = info_value(info, key)) >= 0)
+			return v;
+		sleep_ms(10);
+	}
+	return -1;
+}
+
+static void write_line(const char *fifo, const char *line)
+{
+	int fd = open(fifo, O_WRONLY | O_NONBLOCK);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, line, strlen(line)), (ssize_t)strlen(line));
+	close(fd);
+}
+
+/* The workload's short sleeps, CLOCK_REALTIME ns before and after. */
+struct sleeps {
+	long long (*v)[2];
+	long n;
+};
+
+static void read_sleeps(const char *info, struct sleeps *s)
+{
+	char path[512];
+	long long b, e;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.sleeps", info);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	s->n = 0;
+	s->v = calloc(100000, sizeof(*s->v));
+	while (s->n < 100000 && fscanf(f, "%lld %lld", &b, &e) == 2) {
+		s->v[s->n][0] = b;
+		s->v[s->n][1] = e;
+		s->n++;
+	}
+	fclose(f);
+	assert_true(s->n > 100);
+}
+
+/* The first sleep that begins after t; -1 if none. */
+static long sleep_after(const struct sleeps *s, long long t)
+{
+	for (long i = 0; i < s->n; i++)
+		if (s->v[i][0] > t)
+			return i;
+	return -1;
+}
+
+/* The middle of sleep i: the thread is surely off the CPU then, so a
+ * bound there falls between rows, whatever the clocks' small offsets. */
+static long long mid(const struct sleeps *s, long i)
+{
+	return (s->v[i][0] + s->v[i][1]) / 2;
+}
+
+/*
+ * The rows of the dump for the thread between the middles of sleeps k
+ * and m (k < m, none of the stall between them): one 'sleeping' row
+ * for each sleep after k up to m, and one fault for each page touched
+ * after sleeps k to m - 1, exactly as the workload did them.
+ */
+static void rows_as_the_workload_did(const char *db, const char *info,
+				     long long tid, const struct sleeps *s,
+				     long k, long m)
+{
+	long long lo = mid(s, k), hi = mid(s, m);
+	/* Its pages only: a sanitizer's shadow memory faults too. */
+	long long mem = info_value(info, "mem"), end = info_value(info, "mem_end");
+
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state WHERE "
+				"session_id = 2 AND tid = %lld AND state = "
+				"'sleeping' AND ts > %lld AND ts < %lld", tid, lo, hi),
+			 m - k);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM fault WHERE "
+				"session_id = 2 AND tid = %lld AND ts > %lld AND "
+				"ts < %lld AND addr >= %lld AND addr < %lld", tid,
+				lo, hi, mem, end), m - k);
+}
+
+static void a_dump_holds_the_stall_and_the_windows_around_it(void **state)
+{
+	char *db = strdup(scratch_path("flight.db"));
+	char *info = strdup(scratch_path("flight.info"));
+	char *fifo = strdup(scratch_path("flight.ctl"));
+	char seedbuf[16], pid[16];
+	char *wl_argv[] = { (char *)flight_workload(), info, WORK_SECONDS,
+			    STALL_MS_TEXT, seedbuf, NULL };
+	char *fl_argv[] = { (char *)faultline_bin(), "record", "-q", "-o", db,
+			    "-p", pid, "--flight", "--keep", "2s,300ms",
+			    "--max-memory", "64M", "--control", fifo, NULL };
+	struct run wl, fl;
+	struct sleeps s;
+	long long stall_begin, stall_end, tid, ws, we;
+	long k, before_stall, after_stall, last;
+
+	(void)state;
+	snprintf(seedbuf, sizeof(seedbuf), "%u", seed);
+	run_start_usr1_blocked(&wl, wl_argv);
+	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
+	assert_int_equal(start_recording(&fl, fl_argv, 10000), 0);
+	kill(wl.pid, SIGUSR1);
+	stall_end = wait_info(info, "stall_end", 20000);
+	assert_true(stall_end > 0);
+	sleep_ms(200);
+	write_line(fifo, "snapshot\n");
+	assert_int_equal(run_wait(&wl), 0);
+	assert_int_equal(run_wait(&fl), 0);
+	stall_begin = info_value(info, "stall_begin");
+	tid = info_value(info, "tid");
+	read_sleeps(info, &s);
+
+	/* One dump, by the control FIFO, its window around the stall. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump"), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump WHERE "
+				"trigger = 'control' AND cut_short = 0 AND "
+				"whole_from_ts IS NULL AND suppressed = 0"), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM session s JOIN "
+				"flight_dump USING (session_id) WHERE s.status = "
+				"'complete'"), 1);
+	ws = db_int(db, "SELECT window_start_ts FROM flight_dump");
+	we = db_int(db, "SELECT window_end_ts FROM flight_dump");
+	assert_int_equal(we - ws, BEFORE_NS + AFTER_NS);
+	assert_true(ws < stall_begin - BEFORE_NS / 4);
+	assert_true(we > stall_end);
+	if (db_int(db, "SELECT records_lost + records_dropped FROM session "
+		   "WHERE session_id = 2"))
+		print_message("flight: the dump says records were lost\n");
+
+	/* The stall: one off-CPU row of the thread, as long as it, between
+	 * the workload's clock readings around it (1 ms allowed for the
+	 * conversion to wall-clock time). */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state WHERE "
+				"session_id = 2 AND tid = %lld AND state = 'sleeping' "
+				"AND dur >= %lld AND ts >= %lld AND ts + dur <= %lld",
+				tid, STALL_MS * 1000000ll, stall_begin - 1000000ll,
+				stall_end + 1000000ll), 1);
+
+	/* Before it, from 50 ms into the window (its first rows may be cut
+	 * by it), and after it, to 50 ms before the window's end: each of
+	 * the workload's sleeps and faults. */
+	k = sleep_after(&s, ws + 50000000ll);
+	after_stall = sleep_after(&s, stall_end);
+	assert_true(k >= 0 && after_stall > k + 1);
+	before_stall = after_stall - 1;
+	assert_true(s.v[before_stall][1] < stall_begin);
+	last = sleep_after(&s, we - 50000000ll) - 2;
+	assert_true(last > after_stall);
+	rows_as_the_workload_did(db, info, tid, &s, k, before_stall);
+	rows_as_the_workload_did(db, info, tid, &s, after_stall, last);
+
+	/* Each CPU's share is there, and the flight session itself holds
+	 * no events. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump_cpu"),
+			 sysconf(_SC_NPROCESSORS_ONLN));
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state "
+				"WHERE session_id = 1"), 0);
+	free(s.v);
+	free(db);
+	free(info);
+	free(fifo);
+}
+
+/* Records the workload with --trigger spec (and extra, or NULL) and
+ * nothing else to fire it: the stall must fire it while still going on,
+ * DUR after it began, before it ended, once. */
+static void a_stall_fires_while_still_going_on(const char *spec,
+					       const char *kind,
+					       const char *extra)
+{
+	char name[64], seedbuf[16], pid[16];
+	char *db = strdup(scratch_path((snprintf(name, sizeof(name), "%s.db",
+						 kind), name)));
+	char *info = strdup(scratch_path("trigger.info"));
+	char *wl_argv[] = { (char *)flight_workload(), info, WORK_SECONDS,
+			    STALL_MS_TEXT, seedbuf, NULL };
+	char *fl_argv[] = { (char *)faultline_bin(), "record", "-q", "-o", db,
+			    "-p", pid, "--flight", "--keep", "1s,500ms",
+			    "--trigger", (char *)spec, (char *)extra, NULL };
+	struct run wl, fl;
+	long long stall_begin, stall_end, tid, t;
+
+	snprintf(seedbuf, sizeof(seedbuf), "%u", seed + 1);
+	run_start_usr1_blocked(&wl, wl_argv);
+	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
+	assert_int_equal(start_recording(&fl, fl_argv, 10000), 0);
+	kill(wl.pid, SIGUSR1);
+	assert_int_equal(run_wait(&wl), 0);
+	assert_int_equal(run_wait(&fl), 0);
+	stall_begin = info_value(info, "stall_begin");
+	stall_end = info_value(info, "stall_end");
+	tid = info_value(info, "tid");
+
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump"), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump WHERE "
+				"trigger = '%s' AND suppressed = 0 AND reason LIKE "
+				"'%% of thread %lld still going on after 100.000 ms'",
+				kind, tid), 1);
+	t = db_int(db, "SELECT trigger_ts FROM flight_dump");
+	/* 100 ms after the stall began (1 ms allowed for the clocks), and
+	 * well before it ended. */
+	assert_true(t >= stall_begin + 99000000ll);
+	assert_true(t < stall_end - 200000000ll);
+	/* The dump holds the whole stall. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state WHERE "
+				"session_id = 2 AND tid = %lld AND state = 'sleeping' "
+				"AND dur >= %lld", tid, STALL_MS * 1000000ll), 1);
+	free(db);
+	free(info);
+}
+
+static void an_offcpu_stall_fires_before_it_ends(void **state)
+{
+	(void)state;
+	a_stall_fires_while_still_going_on("offcpu>100ms", "offcpu", NULL);
+}
+
+static void a_long_system_call_fires_before_it_ends(void **state)
+{
+	(void)state;
+	a_stall_fires_while_still_going_on("syscall>100ms", "syscall",
+					   "--syscalls");
+}
+
+/* Records the workload with the flight options given, and sends n
+ * 'snapshot' lines gap_ms apart once it works; db gets the recording. */
+static void snapshot_storm(const char *db, const char *opt, const char *val,
+			   int n, long gap_ms)
+{
+	char *info = strdup(scratch_path("storm.info"));
+	char *fifo = strdup(scratch_path("storm.ctl"));
+	char seedbuf[16], pid[16];
+	char *wl_argv[] = { (char *)flight_workload(), info, WORK_SECONDS,
+			    STALL_MS_TEXT, seedbuf, NULL };
+	char *fl_argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
+			    (char *)db, "-p", pid, "--flight", "--keep",
+			    "100ms,100ms", "--control", fifo, (char *)opt,
+			    (char *)val, NULL };
+	struct run wl, fl;
+
+	snprintf(seedbuf, sizeof(seedbuf), "%u", seed);
+	run_start_usr1_blocked(&wl, wl_argv);
+	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
+	assert_int_equal(start_recording(&fl, fl_argv, 10000), 0);
+	kill(wl.pid, SIGUSR1);
+	sleep_ms(300);
+	for (int i = 0; i < n; i++) {
+		write_line(fifo, "snapshot\n");
+		sleep_ms(gap_ms);
+	}
+	assert_int_equal(run_wait(&wl), 0);
+	assert_int_equal(run_wait(&fl), 0);
+	free(info);
+	free(fifo);
+}
+
+static void a_storm_of_triggers_keeps_to_max_dumps_and_counts_the_rest(void **state)
+{
+	char *db = strdup(scratch_path("storm.db"));
+
+	(void)state;
+	snapshot_storm(db, "--max-dumps", "2/1h", 10, 300);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump"), 2);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_summary WHERE "
+				"session_id = 1 AND triggers = 10 AND dumps = 2 AND "
+				"suppressed_pending + suppressed_rate = 8 AND "
+				"suppressed_disk = 0 AND max_dumps = 2 AND "
+				"period_ns = 3600000000000"), 1);
+	assert_true(db_int(db, "SELECT suppressed_rate FROM flight_summary") >= 1);
+	/* Every dump is its own complete session. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM session WHERE status = "
+				"'complete'"), 3);
+	free(db);
+}
+
+static void dumps_stop_at_max_disk_and_count_the_rest(void **state)
+{
+	char *db = strdup(scratch_path("disk.db"));
+
+	(void)state;
+	snapshot_storm(db, "--max-disk", "1K", 3, 600);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump"), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_summary WHERE "
+				"triggers = 3 AND dumps = 1 AND suppressed_disk + "
+				"suppressed_pending = 2 AND max_disk = 1024 AND "
+				"disk_bytes > 1024"), 1);
+	assert_true(db_int(db, "SELECT suppressed_disk FROM flight_summary") >= 1);
+	free(db);
+}
+
+/* The per-minute histograms of the thread, summed over its minutes. */
+static long long minute_count(const char *db, long long tid, const char *kind)
+{
+	return db_int(db, "SELECT coalesce(sum(count), 0) FROM flight_minute "
+		      "WHERE session_id = 1 AND tid = %lld AND kind = '%s'", tid,
+		      kind);
+}
+
+static void per_minute_histograms_count_every_span_as_a_recording_does(void **state)
+{
+	char *db = strdup(scratch_path("minute.db"));
+	char *info = strdup(scratch_path("minute.info"));
+	char *fifo = strdup(scratch_path("minute.ctl"));
+	char seedbuf[16], pid[16];
+	char *wl_argv[] = { (char *)flight_workload(), info, "3", STALL_MS_TEXT,
+			    seedbuf, NULL };
+	char *fl_argv[] = { (char *)faultline_bin(), "record", "-q", "-o", db,
+			    "-p", pid, "--flight", "--keep", "1h,1h", "--syscalls",
+			    "--control", fifo, NULL };
+	static const char *const states[] = { "sleeping", "blocked", "runnable",
+					      "waiting", "other" };
+	struct run wl, fl;
+	long long tid, sleeps;
+
+	(void)state;
+	snprintf(seedbuf, sizeof(seedbuf), "%u", seed);
+	run_start_usr1_blocked(&wl, wl_argv);
+	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
+	assert_int_equal(start_recording(&fl, fl_argv, 10000), 0);
+	kill(wl.pid, SIGUSR1);
+	/* A dump of everything, cut short by the workload's end: what a
+	 * recording of the whole run stores. */
+	sleep_ms(1000);
+	write_line(fifo, "snapshot\n");
+	assert_int_equal(run_wait(&wl), 0);
+	assert_int_equal(run_wait(&fl), 0);
+	tid = info_value(info, "tid");
+	sleeps = info_value(info, "sleeps");
+	assert_true(sleeps > 100);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump WHERE "
+				"cut_short = 1 AND whole_from_ts IS NULL"), 1);
+
+	/* The workload's own count: its short sleeps and the stall (off the
+	 * CPU, it may also have slept elsewhere: LeakSanitizer's check at
+	 * its exit does). */
+	assert_int_equal(minute_count(db, tid, "syscall:clock_nanosleep"),
+			 sleeps + 1);
+	assert_true(minute_count(db, tid, "offcpu:sleeping") >= sleeps + 1);
+	/* The recording's: its faults and off-CPU spans, kind by kind. */
+	assert_true(minute_count(db, tid, "fault:minor") >= sleeps);
+	assert_int_equal(minute_count(db, tid, "fault:minor"),
+			 db_int(db, "SELECT count(*) FROM fault WHERE session_id = 2 "
+				"AND tid = %lld AND kind = 'minor'", tid));
+	assert_int_equal(minute_count(db, tid, "fault:major"),
+			 db_int(db, "SELECT count(*) FROM fault WHERE session_id = 2 "
+				"AND tid = %lld AND kind = 'major'", tid));
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		char kind[32];
+
+		snprintf(kind, sizeof(kind), "offcpu:%s", states[i]);
+		assert_int_equal(minute_count(db, tid, kind),
+				 db_int(db, "SELECT count(*) FROM thread_state "
+					"WHERE session_id = 2 AND tid = %lld AND "
+					"state = '%s'", tid, states[i]));
+	}
+	/* The longest span is kept exactly: the stall. */
+	assert_true(db_int(db, "SELECT max(max_ns) FROM flight_minute WHERE "
+			   "kind = 'offcpu:sleeping'") >= STALL_MS * 1000000ll);
+	/* And the recorder's own cost. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_cost WHERE "
+				"session_id = 1 AND user_ns + sys_ns > 0 AND "
+				"rss_bytes > 0 AND max_rss_bytes >= rss_bytes"), 1);
+	free(db);
+	free(info);
+	free(fifo);
+}
+
+/* 'stop' on --control stops as Ctrl-C would: the command ended, the
+ * flight session 'stopped', saying why; a dump still waiting for its
+ * AFTER is made, cut short. */
+static void stop_on_control_stops_and_makes_the_pending_dump(void **state)
+{
+	char *db = strdup(scratch_path("stop.db"));
+	char *fifo = strdup(scratch_path("stop.ctl"));
+	char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o", db,
+			 "--flight", "--keep", "1s,1h", "--control", fifo, "--",
+			 "/bin/sleep", "600", NULL };
+	struct run fl;
+
+	(void)state;
+	assert_int_equal(start_recording(&fl, argv, 10000), 0);
+	write_line(fifo, "snapshot\n");
+	sleep_ms(300);
+	write_line(fifo, "stop\n");
+	assert_int_equal(run_wait(&fl), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM session WHERE "
+				"session_id = 1 AND status = 'stopped' AND "
+				"end_reason = 'stopped by ''stop'' on --control'"), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump WHERE "
+				"trigger = 'control' AND cut_short = 1 AND "
+				"window_end_ts < trigger_ts + 3600000000000"), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_summary WHERE "
+				"triggers = 1 AND dumps = 1"), 1);
+	free(db);
+	free(fifo);
+}
+
+/* fault>1ns: the first fault of the workload fires (every fault takes
+ * longer), the dump holds it with the trigger inside it, and the faults
+ * after it, under --max-dumps 1/1h, are counted, not dumped. */
+static void a_fault_longer_than_dur_fires_and_is_in_its_dump(void **state)
+{
+	char *db = strdup(scratch_path("fault.db"));
+	char *info = strdup(scratch_path("fault.info"));
+	char seedbuf[16], pid[16];
+	char *wl_argv[] = { (char *)flight_workload(), info, "2", "100", seedbuf,
+			    NULL };
+	char *fl_argv[] = { (char *)faultline_bin(), "record", "-q", "-o", db,
+			    "-p", pid, "--flight", "--keep", "1s,200ms",
+			    "--trigger", "fault>1ns", "--max-dumps", "1/1h", NULL };
+	struct run wl, fl;
+	long long tid;
+
+	(void)state;
+	snprintf(seedbuf, sizeof(seedbuf), "%u", seed);
+	run_start_usr1_blocked(&wl, wl_argv);
+	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
+	assert_int_equal(start_recording(&fl, fl_argv, 10000), 0);
+	kill(wl.pid, SIGUSR1);
+	assert_int_equal(run_wait(&wl), 0);
+	assert_int_equal(run_wait(&fl), 0);
+	tid = info_value(info, "tid");
+
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump WHERE "
+				"trigger = 'fault' AND reason LIKE 'a fault of thread "
+				"%lld %%'", tid), 1);
+	/* The fault that fired, in the dump: the trigger at its end, or
+	 * (seen still going on) 1 ns into it. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM fault f JOIN "
+				"flight_dump d USING (session_id) WHERE f.tid = %lld "
+				"AND d.trigger_ts BETWEEN f.ts AND f.ts + f.dur", tid),
+			 1);
+	/* The workload faulted hundreds of times more: all past the rate. */
+	assert_true(db_int(db, "SELECT suppressed_rate FROM flight_summary") > 100);
+	assert_int_equal(db_int(db, "SELECT triggers - dumps - suppressed_rate - "
+				"suppressed_pending FROM flight_summary"), 0);
+	free(db);
+	free(info);
+}
+
+/* VmRSS of pid in bytes; -1 once it is gone. */
+static long long vm_rss(pid_t pid)
+{
+	char path[64], line[256];
+	long long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kib = atoll(line + 6);
+	if (f)
+		fclose(f);
+	return kib < 0 ? -1 : kib * 1024;
+}
+
+#define MEMORY_MB 4
+#define SPOOL_MB 4
+#define RING_MB 1
+/* The fixed part of faultline's memory: the program, its libraries,
+ * SQLite's page cache, the decoder's tables; measured at 30-35 MiB
+ * armed with nothing kept (2-core VM). */
+#define FIXED_ALLOWANCE (48ll << 20)
+
+static void the_flight_recorder_stays_within_max_memory(void **state)
+{
+	char db[256];
+	char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o", db,
+			 "--flight", "--keep", "1s,100ms", "--max-memory", "4M",
+			 "--spool-size", "4M", "--buffer-size", "1M", "--",
+			 (char *)workload_bin(), "--storm", "4", NULL };
+	long long peak = 0, rss, allowed;
+	struct run fl;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s", scratch_path("memory.db"));
+#ifdef __SANITIZE_ADDRESS__
+	skip_msg("AddressSanitizer's shadow memory is no part of faultline's");
+#endif
+	assert_int_equal(start_recording(&fl, argv, 10000), 0);
+	/* Armed for 3 s of a fault storm, far more than 4 MiB of records. */
+	for (int i = 0; i < 60; i++) {
+		rss = vm_rss(fl.pid);
+		if (rss > peak)
+			peak = rss;
+		sleep_ms(50);
+	}
+	kill(fl.pid, SIGUSR2);
+	assert_int_equal(run_wait(&fl), 0);
+	allowed = ((long long)(MEMORY_MB + SPOOL_MB) << 20) +
+		  ((long long)sysconf(_SC_NPROCESSORS_ONLN) * RING_MB << 20) +
+		  FIXED_ALLOWANCE;
+	print_message("flight: peak VmRSS armed %lld KiB, allowed %lld KiB\n",
+		      peak >> 10, allowed >> 10);
+	assert_true(peak > 0);
+	assert_true(peak <= allowed);
+	/* The bound was reached: the oldest records were dropped, counted,
+	 * and the window starts where every CPU's records are whole. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump WHERE "
+				"history_bytes = %d AND history_peak_bytes <= "
+				"history_bytes AND history_dropped_records > 0 AND "
+				"whole_from_ts IS NOT NULL AND window_start_ts = "
+				"whole_from_ts", (MEMORY_MB << 20) - (MEMORY_MB << 20) / 8), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(a_dump_holds_the_stall_and_the_windows_around_it, kill_leftovers),
+		cmocka_unit_test_teardown(the_flight_recorder_stays_within_max_memory, kill_leftovers),
+		cmocka_unit_test_teardown(an_offcpu_stall_fires_before_it_ends, kill_leftovers),
+		cmocka_unit_test_teardown(a_long_system_call_fires_before_it_ends, kill_leftovers),
+		cmocka_unit_test_teardown(a_storm_of_triggers_keeps_to_max_dumps_and_counts_the_rest, kill_leftovers),
+		cmocka_unit_test_teardown(dumps_stop_at_max_disk_and_count_the_rest, kill_leftovers),
+		cmocka_unit_test_teardown(per_minute_histograms_count_every_span_as_a_recording_does, kill_leftovers),
+		cmocka_unit_test_teardown(stop_on_control_stops_and_makes_the_pending_dump, kill_leftovers),
+		cmocka_unit_test_teardown(a_fault_longer_than_dur_fires_and_is_in_its_dump, kill_leftovers),
+	};
+	const char *s = getenv("FAULTLINE_FLIGHT_SEED");
+
+	seed = s ? (unsigned)strtoul(s, NULL, 10) : (unsigned)time(NULL);
+	printf("flight: FAULTLINE_FLIGHT_SEED=%u\n", seed);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
