@@ -57,7 +57,7 @@ COMMON_SRC += common/proc_ident.c
 # the one label model: its rule, its parser, its JSON encoding
 COMMON_SRC += common/labels.c
 DECODER_SRC = decoder/clock_map.c decoder/comm_cache.c decoder/perf_record.c decoder/event.c \
-	      decoder/idmap.c decoder/timeline.c \
+	      decoder/idmap.c decoder/sample_owner.c decoder/timeline.c \
 	      decoder/order.c decoder/hist.c decoder/fault_pair.c \
 	      decoder/thread_table.c decoder/fault_stream.c decoder/tracepoint.c \
 	      decoder/text_fields.c decoder/addr_syms.c decoder/kallsyms.c \
@@ -324,6 +324,8 @@ WORKLOAD_BIN += $(BUILD)/tests/flight_workload
 UNIT_TESTS += test_env_text
 # change points by E-Divisive means (runs/edivisive.c)
 UNIT_TESTS += test_edivisive
+# which event wrote a sample, where another session's id took its place
+UNIT_TESTS += test_sample_owner
 STACK_WORKLOAD_BIN = $(BUILD)/tests/stack_workload_fp $(BUILD)/tests/stack_workload_nofp
 FUZZ_REPLAY_BIN = $(addprefix $(BUILD)/tests/replay_,$(FUZZ_TARGETS))
 TEST_BIN = $(UNIT_BIN) $(INTEGRATION_BIN) $(BUILD)/tests/test_messages \
