@@ -368,6 +368,34 @@ static void print_flight(FILE *out, const struct record_session *rs)
 		(unsigned long long)f->hist.dropped_records);
 }
 
+/* Samples that named another session's event (decoder/sample_owner.h):
+ * stored by their READ id where they carry one, else not stored. */
+static void print_foreign_ids(FILE *out, const struct record_pipeline *p)
+{
+	if (p->n.by_read_id)
+		fprintf(out, "  %llu samples carried another recorder's event id "
+			"(a second faultline or perf samples the same events on "
+			"these threads); each was stored by the id its own event "
+			"wrote\n", (unsigned long long)p->n.by_read_id);
+	if (p->n.foreign)
+		warning("record", "%llu samples carried another recorder's "
+			"event id and were not stored: a second faultline or "
+			"perf samples the same events on these threads, and the "
+			"kernel gives their samples its ids. Record with one at a "
+			"time, or with -a or -t, --flight (Linux 6.12 or later "
+			"with -p), whose samples also carry their own ids",
+			(unsigned long long)p->n.foreign);
+	if (p->n.time_reversed)
+		warning("record", "%llu fault samples went back in time within "
+			"their CPU's ring: another recorder in another clock "
+			"(perf record without -k CLOCK_MONOTONIC) samples the "
+			"same events on these threads, and the kernel stamps "
+			"faultline's samples with its clock. Faults of those "
+			"times may be mistimed or stored as unfinished; record "
+			"with one at a time",
+			(unsigned long long)p->n.time_reversed);
+}
+
 void record_summary_print(FILE *out, const struct record_session *rs,
 			  const char *path)
 {
@@ -454,6 +482,7 @@ void record_summary_print(FILE *out, const struct record_session *rs,
 			"order (see the session row)\n",
 			(unsigned long long)(p->n.malformed + r->framing_errors),
 			(unsigned long long)p->order.late);
+	print_foreign_ids(out, p);
 	print_clock(out, p);
 	print_stacks(out, rs, path);
 	print_pt(out, rs, path);

@@ -51,6 +51,38 @@ void fault_sample_fmt(struct sample_fmt *f)
 	f->sample_id_all = 1;
 }
 
+/* Before Linux 6.12 perf_event_open refuses PERF_SAMPLE_READ on an
+ * inherited event (EINVAL): asked once, of a disabled page-faults event
+ * on faultline itself. */
+int fault_sample_fmt_read_id(struct sample_fmt *f)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	perf_attr_sampling(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+			   f->sample_type | PERF_SAMPLE_READ, 4096);
+	a.read_format = PERF_FORMAT_ID;
+	a.inherit = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = perf_open(&a, 0, -1);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	f->sample_type |= PERF_SAMPLE_READ;
+	f->read_format = PERF_FORMAT_ID;
+	return 1;
+}
+
+/* perf_attr_sampling in the fault events' format. */
+static void fault_attr_sampling(struct perf_event_attr *a,
+				const struct sample_fmt *fmt, uint32_t type,
+				uint64_t config, size_t ring_bytes)
+{
+	perf_attr_sampling(a, type, config, fmt->sample_type, ring_bytes);
+	a->read_format = fmt->read_format;
+}
+
 /* Which fault events carry a stack: the completions, chosen by --stacks-on
  * (the stack at completion is the faulting one: the event fires in the
  * faulting thread, sampled with the user registers of the faulting
@@ -77,14 +109,13 @@ static int fault_event_stacked(enum ev_role role, const struct stack_config *sc)
  * SWITCH out record (perf_event_task_sched_out samples, then writes the
  * record), which is how the pipeline pairs them.
  */
-static void switch_attr(struct fault_attrs *fa, size_t ring_bytes,
-			const struct stack_config *sc)
+static void switch_attr(struct fault_attrs *fa, const struct sample_fmt *fmt,
+			size_t ring_bytes, const struct stack_config *sc)
 {
 	int i = fa->n++;
 
-	perf_attr_sampling(&fa->attr[i], PERF_TYPE_SOFTWARE,
-			   PERF_COUNT_SW_CONTEXT_SWITCHES, FAULT_SAMPLE_TYPE,
-			   ring_bytes);
+	fault_attr_sampling(&fa->attr[i], fmt, PERF_TYPE_SOFTWARE,
+			    PERF_COUNT_SW_CONTEXT_SWITCHES, ring_bytes);
 	fa->attr[i].exclude_hv = 1;
 	stack_attr_apply(&fa->attr[i], sc);
 	fa->name[i] = "context-switches";
@@ -92,9 +123,9 @@ static void switch_attr(struct fault_attrs *fa, size_t ring_bytes,
 	fa->stacked[i] = 1;
 }
 
-int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
-		      const struct stack_config *sc, int switches,
-		      struct errmsg *e)
+int fault_attrs_build(struct fault_attrs *fa, const struct sample_fmt *fmt,
+		      size_t ring_bytes, const struct stack_config *sc,
+		      int switches, struct errmsg *e)
 {
 	memset(fa, 0, sizeof(*fa));
 	fa->n = FAULT_EVENTS;
@@ -105,8 +136,7 @@ int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
 
 		if (err < 0)
 			return err;
-		perf_attr_sampling(a, code.type, code.config, FAULT_SAMPLE_TYPE,
-				   ring_bytes);
+		fault_attr_sampling(a, fmt, code.type, code.config, ring_bytes);
 		a->exclude_hv = 1;
 		if (fault_events[i].role == ROLE_FAULT_ENTRY) {
 			a->mmap = 1;
@@ -131,7 +161,7 @@ int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
 			stack_attr_apply(a, sc);
 	}
 	if (stack_config_switches(sc))
-		switch_attr(fa, ring_bytes, sc);
+		switch_attr(fa, fmt, ring_bytes, sc);
 	return 0;
 }
 

@@ -29,13 +29,18 @@ struct fault_attrs {
 /* The format every fault event samples with. */
 void fault_sample_fmt(struct sample_fmt *f);
 
+/* The same, each sample also carrying its event's own id in a READ value
+ * (decoder/sample_owner.h says why), where the kernel allows it on
+ * inherited events (since Linux 6.12): 1 if f gained it, else 0. */
+int fault_sample_fmt_read_id(struct sample_fmt *f);
+
 /* Resolves the three event names (libpfm4) and fills the attrs, disabled,
- * with wakeups at a quarter of ring_bytes, the stack bits of sc on the
- * events that carry a stack, and with switches the targets' switch
- * records.  0 or -errno with e. */
-int fault_attrs_build(struct fault_attrs *fa, size_t ring_bytes,
-		      const struct stack_config *sc, int switches,
-		      struct errmsg *e);
+ * sampling in fmt (fault_sample_fmt), with wakeups at a quarter of
+ * ring_bytes, the stack bits of sc on the events that carry a stack, and
+ * with switches the targets' switch records.  0 or -errno with e. */
+int fault_attrs_build(struct fault_attrs *fa, const struct sample_fmt *fmt,
+		      size_t ring_bytes, const struct stack_config *sc,
+		      int switches, struct errmsg *e);
 
 /* One more event opened with the fault events (per thread and CPU): a
  * tracepoint's attr a (tracepoint_attr), under name, with role. */

@@ -27,6 +27,7 @@
 #include "../common/array.h"
 #include "../common/clock.h"
 #include "../decoder/pt_sideband.h"
+#include "../decoder/sample_owner.h"
 #include "../decoder/pt_trace.h"
 #include "../schema/pt_store.h"
 #include "procfs.h"
@@ -111,17 +112,20 @@ static int forward(struct round *d, const struct sample_fmt *f,
 /* A carrier's sample: its trace stored, the sample without it sent on. */
 static int on_sample(struct round *d, const void *rec, size_t len)
 {
-	uint64_t id, mono = 0;
+	uint64_t mono = 0;
 	uint16_t stacked = 0;
-	struct sample_fmt f;
+	struct sample_owner o;
+	struct sample_fmt f = ring_fmt(d->r, 0);
 	struct perf_rec r;
 	struct pt_trace t;
 	int err;
 
-	if (sample_peek_id(rec, len, &id) < 0 ||
-	    idmap_get(&d->pr->carriers, id) == ROLE_NONE)
+	/* The READ id sits before the stack and AUX fields: any format of
+	 * the ring finds it. */
+	sample_owner_of(&d->pr->carriers, &f, rec, len, &o);
+	if (o.role == ROLE_NONE)
 		return 0;
-	idmap_lookup(&d->r->ids, id, &stacked);
+	idmap_lookup(&d->r->ids, o.id, &stacked);
 	f = ring_fmt(d->r, stacked);
 	if (perf_rec_decode(&f, rec, len, &r) < 0)
 		return 0;	/* the pipeline would count it; it never sees it */

@@ -60,6 +60,12 @@ struct pipeline_counts {
 	uint64_t throttles;		/* PERF_RECORD_THROTTLE records */
 	uint64_t malformed;		/* records that did not decode */
 	uint64_t unknown;		/* record types not handled */
+	uint64_t by_read_id;		/* samples that carried another
+					 * session's id (decoder/sample_owner.h) */
+	uint64_t foreign;		/* samples of no event of ours: counted
+					 * in unknown too */
+	uint64_t time_reversed;		/* fault samples behind the one before
+					 * in their ring (check_ring_time) */
 	uint64_t mappings;		/* mapping rows */
 	uint64_t tracepoints;		/* tracepoint_event rows */
 	uint64_t unstored;		/* records read after storing failed */
@@ -112,6 +118,10 @@ struct record_pipeline {
 	uint64_t stored_until;		/* CLOCK_MONOTONIC: every event before
 					 * it has left the order queue */
 	uint64_t cpu_of_entry;		/* the CPU of the SPOOL_DATA being read */
+	/* The time of the last fault sample read from each CPU's ring
+	 * (perf clock, CLOCK_MONOTONIC), for check_ring_time. */
+#define RING_TIME_CPUS 1024
+	uint64_t ring_sample_ts[RING_TIME_CPUS];
 	/* A test hook, from FAULTLINE_TEST_PIPELINE_BYTES_PER_S: the
 	 * engine takes SPOOL_DATA no faster than this, to fall behind the
 	 * drain thread; 0: unset. */

@@ -660,10 +660,65 @@ static void a_slow_engine_drops_at_the_spool_bound_and_says_so(void **state)
 	assert_null(strstr(fl.err, "nothing lost"));
 }
 
+/*
+ * Three recorders of one thread.  The kernel fills the id (and time) of
+ * samples that fire together once, from one event, so a recorder's
+ * samples can carry another's id (decoder/sample_owner.h).  Samples of -t
+ * carry their own event's id too: that recording stores every fault
+ * whatever else records.  The newest of two -p recordings stores every
+ * fault; the older one either does too, or says how many samples it
+ * could not store: never silently fewer.
+ */
+static void recorders_beside_each_other_store_every_fault_or_say_so(void **state)
+{
+	const char *info = scratch_path("beside.info");
+	const char *db[3] = { scratch_path("beside-t.db"), scratch_path("beside-p1.db"),
+			      scratch_path("beside-p2.db") };
+	char *wl_argv[] = { (char *)workload_bin(), "--wait-signal", "--pages",
+			    "500", "--info", (char *)info, NULL };
+	char pid[16];
+	struct run wl, fl[3];
+
+	(void)state;
+	run_start_usr1_blocked(&wl, wl_argv);
+	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
+	for (int i = 0; i < 3; i++) {
+		char *fl_argv[] = { (char *)faultline_bin(), "record", "-o",
+				    (char *)db[i], i ? "-p" : "-t", pid, NULL };
+
+		assert_int_equal(start_recording(&fl[i], fl_argv, 30000), 0);
+	}
+	kill(wl.pid, SIGUSR1);
+	assert_int_equal(run_wait(&wl), 0);
+	for (int i = 0; i < 3; i++) {
+		int64_t got;
+
+		assert_int_equal(run_wait(&fl[i]), 0);
+		slurp(fl[i].errpath, fl[i].err, sizeof(fl[i].err));
+		got = db_int(db[i], "SELECT count(*) FROM fault WHERE tid = %lld "
+			     "AND kind = 'minor' AND addr >= %lld AND addr < "
+			     "%lld + 500 * 4096", info_get(info, "tid"),
+			     info_get(info, "anon"), info_get(info, "anon"));
+		if (i != 1) {
+			assert_int_equal(got, 500);
+			continue;
+		}
+		if (got != 500 && !strstr(fl[i].err, "carried another recorder's "
+					  "event id and were not stored"))
+			fail_msg("%lld of 500 faults stored, and no word of the "
+				 "others:\n%s", (long long)got, fl[i].err);
+		if (got != 500)
+			assert_true(db_int(db[i], "SELECT records_unknown FROM "
+					   "session") >= 500 - got);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(a_command_gets_one_row_per_minor_fault_and_one_major, kill_leftovers),
+		cmocka_unit_test_teardown(recorders_beside_each_other_store_every_fault_or_say_so,
+					  kill_leftovers),
 		cmocka_unit_test_teardown(every_fault_lies_inside_the_sessions_wall_clock_window, kill_leftovers),
 		cmocka_unit_test_teardown(the_session_names_the_thread_and_counts_what_it_saw, kill_leftovers),
 		cmocka_unit_test_teardown(record_p_follows_a_thread_the_process_creates_later, kill_leftovers),
