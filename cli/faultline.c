@@ -10,6 +10,7 @@
 
 #include "../common/array.h"
 #include "../common/edit_distance.h"
+#include "../schema/db.h"
 #include "commands.h"
 #include "usage.h"
 
@@ -110,6 +111,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(name, "--version"))
 		name = "version";
+	db_library_setup();
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(name, commands[i].name))
 			return close_stdout(commands[i].fn(argc - 1, argv + 1));

@@ -519,6 +519,12 @@ static void mark_killed(sqlite3 *db, const char *path)
 	killed_list_release(&k);
 }
 
+void db_library_setup(void)
+{
+	/* SQLITE_MISUSE once SQLite has started: then nothing changes. */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 int db_open_write(const char *path, sqlite3 **out, struct errmsg *e)
 {
 	sqlite3 *db = NULL;
