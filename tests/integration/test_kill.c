@@ -37,7 +37,7 @@ static int indexes_made(const char *db)
 {
 	return (int)db_int(db, "SELECT count(*) FROM sqlite_master WHERE type = "
 			   "'index' AND name IN ('fault_by_ts', 'fault_by_tid', "
-			   "'fault_by_dur', 'thread_state_by_tid', 'pt_gap_by_trace')");
+			   "'thread_state_by_tid', 'pt_gap_by_trace')");
 }
 
 struct trial {
@@ -108,7 +108,7 @@ static void check_trial(struct trial *t, const char *db, pid_t recorder)
 		assert_int_equal(db_int(db, "SELECT count(*) FROM session WHERE "
 					"status = 'stopped'"), 1);
 		assert_string_equal(t->kind, "ending");
-		assert_int_equal(indexes_made(db), 5);
+		assert_int_equal(indexes_made(db), 4);
 		return;
 	}
 	if (!reported)
@@ -124,7 +124,7 @@ static void check_trial(struct trial *t, const char *db, pid_t recorder)
 				"'killed' AND end_reason = 'killed' AND error LIKE "
 				"'killed while recording (recorder pid %d gone); its "
 				"last %% s may be missing'", (int)recorder), 1);
-	assert_int_equal(indexes_made(db), 5);
+	assert_int_equal(indexes_made(db), 4);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM pragma_integrity_check "
 				"WHERE integrity_check = 'ok'"), 1);
 	assert_int_equal(run_faultline(&r, "report", db, NULL), 0);
