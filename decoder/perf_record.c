@@ -441,6 +441,22 @@ int sample_peek_id(const void *rec, size_t len, uint64_t *id)
 	return 0;
 }
 
+int sample_peek_time(const struct sample_fmt *f, const void *rec, size_t len,
+		     uint64_t *time)
+{
+	uint64_t before = f->sample_type & (PERF_SAMPLE_IDENTIFIER |
+					    PERF_SAMPLE_IP | PERF_SAMPLE_TID);
+	size_t off = sizeof(struct perf_event_header) +
+		     8 * (size_t)__builtin_popcountll(before);
+
+	if (!(f->sample_type & PERF_SAMPLE_TIME))
+		return -ENOENT;
+	if (len < off + 8)
+		return -EBADMSG;
+	memcpy(time, (const uint8_t *)rec + off, 8);
+	return 0;
+}
+
 const char *perf_rec_type_name(uint32_t type)
 {
 	static const char *const names[] = {

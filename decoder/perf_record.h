@@ -148,6 +148,11 @@ int sample_id_decode(const struct sample_fmt *f, const void *body, size_t len,
  * the format of a sample before decoding it.  0 or -EBADMSG. */
 int sample_peek_id(const void *rec, size_t len, uint64_t *id);
 
+/* The time of a PERF_RECORD_SAMPLE of format f (with PERF_SAMPLE_TIME),
+ * without decoding the rest.  0, -ENOENT (no time in f) or -EBADMSG. */
+int sample_peek_time(const struct sample_fmt *f, const void *rec, size_t len,
+		     uint64_t *time);
+
 /*
  * Hands each record of buf (len bytes of whole ring records, in ring
  * order, as collector/ring.h's ring_move leaves them) to fn with its

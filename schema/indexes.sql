@@ -5,7 +5,7 @@
 CREATE INDEX IF NOT EXISTS fault_by_ts ON fault (session_id, ts);
 CREATE INDEX IF NOT EXISTS fault_by_tid ON fault (session_id, tid, ts);
 -- No index of faults by duration: sorting a million random durations was
--- a fifth of what recording a million faults cost (bench/collector/
+-- a sixth of what recording a million faults cost (bench/collector/
 -- record_overhead.sh), and the readers that want the longest (report,
 -- longest-faults) read a session's faults in 0.1 to 0.2 s a million.
 -- Files of earlier versions lose it, so later sessions' loads do not keep
