@@ -382,8 +382,8 @@ static void print_foreign_ids(FILE *out, const struct record_pipeline *p)
 			"event id and were not stored: a second faultline or "
 			"perf samples the same events on these threads, and the "
 			"kernel gives their samples its ids. Record with one at a "
-			"time, or with -a or -t, --flight (Linux 6.12 or later "
-			"with -p), whose samples also carry their own ids",
+			"time, or with -a, -t, or --flight with -p (Linux 6.12 "
+			"or later), whose samples also carry their own ids",
 			(unsigned long long)p->n.foreign);
 	if (p->n.time_reversed)
 		warning("record", "%llu fault samples went back in time within "

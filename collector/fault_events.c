@@ -54,7 +54,7 @@ void fault_sample_fmt(struct sample_fmt *f)
 /* Before Linux 6.12 perf_event_open refuses PERF_SAMPLE_READ on an
  * inherited event (EINVAL): asked once, of a disabled page-faults event
  * on faultline itself. */
-int fault_sample_fmt_read_id(struct sample_fmt *f)
+int fault_sample_fmt_read_id(struct sample_fmt *f, int inherit)
 {
 	struct perf_event_attr a;
 	int fd;
@@ -62,7 +62,7 @@ int fault_sample_fmt_read_id(struct sample_fmt *f)
 	perf_attr_sampling(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
 			   f->sample_type | PERF_SAMPLE_READ, 4096);
 	a.read_format = PERF_FORMAT_ID;
-	a.inherit = 1;
+	a.inherit = (unsigned)!!inherit;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	fd = perf_open(&a, 0, -1);

@@ -30,9 +30,9 @@ struct fault_attrs {
 void fault_sample_fmt(struct sample_fmt *f);
 
 /* The same, each sample also carrying its event's own id in a READ value
- * (decoder/sample_owner.h says why), where the kernel allows it on
- * inherited events (since Linux 6.12): 1 if f gained it, else 0. */
-int fault_sample_fmt_read_id(struct sample_fmt *f);
+ * (decoder/sample_owner.h says why), where the kernel allows it (on
+ * inherited events, since Linux 6.12): 1 if f gained it, else 0. */
+int fault_sample_fmt_read_id(struct sample_fmt *f, int inherit);
 
 /* Resolves the three event names (libpfm4) and fills the attrs, disabled,
  * sampling in fmt (fault_sample_fmt), with wakeups at a quarter of

@@ -329,19 +329,25 @@ static int watch_processes(struct recorder *r, struct errmsg *e)
 
 /*
  * Should each sample carry its own event's id (decoder/sample_owner.h)?
- * Free where no event is inherited (-a, -t).  On inherited events it
- * costs the targets: the kernel then no longer swaps the events of two
+ * Free where no event is inherited (-a, --comm, -t).  On inherited events
+ * it costs the targets: the kernel then no longer swaps the events of two
  * threads of one process at a switch but takes them out and puts them in
- * (a two-thread switch storm run as the command: 13.0 us a round trip
- * became 16.2).  The flight recorder pays it: it runs unattended for days,
- * beside whatever else records, and the older session is the one whose
- * samples take the other's ids.
+ * (a two-thread switch storm run as the command: 12.4 us a round trip
+ * became 15.9).  The flight recorder pays it with -p: it runs unattended
+ * for days beside whatever else records, and the older session is the one
+ * whose samples take the other's ids; a -p process's threads that exist
+ * at the start are not swapped anyway (their events were opened one by
+ * one).  A command started by faultline is a run watched, not a service.
  */
 static int own_ids_wanted(const struct recorder_config *cfg)
 {
 	const struct target_set *t = cfg->targets;
 
-	return target_system_wide(t) || (!t->npids && !t->child) || cfg->flight;
+	if (target_system_wide(t))
+		return 1;
+	if (t->command)
+		return 0;
+	return !t->npids || cfg->flight;
 }
 
 int recorder_open(struct recorder *r, const struct recorder_config *cfg,
@@ -353,7 +359,8 @@ int recorder_open(struct recorder *r, const struct recorder_config *cfg,
 	r->cfg = *cfg;
 	fault_sample_fmt(&r->fmt);
 	if (own_ids_wanted(cfg))
-		fault_sample_fmt_read_id(&r->fmt);
+		fault_sample_fmt_read_id(&r->fmt, cfg->targets->npids > 0 &&
+					 !target_system_wide(cfg->targets));
 	stack_sample_fmt(&r->stack_fmt, &r->fmt, &cfg->stacks);
 	err = proc_online_cpus(&r->cpus, &r->ncpus);
 	if (err < 0)
