@@ -3,11 +3,13 @@
 #   now            wall-clock seconds, with nanoseconds
 #   min            the smallest number read from stdin, one a line
 #   calc EXPR [N]  EXPR computed by awk, N decimals (2)
-#   stats          numbers on stdin -> "best median p25 p75 n" (best: the
-#                  smallest)
+#   stats          numbers on stdin -> "best median p25 p75 n largest"
+#                  (best: the smallest)
 #   median         the median of the numbers on stdin
 #   show LABEL V.. one line: the median of V.., the best, and the spread
-#                  (25th to 75th percentile), with DIGITS decimals (1)
+#                  (25th to 75th percentile), with DIGITS decimals (1); the
+#                  best is the smallest, or with BEST=max (throughput) the
+#                  largest
 #   sign_verdict A B "a1 a2 .." "b1 b2 .."
 #                  A's and B's figure, round by round (interleaved rounds,
 #                  so each pair met the same moment of the machine): in
@@ -33,8 +35,9 @@ stats() {
 			return v[f] + (i - f) * (v[g] - v[f])
 		}
 		END {
-			if (!NR) { print "nan nan nan nan 0"; exit }
-			printf "%.6g %.6g %.6g %.6g %d\n", v[1], q(0.5), q(0.25), q(0.75), NR
+			if (!NR) { print "nan nan nan nan 0 nan"; exit }
+			printf "%.6g %.6g %.6g %.6g %d %.6g\n", v[1], q(0.5), q(0.25),
+				q(0.75), NR, v[NR]
 		}'
 }
 median() { stats | awk '{ print $2 }'; }
@@ -42,9 +45,10 @@ median() { stats | awk '{ print $2 }'; }
 show() {
 	local label=$1
 	shift
-	printf '%s\n' "$@" | stats | awk -v l="$label" -v d="${DIGITS:-1}" '{
+	printf '%s\n' "$@" | stats | awk -v l="$label" -v d="${DIGITS:-1}" \
+		-v m="${BEST:-min}" '{
 		printf "  %-40s median %10.*f   best %10.*f   p25-p75 %.*f-%.*f\n",
-			l, d, $2, d, $1, d, $3, d, $4 }'
+			l, d, $2, d, m == "max" ? $6 : $1, d, $3, d, $4 }'
 }
 
 sign_verdict() {

@@ -50,9 +50,9 @@ server_rounds() {
 server_summary() {
 	local unit=$1 b p f r
 	local -a fl_loss perf_loss
-	show "bare ($unit)" "${bare[@]}"
-	show "perf record -p ($unit)" "${perf[@]}"
-	show "faultline record -p ($unit)" "${fl[@]}"
+	BEST=max show "bare ($unit)" "${bare[@]}"
+	BEST=max show "perf record -p ($unit)" "${perf[@]}"
+	BEST=max show "faultline record -p ($unit)" "${fl[@]}"
 	b=$(printf '%s\n' "${bare[@]}" | median)
 	p=$(printf '%s\n' "${perf[@]}" | median)
 	f=$(printf '%s\n' "${fl[@]}" | median)
