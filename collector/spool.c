@@ -294,7 +294,7 @@ void spool_drop(struct spool *s, int cpu, uint64_t records, uint64_t bytes,
 	e.u.lost.cpu = (uint32_t)cpu;
 	e.u.lost.records = records;
 	e.u.lost.bytes = bytes;
-	e.u.lost.mono_ns = mono_ns;
+	e.u.lost.first_mono_ns = e.u.lost.mono_ns = mono_ns;
 	s->dropped_records += records;
 	s->dropped_bytes += bytes;
 	spool_push(s, &e);

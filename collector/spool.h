@@ -80,7 +80,9 @@ struct spool_entry {
 		struct clock_anchor anchor;	/* SPOOL_ANCHOR */
 		struct {
 			uint64_t records, bytes;
-			uint64_t mono_ns;	/* when they were dropped */
+			/* when they were dropped: the first and the last
+			 * drop this entry counts */
+			uint64_t first_mono_ns, mono_ns;
 			uint32_t cpu;
 		} lost;				/* SPOOL_LOST */
 		struct {

@@ -36,6 +36,10 @@ enum ev_kind {
 	EV_BLOCK,		/* record --block-io: a block request's insert,
 				 * issue or completion (u.blk.step), read
 				 * through tracefs (collector/block_trace.h) */
+	EV_LOST,		/* records of cpu were lost (the kernel's LOST,
+				 * the spool's drops), from mono_ts to
+				 * u.lost.until_ts: in time order, so the
+				 * intervals open then are the ones marked */
 };
 
 #define COMM_LEN 16		/* TASK_COMM_LEN, including the NUL */
@@ -75,6 +79,9 @@ struct ev {
 		struct {
 			uint32_t ppid, ptid;
 		} task;
+		struct {
+			uint64_t until_ts;	/* >= mono_ts */
+		} lost;
 		struct {
 			int preempt;
 		} sw;

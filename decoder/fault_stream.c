@@ -334,10 +334,10 @@ static int on_switch(struct fault_stream *s, struct thread *t,
 				   e->u.sw.preempt, store_state, s);
 }
 
-void fault_stream_lost(struct fault_stream *s)
+void fault_stream_lost(struct fault_stream *s, uint64_t until_ts)
 {
 	for (size_t i = 0; i < s->threads.n; i++)
-		timeline_lost(&s->threads.by_order[i]->tl);
+		timeline_lost(&s->threads.by_order[i]->tl, until_ts);
 }
 
 /* The name of a thread that may be no target: the table's, else the
@@ -435,6 +435,10 @@ int fault_stream_event(void *stream, const struct ev *e)
 
 	if (e->kind == EV_FORK)
 		return on_fork(s, e);
+	if (e->kind == EV_LOST) {
+		fault_stream_lost(s, e->u.lost.until_ts);
+		return 0;
+	}
 	if ((e->kind == EV_LAT_START || e->kind == EV_LAT_END) && e->u.tp.keyed)
 		return s->ops.latency_hit ? s->ops.latency_hit(s->ops.ctx, e) : 0;
 	if (e->kind == EV_BLOCK)

@@ -121,8 +121,10 @@ void fault_stream_release(struct fault_stream *s);
 /* One event, in time order.  An ev_fn (order.h): ctx is the stream. */
 int fault_stream_event(void *stream, const struct ev *e);
 
-/* A LOST record: every target thread's open state interval is uncertain. */
-void fault_stream_lost(struct fault_stream *s);
+/* Records were lost up to until_ts (an EV_LOST, in time order): every
+ * target thread's open state interval is uncertain, and those that open
+ * before until_ts. */
+void fault_stream_lost(struct fault_stream *s, uint64_t until_ts);
 
 /* End of recording at end_ts (CLOCK_REALTIME ns, when the events were
  * disabled): pending entries become unfinished faults, every open state

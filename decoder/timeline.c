@@ -89,7 +89,7 @@ static void open_interval(struct timeline *tl, enum thread_state_kind s,
 	tl->state = s;
 	tl->since = mono_ts;
 	tl->cpu = cpu;
-	tl->uncertain = 0;
+	tl->uncertain = mono_ts < tl->uncertain_until;
 	tl->preempted = preempted;
 	tl->stack_id = 0;
 	tl->next_tid = -1;
@@ -193,8 +193,10 @@ int timeline_end(struct timeline *tl, uint32_t tid, uint32_t pid,
 	return close_open(tl, tid, pid, mono_ts, tl->state, NULL, fn, ctx);
 }
 
-void timeline_lost(struct timeline *tl)
+void timeline_lost(struct timeline *tl, uint64_t until_ts)
 {
 	if (tl->state != TS_NONE)
 		tl->uncertain = 1;
+	if (until_ts > tl->uncertain_until)
+		tl->uncertain_until = until_ts;
 }

@@ -93,6 +93,9 @@ struct timeline {
 	uint64_t since;			/* its start, CLOCK_MONOTONIC ns */
 	int32_t cpu;
 	int uncertain;
+	/* Records may be missing up to here (CLOCK_MONOTONIC ns): an
+	 * interval that opens before it is uncertain too. */
+	uint64_t uncertain_until;
 	int preempted;
 	int64_t next_tid;		/* of the open interval, -1: unknown */
 	char next_comm[TL_COMM_LEN];
@@ -144,7 +147,9 @@ int timeline_waking(struct timeline *tl, uint32_t tid, uint32_t pid,
 /* Ends the open interval at mono_ts (exit, or end of recording). */
 int timeline_end(struct timeline *tl, uint32_t tid, uint32_t pid,
 		 uint64_t mono_ts, interval_fn fn, void *ctx);
-void timeline_lost(struct timeline *tl);
+/* Records were lost, the last of them at or before until_ts: the open
+ * interval, and any that opens before until_ts, is uncertain. */
+void timeline_lost(struct timeline *tl, uint64_t until_ts);
 /* An empty timeline: no interval open. */
 void timeline_init(struct timeline *tl);
 

@@ -231,14 +231,35 @@ int record_pipeline_clock_start(struct record_pipeline *p,
 	return record_clock_start(&p->clock, first);
 }
 
+/* A loss goes into the ordered stream at its time: applied at once, it
+ * marked whatever interval the stream had reached, which, with the
+ * round's events still queued, was an earlier one than the loss's, and
+ * the interval the loss truly fell in was stored as certain. */
+static int queue_lost(struct record_pipeline *p, int cpu, uint64_t from_ts,
+		      uint64_t until_ts)
+{
+	struct ev e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = EV_LOST;
+	e.cpu = (uint32_t)cpu;
+	e.mono_ts = from_ts;
+	e.u.lost.until_ts = until_ts > from_ts ? until_ts : from_ts;
+	if (order_queue_push(&p->order, &e) < 0)
+		return errmsg_set(&p->err, ENOMEM, "out of memory queueing events");
+	return 0;
+}
+
 static int on_lost(struct record_pipeline *p, int cpu, const struct perf_rec *r)
 {
 	const char *kind = r->type == PERF_RECORD_LOST ? "records" :
 			   r->type == PERF_RECORD_LOST_SAMPLES ? "samples" :
 			   "throttled";
 	uint64_t count = r->type == PERF_RECORD_THROTTLE ? 1 : r->u.lost.lost;
+	int err = queue_lost(p, cpu, r->sid.time, r->sid.time);
 
-	fault_stream_lost(&p->faults);
+	if (err < 0)
+		return err;
 	if (r->type == PERF_RECORD_LOST)
 		p->n.lost_records += count;
 	else if (r->type == PERF_RECORD_LOST_SAMPLES)
@@ -553,7 +574,11 @@ static int on_round(struct record_pipeline *p, uint64_t watermark)
 /* Records the spool had no room for: a loss like the kernel's. */
 static int on_spool_lost(struct record_pipeline *p, const struct spool_entry *e)
 {
-	fault_stream_lost(&p->faults);
+	int err = queue_lost(p, (int)e->u.lost.cpu, e->u.lost.first_mono_ns,
+			     e->u.lost.mono_ns);
+
+	if (err < 0)
+		return err;
 	p->n.dropped += e->u.lost.records;
 	return loader_lost(p->loader, e->u.lost.mono_ns, (int)e->u.lost.cpu,
 			   "spool", e->u.lost.records, &p->err);

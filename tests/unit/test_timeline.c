@@ -141,19 +141,53 @@ static void a_missing_switch_in_makes_the_gap_unknown(void **state)
 	assert_iv(&fx->iv[2], TS_WAITING, 260, 40, -1);	/* ends at the end */
 }
 
+/* A loss from ts to until, in the ordered stream. */
+static void lost(struct fixture *fx, uint64_t ts, uint64_t until)
+{
+	struct ev e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = EV_LOST;
+	e.mono_ts = ts;
+	e.u.lost.until_ts = until;
+	assert_int_equal(order_queue_push(&fx->q, &e), 0);
+}
+
 static void a_lost_record_marks_the_open_interval_uncertain(void **state)
 {
 	struct fixture *fx = *state;
 
 	push(fx, EV_SWITCH_IN, 100, 7, 0, 0);
-	assert_true(order_queue_flush(&fx->q, UINT64_MAX, fault_stream_event,
-				      &fx->s) >= 0);
-	fault_stream_lost(&fx->s);
+	lost(fx, 150, 150);
 	push(fx, EV_SWITCH_OUT, 200, 7, 0, 0);
 	push(fx, EV_SWITCH_IN, 300, 7, 0, 0);
 	finish(fx, 350);
 	assert_int_equal(fx->iv[0].uncertain, 1);
 	assert_int_equal(fx->iv[1].uncertain, 0);
+	assert_int_equal(fx->iv[2].uncertain, 0);
+}
+
+/* The loss arrives after events later than it (a round's events wait in
+ * the queue): still the interval it fell in is marked, not the one the
+ * stream had reached; and one opening before the loss's end is too. */
+static void a_loss_marks_the_intervals_of_its_own_time(void **state)
+{
+	struct fixture *fx = *state;
+
+	push(fx, EV_SWITCH_IN, 100, 7, 0, 0);
+	push(fx, EV_SWITCH_OUT, 200, 7, 0, 0);
+	push(fx, EV_SWITCH_IN, 300, 7, 0, 0);
+	push(fx, EV_SWITCH_OUT, 400, 7, 0, 0);
+	push(fx, EV_SWITCH_IN, 500, 7, 0, 0);
+	lost(fx, 250, 320);
+	finish(fx, 600);
+	assert_int_equal(fx->n, 5);
+	assert_int_equal(fx->iv[0].uncertain, 0);	/* running 100-200 */
+	assert_int_equal(fx->iv[1].uncertain, 1);	/* off 200-300: the loss */
+	assert_int_equal(fx->iv[2].uncertain, 1);	/* running 300-400: opened
+							 * before the loss ended */
+	assert_int_equal(fx->iv[3].uncertain, 0);
+	assert_int_equal(fx->iv[4].uncertain, 0);
 }
 
 static void prev_state_d_makes_the_wait_blocked_and_waking_names_the_waker(void **state)
@@ -307,6 +341,7 @@ int main(void)
 		TL_TEST(switches_from_two_cpus_arriving_out_of_order_are_ordered),
 		TL_TEST(a_missing_switch_in_makes_the_gap_unknown),
 		TL_TEST(a_lost_record_marks_the_open_interval_uncertain),
+		TL_TEST(a_loss_marks_the_intervals_of_its_own_time),
 		TL_TEST(prev_state_d_makes_the_wait_blocked_and_waking_names_the_waker),
 		TL_TEST(a_prev_state_from_another_switch_is_not_used),
 		TL_TEST(a_prev_state_stamped_with_its_switch_out_is_used),
