@@ -111,6 +111,9 @@ struct diag_result {
 	 * cpu.isolated, as the kernel lists them), taken as the request's
 	 * isolated CPUs because it named none; "" when not. */
 	char isolated_recorded[128];
+	/* The intervals off the CPU that records were lost in (uncertain):
+	 * not judged, so said (thread_state_reason leaves them out). */
+	int64_t uncertain_intervals, uncertain_ns;
 	struct diag_thread *threads;	/* owned array: each thread with a
 					 * finding once, in the order of its
 					 * worst finding */

@@ -240,6 +240,27 @@ static int recorded_isolated(sqlite3 *db, int64_t session,
 	return found;
 }
 
+/* The intervals off the CPU of the session's target threads that records
+ * were lost in: their state may be wrong, and no pattern judges them. */
+static int uncertain_time(sqlite3 *db, int64_t session, struct diag_result *res,
+			  struct errmsg *e)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT count(*), coalesce(sum(dur), 0)"
+			       " FROM thread_state WHERE session_id = ?1"
+			       " AND state != 'running' AND uncertain = 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return diag_sql_fail(db, "the uncertain intervals", e);
+	sqlite3_bind_int64(st, 1, session);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		res->uncertain_intervals = sqlite3_column_int64(st, 0);
+		res->uncertain_ns = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
 int diag_run(sqlite3 *db, const struct diag_request *asked,
 	     struct diag_result *res, struct errmsg *e)
 {
@@ -264,6 +285,8 @@ int diag_run(sqlite3 *db, const struct diag_request *asked,
 		err = schema_view_current(db, "thread_state_reason", e);
 	if (err == 0)
 		err = schema_stack_views_current(db, e);
+	if (err == 0)
+		err = uncertain_time(db, req->session_id, res, e);
 	if (err == 0)
 		err = load_events(db, req, res, e);
 	for (size_t k = 0; err == 0 && k < diag_npatterns; k++)

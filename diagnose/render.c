@@ -181,6 +181,13 @@ void diag_render_text(const struct diag_request *req,
 	if (res->isolated_recorded[0])
 		strbuf_addf(sb, "isolated CPUs: %s (the machine's when it recorded; "
 			    "any preemption there is a finding)\n", res->isolated_recorded);
+	if (res->uncertain_intervals)
+		strbuf_addf(sb, "not judged: %lld interval%s off the CPU (%.3f ms) "
+			    "that records were lost in, whose state may be wrong "
+			    "(the lost table says when)\n",
+			    (long long)res->uncertain_intervals,
+			    res->uncertain_intervals == 1 ? "" : "s",
+			    (double)res->uncertain_ns / 1e6);
 	if (!res->nfindings) {
 		strbuf_addf(sb, "no findings: no stall of a thread that had work "
 			    "matched a pattern (intervals off the CPU of %.3f ms or "
@@ -315,6 +322,10 @@ void diag_render_json(const struct diag_request *req,
 	json_int(sb, (int64_t)res->nevents);
 	json_key(sb, "isolated_recorded", 0);
 	json_cstring_or_null(sb, res->isolated_recorded[0] ? res->isolated_recorded : NULL);
+	json_key(sb, "uncertain_intervals", 0);
+	json_int(sb, res->uncertain_intervals);
+	json_key(sb, "uncertain_ns", 0);
+	json_int(sb, res->uncertain_ns);
 	json_key(sb, "findings", 0);
 	strbuf_addc(sb, '[');
 	for (size_t i = 0; i < res->nfindings; i++) {

@@ -1106,7 +1106,8 @@ SELECT session_id, state_id, tid, ts, dur, stack_id, waited_on,
                END AS waited_on
           FROM thread_state x
          -- state != 'running': the off-CPU partial indexes serve it
-         WHERE x.state != 'running' AND x.state = 'sleeping');
+         WHERE x.state != 'running' AND x.state = 'sleeping'
+           AND x.uncertain = 0);
 
 -- What a stall is, once for every reader (report, stalls-near,
 -- longest-stalls): time a thread had work and could not run.  A fault
@@ -1115,8 +1116,11 @@ SELECT session_id, state_id, tid, ts, dur, stack_id, waited_on,
 -- the disk, a page, reclaim), waiting (S or D not known), or sleeping on
 -- a resource the thread needed (sleep_wait.idle = 0).  Idle waiting (a
 -- timer, poll or epoll with nothing ready, a join, a packet that has not
--- come) is no stall: sleep_wait has it.  state_id: thread_state's rowid,
--- NULL for a fault; fault_id: fault's rowid, NULL for an interval.
+-- come) is no stall: sleep_wait has it.  An interval records were lost
+-- in (uncertain) is none either: its state may be wrong, and a storm
+-- that overflowed the rings left one a second long behind.  state_id:
+-- thread_state's rowid, NULL for a fault; fault_id: fault's rowid, NULL
+-- for an interval.
 CREATE VIEW stall AS
 SELECT f.session_id, f.tid, f.ts, f.dur, f.kind || ' fault' AS stall,
        NULL AS state_id, f.rowid AS fault_id, f.stack_id
@@ -1126,13 +1130,15 @@ UNION ALL
 SELECT x.session_id, x.tid, x.ts, x.dur, x.state, x.rowid, NULL, x.stack_id
   FROM thread_state x
  WHERE x.state != 'running' AND x.state IN ('runnable', 'blocked', 'waiting')
+   AND x.uncertain = 0
 UNION ALL
 SELECT w.session_id, w.tid, w.ts, w.dur, 'sleeping', w.state_id, NULL, w.stack_id
   FROM sleep_wait w
  WHERE w.idle = 0;
 
 -- Why each interval off the CPU was off it: one row per thread_state row
--- that is not running.  A runnable interval was 'preempted' (it began
+-- that is not running and not uncertain (records were lost in it: its
+-- state may be wrong, and nothing is said of why).  A runnable interval was 'preempted' (it began
 -- with an involuntary switch: by_* is the thread that took the CPU) or
 -- 'wakeup-latency' (it follows a sleep: by_* is the waker, detail its
 -- CPU, or for an interrupt or an idle task, by_tid 0, what woke it as
@@ -1197,4 +1203,4 @@ SELECT session_id, state_id, tid, ts, dur, state,
            AND p.ts = (SELECT max(q.ts) FROM thread_state q
                         WHERE q.session_id = x.session_id AND q.tid = x.tid
                           AND q.ts < x.ts)
-         WHERE x.state != 'running') r;
+         WHERE x.state != 'running' AND x.uncertain = 0) r;
