@@ -5,7 +5,9 @@
 #
 #   server_rounds         ROUNDS interleaved rounds of bare, perf record
 #                         -p and faultline record -p, into the arrays
-#                         bare, perf and fl
+#                         bare, perf and fl; with FLIGHT=1 also perf
+#                         record --overwrite (perf_ow) and faultline
+#                         record --flight armed, never triggered (flight)
 #   server_summary UNIT   the three figures, each tool's loss against
 #                         bare (medians), faultline's loss / perf's, and
 #                         a sign test of the two losses round by round
@@ -21,8 +23,14 @@ start_tool() {
 	perf) taskset -c 0 perf record -q -B -c 1 -e page-faults -e sched:sched_switch \
 		-e sched:sched_waking --switch-events -p "$server" -o "$tmp/perf.data" \
 		>/dev/null 2>&1 & ;;
+	perf_ow) taskset -c 0 perf record -q -B -c 1 -e page-faults -e sched:sched_switch \
+		-e sched:sched_waking --switch-events --overwrite -p "$server" \
+		-o "$tmp/perf.data" >/dev/null 2>&1 & ;;
 	fl) rm -f "$tmp"/fl.db*
 	    taskset -c 0 "$FAULTLINE" record -q -o "$tmp/fl.db" -p "$server" >/dev/null 2>&1 & ;;
+	flight) rm -f "$tmp"/fl.db*
+	    taskset -c 0 "$FAULTLINE" record -q -o "$tmp/fl.db" -p "$server" --flight \
+		>/dev/null 2>&1 & ;;
 	esac
 	tool=$!
 	sleep 1
@@ -34,11 +42,13 @@ stop_tool() {
 	tool=
 }
 
-declare -a bare perf fl
+declare -a bare perf fl perf_ow flight
+server_variants=(bare perf fl)
+[ "${FLIGHT:-0}" = 1 ] && server_variants+=(perf_ow flight)
 server_rounds() {
 	local r v x
 	for ((r = 0; r < ROUNDS; r++)); do
-		for v in $(rotate "$r" bare perf fl); do
+		for v in $(rotate "$r" "${server_variants[@]}"); do
 			[ "$v" != bare ] && start_tool "$v"
 			x=$(load)
 			[ "$v" != bare ] && stop_tool
@@ -65,4 +75,11 @@ server_summary() {
 	done
 	echo "  throughput lost, round by round:"
 	sign_verdict faultline perf "${fl_loss[*]}" "${perf_loss[*]}"
+	[ "${FLIGHT:-0}" = 1 ] || return 0
+	BEST=max show "perf record -p --overwrite ($unit)" "${perf_ow[@]}"
+	BEST=max show "faultline record -p --flight ($unit)" "${flight[@]}"
+	p=$(printf '%s\n' "${perf_ow[@]}" | median)
+	f=$(printf '%s\n' "${flight[@]}" | median)
+	echo "  throughput lost (medians): perf --overwrite $(calc "100 * (1 - $p / $b)" 1)%," \
+		"faultline --flight $(calc "100 * (1 - $f / $b)" 1)% (its goal: under 1%)"
 }
