@@ -170,7 +170,8 @@ COLLECTOR_SRC += collector/sys_env.c
 RECORD_SRC += record/environment.c
 # record --flight (record/flight.h)
 RECORD_SRC += record/flight.c record/flight_history.c record/flight_dump.c \
-	      record/flight_watch.c record/flight_minute.c record/flight_aside.c
+	      record/flight_watch.c record/flight_minute.c record/flight_aside.c \
+	      record/flight_block.c
 SCHEMA_SRC += schema/flight_store.c
 DIAGNOSE_SRC += diagnose/p_cpu_quota.c
 # export --to PostgreSQL (libpq), query on PostgreSQL.  libpq is loaded

@@ -155,9 +155,6 @@ static void flight_options_without_flight_say_to_add_it(void **state)
 	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
 				       "--max-disk", "1G", "-p", "1", NULL), 2);
 	assert_one_message(&r, "add --flight");
-	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
-				       "--flight", "--block-io", "-p", "1", NULL), 2);
-	assert_one_message(&r, "drop --block-io or --flight");
 }
 
 static void a_control_path_that_is_no_fifo_is_refused(void **state)
