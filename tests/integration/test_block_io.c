@@ -356,6 +356,53 @@ static void a_flight_dump_holds_the_requests_a_recording_holds(void **state)
 				" 'block_*'"), 0);
 }
 
+/*
+ * Armed, what the instance's buffer overwrote goes to the dump whose
+ * window its events were in: the 4 KiB buffer of the test above, 3000
+ * direct reads, a window over the whole run.  The dump's lost rows have
+ * overruns, no more than the summary says the instance lost while
+ * armed, and the flight session has none of its own.
+ */
+static void an_overrun_while_armed_is_stored_in_the_dump(void **state)
+{
+	const char *db = scratch_path("fover.db"), *info = scratch_path("fover.info");
+	const char *data = scratch_path("fover.bin");
+	char *argv[] = { (char *)faultline_bin(), "record", "-o", (char *)db,
+			 "--flight", "--block-io", "--keep", "1h,100ms", "--",
+			 "build/release/tests/block_workload", (char *)data, "3000",
+			 "4096", (char *)info, NULL };
+	long long lost, said = -1;
+	const char *at;
+	struct run r;
+
+	(void)state;
+	setenv("FAULTLINE_TEST_BLOCK_BUFFER_KB", "4", 1);
+	setenv("LINGER_MS", "2000", 1);
+	assert_int_equal(start_recording(&r, argv, 10000), 0);
+	unsetenv("LINGER_MS");
+	unsetenv("FAULTLINE_TEST_BLOCK_BUFFER_KB");
+	if (wait_info(info, "read_ns", 60000) >= 0)
+		kill(r.pid, SIGUSR2);
+	run_wait(&r);
+	if (r.status == 77)
+		skip_msg("the file system cannot hold the direct reads");
+	if (r.status != 0)
+		fail_msg("record failed (%d): %s", r.status, r.err);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump"), 1);
+	lost = db_int(db, "SELECT sum(count) FROM lost WHERE session_id = 2 AND"
+		      " kind = 'block_overrun'");
+	if ((at = strstr(r.err, "BLOCK I/O LOST: ")))
+		said = atoll(at + strlen("BLOCK I/O LOST: "));
+	print_message("overruns: %lld in the dump, %lld while armed\n", lost, said);
+	assert_true(lost > 0);
+	assert_true(lost <= said);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM lost WHERE session_id ="
+				" 1 AND kind GLOB 'block_*'"), 0);
+	assert_true(db_int(db, "SELECT count(*) FROM block_request WHERE"
+			   " session_id = 2 AND bytes = 4096 AND op = 'R' AND"
+			   " comm = 'block_workload'") < 3000);
+}
+
 /* SIGINT stops a recording; its instance goes with it. */
 static void a_recording_stopped_by_sigint_removes_its_instance(void **state)
 {
@@ -381,6 +428,8 @@ int main(void)
 		cmocka_unit_test(diagnose_names_the_requests_a_files_reads_waited_for),
 		cmocka_unit_test(an_overrun_of_the_instances_buffer_is_stored_and_said),
 		cmocka_unit_test_teardown(a_flight_dump_holds_the_requests_a_recording_holds,
+					  kill_leftovers),
+		cmocka_unit_test_teardown(an_overrun_while_armed_is_stored_in_the_dump,
 					  kill_leftovers),
 		cmocka_unit_test_teardown(a_recording_stopped_by_sigint_removes_its_instance,
 					  kill_leftovers),
