@@ -583,13 +583,16 @@ static long long realtime_ns(void)
 static int wait_sampling(struct run *r, pid_t pid, long long *peak)
 {
 	long long rss;
-	int st;
+	pid_t got;
+	int st = 0;
 
-	while (waitpid(r->pid, &st, WNOHANG) == 0) {
+	while ((got = waitpid(r->pid, &st, WNOHANG)) == 0 ||
+	       (got < 0 && errno == EINTR)) {
 		if ((rss = vm_rss(pid)) > *peak)
 			*peak = rss;
 		sleep_ms(20);
 	}
+	assert_int_equal(got, r->pid);
 	forget_started(r->pid);
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	return r->status;
