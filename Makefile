@@ -319,7 +319,7 @@ INTEGRATION_BIN += $(BUILD)/tests/test_kill
 # the session's environment (session_env), from a real recording
 INTEGRATION_BIN += $(BUILD)/tests/test_session_env
 # record --flight
-UNIT_TESTS += test_flight_history
+UNIT_TESTS += test_flight_history test_flight_block
 INTEGRATION_BIN += $(BUILD)/tests/test_flight
 WORKLOAD_BIN += $(BUILD)/tests/flight_workload
 UNIT_TESTS += test_env_text

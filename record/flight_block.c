@@ -26,7 +26,7 @@ int flight_block_init(struct flight_block *fb, size_t bytes,
 		return -ENOMEM;
 	fb->v = m;
 	fb->cap = cap;
-	fb->ncpus = trace->ncpus;
+	fb->ncpus = trace ? trace->ncpus : 0;
 	fb->overrun_seen = calloc((size_t)fb->ncpus + 1, sizeof(uint64_t));
 	fb->dropped_seen = calloc((size_t)fb->ncpus + 1, sizeof(uint64_t));
 	return fb->overrun_seen && fb->dropped_seen ? 0 : -ENOMEM;
@@ -61,27 +61,26 @@ static struct flight_block_slot *next_slot(struct flight_block *fb)
 	return s;
 }
 
-static int keep(void *ctx, const struct block_reading *r)
+void flight_block_keep(struct flight_block *fb, const struct block_reading *r)
 {
-	struct flight_block *fb = ctx;
 	struct flight_block_slot *s;
 
 	if (r->kind == BLOCK_READ_UNTIL) {
 		fb->until = r->mono_ns;
-		return 0;
+		return;
 	}
 	s = next_slot(fb);
 	s->mono_ns = r->mono_ns;
 	s->cpu = r->cpu;
-	s->size = r->size;
-	memcpy(s->u.raw, r->raw, r->size);
-	return 0;
+	s->size = r->size <= BLOCK_RAW_MAX ? r->size : BLOCK_RAW_MAX;
+	memcpy(s->u.raw, r->raw, s->size);
 }
 
-struct loss_walk {
-	struct flight_block *fb;
-	uint64_t since_ns, mono_ns;
-};
+static int keep(void *ctx, const struct block_reading *r)
+{
+	flight_block_keep(ctx, r);
+	return 0;
+}
 
 /* The index of cpu among the reader's; ncpus when not one of them. */
 static int cpu_index(const struct flight_block *fb, int cpu)
@@ -93,27 +92,37 @@ static int cpu_index(const struct flight_block *fb, int cpu)
 	return i;
 }
 
-/* One CPU's counts so far: what grew since the last pass, kept. */
-static int note_loss(void *ctx, int cpu, uint64_t overrun, uint64_t dropped)
+void flight_block_loss(struct flight_block *fb, int cpu, uint64_t overrun,
+		       uint64_t dropped, uint64_t since_ns, uint64_t mono_ns)
 {
-	struct loss_walk *w = ctx;
-	struct flight_block *fb = w->fb;
 	int i = cpu_index(fb, cpu);
 	struct flight_block_slot *s;
 
 	if (overrun <= fb->overrun_seen[i] && dropped <= fb->dropped_seen[i])
-		return 0;
+		return;
 	s = next_slot(fb);
 	s->loss = 1;
 	s->cpu = (uint32_t)cpu;
-	s->mono_ns = w->mono_ns;
-	s->since_ns = w->since_ns;
+	s->mono_ns = mono_ns;
+	s->since_ns = since_ns;
 	s->u.n.overrun = overrun > fb->overrun_seen[i] ?
 			 overrun - fb->overrun_seen[i] : 0;
 	s->u.n.dropped = dropped > fb->dropped_seen[i] ?
 			 dropped - fb->dropped_seen[i] : 0;
 	fb->overrun_seen[i] = overrun;
 	fb->dropped_seen[i] = dropped;
+}
+
+struct loss_walk {
+	struct flight_block *fb;
+	uint64_t since_ns, mono_ns;
+};
+
+static int note_loss(void *ctx, int cpu, uint64_t overrun, uint64_t dropped)
+{
+	struct loss_walk *w = ctx;
+
+	flight_block_loss(w->fb, cpu, overrun, dropped, w->since_ns, w->mono_ns);
 	return 0;
 }
 
@@ -121,7 +130,11 @@ int flight_block_take(struct flight_block *fb)
 {
 	uint64_t before = fb->until, now;
 	struct loss_walk w;
-	int err = block_trace_take(fb->trace, keep, fb);
+	int err;
+
+	if (!fb->trace)
+		return 0;
+	err = block_trace_take(fb->trace, keep, fb);
 
 	if (err < 0 || fb->until == before)
 		return err;

@@ -65,11 +65,12 @@ struct flight_block {
 	/* The instance's counts at the last pass, per reader CPU (owned). */
 	uint64_t *overrun_seen, *dropped_seen;
 	int ncpus;
-	struct block_trace *trace;	/* borrowed: the session's reader */
+	struct block_trace *trace;	/* borrowed: the session's reader, or NULL */
 };
 
 /* A memory of about bytes (at least 64 slots) for the events trace
- * reads (opened: its CPUs known).  0 or -ENOMEM. */
+ * reads (opened: its CPUs known; NULL: none, the events come through
+ * flight_block_keep alone).  0 or -ENOMEM. */
 int flight_block_init(struct flight_block *fb, size_t bytes,
 		      struct block_trace *trace);
 void flight_block_release(struct flight_block *fb);
@@ -78,6 +79,16 @@ void flight_block_release(struct flight_block *fb);
  * instance's losses since the one before.  0, or -errno of the reader or
  * of a stats file. */
 int flight_block_take(struct flight_block *fb);
+
+/* One reading, as flight_block_take hands it in: an event kept, the
+ * oldest slot dropped to make room; BLOCK_READ_UNTIL moves until. */
+void flight_block_keep(struct flight_block *fb, const struct block_reading *r);
+
+/* cpu's losses so far (the instance's stats: counts since it was made),
+ * found by the pass at mono_ns after the one at since_ns: what grew since
+ * the last call for cpu is kept, as a slot of its own. */
+void flight_block_loss(struct flight_block *fb, int cpu, uint64_t overrun,
+		       uint64_t dropped, uint64_t since_ns, uint64_t mono_ns);
 
 /* The slots kept for the window [start_ns, end_ns]: each event stamped
  * in it, and each loss whose span meets it, oldest kept first.  s is
