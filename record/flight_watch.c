@@ -282,7 +282,9 @@ static int store_cost(struct flight_watch *w)
 	/* The kernel updates the high-water mark lazily: now may be above. */
 	if (r.rss_bytes > r.max_rss_bytes)
 		r.max_rss_bytes = r.rss_bytes;
-	r.history_bytes = w->f->hist.head - w->f->hist.tail;
+	r.history_bytes = w->f->hist.head - w->f->hist.tail +
+			  (w->f->blk.head - w->f->blk.tail) *
+			  sizeof(struct flight_block_slot);
 	return loader_flight_cost(&rs->loader, &r, w->f->err);
 }
 

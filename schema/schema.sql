@@ -542,7 +542,8 @@ CREATE TABLE flight_cost (
 	sys_ns		INTEGER NOT NULL,
 	rss_bytes	INTEGER NOT NULL,	-- resident now
 	max_rss_bytes	INTEGER NOT NULL,	-- the most so far
-	history_bytes	INTEGER NOT NULL	-- held in --max-memory now
+	-- held in --max-memory now (records, and --block-io's events)
+	history_bytes	INTEGER NOT NULL
 );
 
 -- Stacks (record --stacks), stored once per distinct sequence of frames.
