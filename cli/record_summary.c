@@ -365,8 +365,9 @@ static void print_flight_block(FILE *out, const struct flight_block *fb)
 		(unsigned long long)fb->cap, (unsigned long long)fb->dropped);
 	if (overrun || dropped)
 		fprintf(out, "  BLOCK I/O LOST: %llu events overwritten and %llu "
-			"dropped in the tracefs buffer while armed; the dumps' "
-			"lost rows (block_*) say which were in their windows\n",
+			"dropped (a full tracefs buffer, or reader's queue) while "
+			"armed; the dumps' lost rows (block_*) say which were in "
+			"their windows\n",
 			(unsigned long long)overrun, (unsigned long long)dropped);
 }
 

@@ -144,6 +144,9 @@ int flight_block_take(struct flight_block *fb)
 	w.fb = fb;
 	w.since_ns = before;
 	w.mono_ns = fb->until < now ? fb->until : now;
+	/* And the events the reader could not queue, on no one CPU. */
+	flight_block_loss(fb, -1, 0, block_trace_queue_dropped(fb->trace),
+			  w.since_ns, w.mono_ns);
 	return block_trace_losses(fb->trace, note_loss, &w);
 }
 

@@ -26,6 +26,9 @@
  * events read between the two passes (since_ns to mono_ns), and a dump
  * whose window meets that span stores it as lost rows, kinds
  * 'block_overrun' and 'block_dropped', as a recording does at its end.
+ * So are the events the reader read and could not queue (the recorder
+ * was that far behind, making a dump): 'block_dropped' on no one CPU
+ * (cpu -1).
  *
  * Every time is CLOCK_MONOTONIC.
  */
@@ -62,7 +65,8 @@ struct flight_block {
 	uint64_t whole_from;
 	uint64_t dropped;		/* events dropped, oldest first */
 	uint64_t losses_dropped;	/* loss slots dropped with them */
-	/* The instance's counts at the last pass, per reader CPU (owned). */
+	/* The instance's counts at the last pass, per reader CPU, then the
+	 * reader's queue's (owned: ncpus + 1). */
 	uint64_t *overrun_seen, *dropped_seen;
 	int ncpus;
 	struct block_trace *trace;	/* borrowed: the session's reader, or NULL */
@@ -84,7 +88,8 @@ int flight_block_take(struct flight_block *fb);
  * oldest slot dropped to make room; BLOCK_READ_UNTIL moves until. */
 void flight_block_keep(struct flight_block *fb, const struct block_reading *r);
 
-/* cpu's losses so far (the instance's stats: counts since it was made),
+/* cpu's losses so far (the instance's stats: counts since it was made;
+ * cpu -1: the reader's queue's),
  * found by the pass at mono_ns after the one at since_ns: what grew since
  * the last call for cpu is kept, as a slot of its own. */
 void flight_block_loss(struct flight_block *fb, int cpu, uint64_t overrun,
