@@ -48,13 +48,11 @@ static struct flight_block_slot *next_slot(struct flight_block *fb)
 
 	if (fb->head - fb->tail == fb->cap) {
 		s = &fb->v[fb->tail++ % fb->cap];
-		if (s->loss) {
-			fb->losses_dropped++;
-		} else {
-			fb->dropped++;
-			if (s->mono_ns + 1 > fb->whole_from)
-				fb->whole_from = s->mono_ns + 1;
-		}
+		fb->dropped += !s->loss;
+		/* A loss dropped: the events of its span go unsaid, so the
+		 * memory is whole only after it too. */
+		if (s->mono_ns + 1 > fb->whole_from)
+			fb->whole_from = s->mono_ns + 1;
 	}
 	s = &fb->v[fb->head++ % fb->cap];
 	memset(s, 0, sizeof(*s));
@@ -135,7 +133,6 @@ int flight_block_take(struct flight_block *fb)
 	if (!fb->trace)
 		return 0;
 	err = block_trace_take(fb->trace, keep, fb);
-
 	if (err < 0 || fb->until == before)
 		return err;
 	/* A pass was taken: the instance's losses since the one before.

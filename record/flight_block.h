@@ -14,10 +14,11 @@
  *
  * The memory is cap fixed-size slots used as a ring (its share of
  * --max-memory, record/flight.h).  When full, the oldest slot goes,
- * counted in `dropped`; events are read a pass of the reader at a time,
- * each CPU's in time order, so the slots are not in time order across
- * CPUs, and whole_from is past the newest event dropped: every event
- * stamped from then on is still here.
+ * counted in `dropped` (an event's); events are read a pass of the reader
+ * at a time, each CPU's in time order, so the slots are not in time order
+ * across CPUs, and whole_from is past the newest slot dropped (an event,
+ * or a loss: the pass that found it): every event stamped from then on is
+ * still here, with what was lost of them.
  *
  * The instance's own losses (per CPU: events the writer overwrote before
  * they were read, or refused for a full buffer) are read from its stats
@@ -64,7 +65,6 @@ struct flight_block {
 	/* Every event stamped at or after it is kept; 0: none dropped. */
 	uint64_t whole_from;
 	uint64_t dropped;		/* events dropped, oldest first */
-	uint64_t losses_dropped;	/* loss slots dropped with them */
 	/* The instance's counts at the last pass, per reader CPU, then the
 	 * reader's queue's (owned: ncpus + 1). */
 	uint64_t *overrun_seen, *dropped_seen;

@@ -134,12 +134,28 @@ static void a_loss_is_what_grew_and_meets_the_windows_of_its_span(void **state)
 	flight_block_release(&fb);
 }
 
+static void a_loss_dropped_makes_the_memory_whole_only_after_it(void **state)
+{
+	struct flight_block fb;
+
+	(void)state;
+	assert_int_equal(flight_block_init(&fb, SLOTS * sizeof(struct flight_block_slot),
+					   NULL), 0);
+	flight_block_loss(&fb, 0, 5, 0, 100, 5000);
+	for (int i = 0; i < SLOTS; i++)
+		keep(&fb, 1000 + (uint64_t)i, 0);
+	assert_int_equal(fb.dropped, 0);	/* no event */
+	assert_int_equal(fb.whole_from, 5001);
+	flight_block_release(&fb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_window_gets_its_events_in_the_order_read),
 		cmocka_unit_test(the_oldest_go_first_and_whole_from_is_past_the_newest_dropped),
 		cmocka_unit_test(a_loss_is_what_grew_and_meets_the_windows_of_its_span),
+		cmocka_unit_test(a_loss_dropped_makes_the_memory_whole_only_after_it),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
