@@ -170,7 +170,8 @@ COLLECTOR_SRC += collector/sys_env.c
 RECORD_SRC += record/environment.c
 # record --flight (record/flight.h)
 RECORD_SRC += record/flight.c record/flight_history.c record/flight_dump.c \
-	      record/flight_watch.c record/flight_minute.c record/flight_aside.c
+	      record/flight_watch.c record/flight_minute.c record/flight_aside.c \
+	      record/flight_block.c
 SCHEMA_SRC += schema/flight_store.c
 DIAGNOSE_SRC += diagnose/p_cpu_quota.c
 # export --to PostgreSQL (libpq), query on PostgreSQL.  libpq is loaded
@@ -318,7 +319,7 @@ INTEGRATION_BIN += $(BUILD)/tests/test_kill
 # the session's environment (session_env), from a real recording
 INTEGRATION_BIN += $(BUILD)/tests/test_session_env
 # record --flight
-UNIT_TESTS += test_flight_history
+UNIT_TESTS += test_flight_history test_flight_block
 INTEGRATION_BIN += $(BUILD)/tests/test_flight
 WORKLOAD_BIN += $(BUILD)/tests/flight_workload
 UNIT_TESTS += test_env_text

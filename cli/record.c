@@ -514,9 +514,6 @@ static int check_args(struct record_args *a, char **rest)
 	if (a->flight_on && a->pt_on)
 		return usage_error("%s cannot be kept by the flight recorder yet; "
 				   "drop --pt or --flight", "--pt");
-	if (a->flight_on && a->block_io)
-		return usage_error("%s cannot be kept by the flight recorder yet; "
-				   "drop --block-io or --flight", "--block-io");
 	if (a->flight_on && (a->flight.max_memory < (1u << 20) ||
 			     a->flight.max_memory > (1ull << 40))) {
 		error("record", "invalid --max-memory %llu: it must be from 1M to "

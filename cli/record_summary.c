@@ -349,6 +349,28 @@ static void print_own_cost(FILE *out, const struct record_session *rs)
 			(unsigned long long)c->records_dropped);
 }
 
+/* record --flight --block-io: what its memory of block events held, and
+ * what the tracefs instance lost while armed (each dump stores its own). */
+static void print_flight_block(FILE *out, const struct flight_block *fb)
+{
+	uint64_t overrun = 0, dropped = 0;
+
+	for (int i = 0; i <= fb->ncpus; i++) {
+		overrun += fb->overrun_seen[i];
+		dropped += fb->dropped_seen[i];
+	}
+	fprintf(out, "  block events: %llu held of %llu it may hold; %llu dropped "
+		"from it, oldest first\n",
+		(unsigned long long)(fb->head - fb->tail),
+		(unsigned long long)fb->cap, (unsigned long long)fb->dropped);
+	if (overrun || dropped)
+		fprintf(out, "  BLOCK I/O LOST: %llu events overwritten and %llu "
+			"dropped (a full tracefs buffer, or reader's queue) while "
+			"armed; the dumps' lost rows (block_*) say which were in "
+			"their windows\n",
+			(unsigned long long)overrun, (unsigned long long)dropped);
+}
+
 /* record --flight: what the flight session did instead of storing rows
  * (its dumps are sessions of their own). */
 static void print_flight(FILE *out, const struct record_session *rs)
@@ -366,6 +388,8 @@ static void print_flight(FILE *out, const struct record_session *rs)
 		"records dropped from it, oldest first\n",
 		(double)f->hist.peak / 1048576, (double)f->hist.cap / 1048576,
 		(unsigned long long)f->hist.dropped_records);
+	if (f->blk.v)
+		print_flight_block(out, &f->blk);
 }
 
 /* Samples that named another session's event (decoder/sample_owner.h):
@@ -455,7 +479,7 @@ void record_summary_print(FILE *out, const struct record_session *rs,
 			(unsigned long long)p->sys.named,
 			(unsigned long long)p->sys.unnamed);
 	print_latency_pairs(out, p);
-	if (p->blk.on)
+	if (p->blk.on && !rs->flying)
 		print_block_io(out, &p->blk);
 	if (p->udp)
 		print_udp(out, p->udp);

@@ -367,6 +367,15 @@ int block_trace_take(struct block_trace *bt,
 	return err ? err : failed;
 }
 
+uint64_t block_trace_queue_dropped(struct block_trace *bt)
+{
+	struct sampler_counts c;
+
+	sampler_thread_counts(&bt->thread, &c);
+	/* Each dropped pass ended with its BLOCK_READ_UNTIL reading. */
+	return c.dropped_readings - c.dropped;
+}
+
 int block_trace_losses(struct block_trace *bt,
 		       int (*fn)(void *ctx, int cpu, uint64_t overrun,
 				 uint64_t dropped),

@@ -119,6 +119,10 @@ int block_trace_take(struct block_trace *bt,
 		     int (*fn)(void *ctx, const struct block_reading *r),
 		     void *ctx);
 
+/* Events the reading thread read and could not queue so far (the taker
+ * was that far behind); readable while it runs. */
+uint64_t block_trace_queue_dropped(struct block_trace *bt);
+
 /* After stop: each CPU's overrun and dropped counts (fn is called for
  * every CPU with a loss).  0, fn's negative return, or -errno when a
  * stats file cannot be read. */

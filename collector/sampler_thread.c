@@ -98,6 +98,7 @@ static int finish_sample(struct sampler_thread *t, const struct sampler_tick *ti
 		err = 0;
 		missed++;
 		t->counts.dropped++;
+		t->counts.dropped_readings += t->local.n;
 	} else if (err == 0) {
 		t->counts.samples++;
 	}

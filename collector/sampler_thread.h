@@ -88,6 +88,7 @@ struct sampler_counts {
 	uint64_t samples;	/* wake-ups whose readings were queued */
 	uint64_t missed;	/* due times that passed without a queued sample */
 	uint64_t dropped;	/* of those, samples dropped for a full queue */
+	uint64_t dropped_readings;	/* the readings of those samples */
 	uint64_t busy_ns;	/* CLOCK_MONOTONIC time spent sampling and queuing */
 };
 

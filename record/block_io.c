@@ -57,22 +57,43 @@ void record_block_io_stop(struct record_block_io *b)
 		block_trace_stop(&b->trace);
 }
 
+void record_block_io_replayed(struct record_block_io *b)
+{
+	b->source = BLOCK_IO_REPLAYED;
+	b->until = UINT64_MAX;
+}
+
+void record_block_io_elsewhere(struct record_block_io *b)
+{
+	b->source = BLOCK_IO_ELSEWHERE;
+	b->until = UINT64_MAX;
+}
+
+int record_block_io_event(struct record_block_io *b, struct order_queue *order,
+			  uint64_t mono_ns, uint32_t cpu, const void *raw,
+			  size_t size)
+{
+	struct ev e;
+
+	if (!block_ev(b->fields, raw, size, mono_ns, cpu, &e)) {
+		b->malformed++;	/* bad input: counted, the rest goes on */
+		return 0;
+	}
+	b->events++;
+	return order_queue_push(order, &e);
+}
+
 /* A reading: an event into the order queue, or how far the reader got. */
 static int on_reading(void *ctx, const struct block_reading *r)
 {
 	struct record_block_io *b = ctx;
-	struct ev e;
 
 	if (r->kind == BLOCK_READ_UNTIL) {
 		b->until = r->mono_ns;
 		return 0;
 	}
-	if (!block_ev(b->fields, r->raw, r->size, r->mono_ns, r->cpu, &e)) {
-		b->malformed++;	/* bad input: counted, the rest goes on */
-		return 0;
-	}
-	b->events++;
-	return order_queue_push(b->order, &e);
+	return record_block_io_event(b, b->order, r->mono_ns, r->cpu, r->raw,
+				     r->size);
 }
 
 int record_block_io_take(struct record_block_io *b, struct order_queue *order,
@@ -80,7 +101,7 @@ int record_block_io_take(struct record_block_io *b, struct order_queue *order,
 {
 	int err;
 
-	if (!b->on)
+	if (!b->on || b->source != BLOCK_IO_READER)
 		return 0;
 	b->order = order;
 	err = block_trace_take(&b->trace, on_reading, b);
@@ -156,7 +177,7 @@ int record_block_io_finish(struct record_block_io *b, struct loader *l,
 	struct block_req r;
 	int err = 0;
 
-	if (!b->on)
+	if (!b->on || b->source == BLOCK_IO_ELSEWHERE)
 		return 0;
 	while (err == 0 && block_rq_drain(&b->pending, &r))
 		err = store(b, l, &r, e);

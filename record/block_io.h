@@ -27,8 +27,18 @@ struct block_disk {
 	char name[32];		/* "" when /sys did not say */
 };
 
+/* Where the events of a record_block_io come from. */
+enum block_io_source {
+	BLOCK_IO_READER,	/* its own reader: taken each round */
+	BLOCK_IO_REPLAYED,	/* record --flight's replay, through
+				 * record_block_io_event: no reader */
+	BLOCK_IO_ELSEWHERE,	/* its reader's events go to record --flight's
+				 * memory (record/flight_block.h) instead */
+};
+
 struct record_block_io {
 	int on;
+	enum block_io_source source;
 	struct block_fields fields[BLK_STEPS];	/* borrowed formats' fields */
 	struct block_trace trace;	/* owned */
 	struct block_pending pending;	/* owned */
@@ -59,8 +69,8 @@ int record_block_io_start(struct record_block_io *b, struct errmsg *e);
 /* Tracing off, the thread stopped, the rest read (until: UINT64_MAX). */
 void record_block_io_stop(struct record_block_io *b);
 
-/* What the reader read since the last take, into order.  0 or -errno
- * with e. */
+/* What the reader read since the last take, into order (nothing
+ * unless source is BLOCK_IO_READER).  0 or -errno with e. */
 int record_block_io_take(struct record_block_io *b, struct order_queue *order,
 			 struct errmsg *e);
 
@@ -71,6 +81,24 @@ static inline uint64_t record_block_io_until(const struct record_block_io *b,
 	return watermark < b->until ? watermark : b->until;
 }
 
+/*
+ * record --flight.  Replayed: the events come through
+ * record_block_io_event, all before the stream is flushed, so it waits
+ * for no reader (until: UINT64_MAX).  Elsewhere: the reader still runs
+ * (open, start, stop as ever), but record/flight_block.h takes what it
+ * reads; this stream gets none of it, waits for none and stores nothing
+ * at the end.
+ */
+void record_block_io_replayed(struct record_block_io *b);
+void record_block_io_elsewhere(struct record_block_io *b);
+
+/* One raw event (size bytes, stamped mono_ns, CLOCK_MONOTONIC, on cpu)
+ * decoded into order; one that does not decode is counted (malformed).
+ * 0 or -ENOMEM. */
+int record_block_io_event(struct record_block_io *b, struct order_queue *order,
+			  uint64_t mono_ns, uint32_t cpu, const void *raw,
+			  size_t size);
+
 /* A step the stream handed back; t: the target thread it ran in, or
  * NULL.  0 or -errno with e. */
 int record_block_io_step(struct record_block_io *b, struct loader *l,
@@ -78,7 +106,8 @@ int record_block_io_step(struct record_block_io *b, struct loader *l,
 			 struct errmsg *e);
 
 /* The end (after stop, the stream flushed): each pending request stored
- * unfinished, the counts, the losses as lost rows at end_mono.  0 or
+ * unfinished, the counts, the losses as lost rows at end_mono (the
+ * reader's: none when replayed; nothing at all when elsewhere).  0 or
  * -errno with e. */
 int record_block_io_finish(struct record_block_io *b, struct loader *l,
 			   uint64_t end_mono, struct errmsg *e);

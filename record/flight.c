@@ -68,15 +68,23 @@ static uint64_t disk_bytes(const char *path)
 int flight_init(struct flight *f, const struct flight_config *cfg,
 		struct record_session *rs, struct errmsg *err)
 {
+	uint64_t block = rs->cfg.block_io ? cfg->max_memory / 8 : 0;
+
 	memset(f, 0, sizeof(*f));
 	f->cfg = cfg;
 	f->rs = rs;
 	f->err = err;
-	/* An eighth for the aside (flight_aside.h), the rest the history. */
+	/* An eighth for the aside (flight_aside.h), with --block-io an
+	 * eighth for its events (flight_block.h), the rest the history. */
 	flight_aside_init(&f->aside, cfg->max_memory / 8);
 	if (flight_history_init(&f->hist, (size_t)(cfg->max_memory -
-						   cfg->max_memory / 8)) < 0)
+						   cfg->max_memory / 8 - block)) < 0)
 		return -ENOMEM;
+	if (block && flight_block_init(&f->blk, (size_t)block,
+				       &rs->pipe.blk.trace) < 0)
+		return -ENOMEM;
+	if (block)
+		record_block_io_elsewhere(&rs->pipe.blk);
 	f->hist.on_drop = on_drop;
 	f->hist.ctx = f;
 	f->dump_times = calloc(cfg->max_dumps ? cfg->max_dumps : 1,
@@ -97,6 +105,7 @@ void flight_release(struct flight *f)
 		free(f->watch);
 	}
 	free(f->dump_times);
+	flight_block_release(&f->blk);
 	flight_aside_release(&f->aside);
 	flight_history_release(&f->hist);
 }
@@ -162,6 +171,28 @@ static int on_trigger(struct flight *f, const struct spool_entry *e)
 	return 0;
 }
 
+/* The block events the reader read since the last round, kept. */
+static int take_block(struct flight *f)
+{
+	int err = f->blk.v ? flight_block_take(&f->blk) : 0;
+
+	if (err == -ENOMEM)
+		return errmsg_set(f->err, ENOMEM, "out of memory");
+	if (err < 0)
+		return errmsg_set(f->err, -err, "cannot read the block I/O events "
+				  "from tracefs: %s", strerror(-err));
+	return 0;
+}
+
+/* Has the pending dump's window passed: the rings' watermark, and the
+ * block reader (it runs behind them, by up to BLOCK_TRACE_INTERVAL_NS)? */
+static int window_passed(const struct flight *f, uint64_t watermark)
+{
+	uint64_t end = f->trig.mono_ns + f->cfg->after_ns;
+
+	return watermark >= end && (!f->blk.v || f->blk.until >= end);
+}
+
 static int take(struct flight *f, const struct spool_entry *e)
 {
 	uint64_t pos;
@@ -176,6 +207,8 @@ static int take(struct flight *f, const struct spool_entry *e)
 		break;
 	case SPOOL_ROUND:
 		err = waking_filter_extend(&f->rs->rec.waking, f->err);
+		if (err == 0)
+			err = take_block(f);
 		break;
 	case SPOOL_ANCHOR:
 		/* The flight session's end: its last anchor (not stored: its
@@ -189,7 +222,7 @@ static int take(struct flight *f, const struct spool_entry *e)
 	if (f->watch && (err = flight_watch_take(f->watch, e)) < 0)
 		return err;
 	if (e->kind == SPOOL_ROUND && f->pending &&
-	    e->u.watermark >= f->trig.mono_ns + f->cfg->after_ns)
+	    window_passed(f, e->u.watermark))
 		return flight_dump(f, e->u.watermark == UINT64_MAX);
 	return 0;
 }
@@ -220,6 +253,12 @@ int flight_consume(struct flight *f, struct spool *sp, int *abort)
 			__atomic_store_n(abort, 1, __ATOMIC_RELEASE);
 	}
 	spool_done(sp);
+	/* The drain has ended: the block reader's last events, for a dump
+	 * still pending. */
+	if (err == 0 && f->blk.v) {
+		record_block_io_stop(&f->rs->pipe.blk);
+		err = take_block(f);
+	}
 	if (err == 0 && f->pending)
 		err = flight_dump(f, 1);
 	if (err == 0)

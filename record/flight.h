@@ -21,6 +21,11 @@
  * that sit in the history before the window, and the clock anchor in
  * force at its start.
  *
+ * With --block-io, the block events the reader takes from tracefs are
+ * kept beside the history (flight_block.h: another eighth, taken from
+ * the history's share), and a dump waits until the reader has passed its
+ * window's end too; its window starts no earlier than they are whole.
+ *
  * A trigger while a dump is pending, past --max-dumps in its period or
  * --max-disk is counted as suppressed: with the next dump (flight_dump),
  * and by reason at the end (flight_summary, on the flight session).  The flight recording's own session row stays
@@ -35,6 +40,7 @@
 #include "../collector/spool.h"
 #include "../common/errmsg.h"
 #include "flight_aside.h"
+#include "flight_block.h"
 #include "flight_history.h"
 
 struct record_session;
@@ -58,7 +64,8 @@ struct flight_trigger_spec {
 
 struct flight_config {
 	uint64_t before_ns, after_ns;	/* --keep BEFORE,AFTER */
-	uint64_t max_memory;		/* --max-memory: the history's and the aside's */
+	/* --max-memory: the history's, the aside's, the block events' */
+	uint64_t max_memory;
 	struct flight_trigger_spec triggers[FLIGHT_TRIGGERS_MAX];
 	size_t ntriggers;
 	/* --max-dumps N/PERIOD: at most max_dumps dumps whose triggers
@@ -100,6 +107,8 @@ struct flight {
 	struct record_session *rs;	/* borrowed: its recorder, database, options */
 	struct flight_history hist;	/* owned */
 	struct flight_aside_list aside;	/* owned: what dumps need from before */
+	struct flight_block blk;	/* owned: --block-io's events; v NULL
+					 * without it */
 	/* The newest anchor dropped with its round; mono_ns 0: none. */
 	struct clock_anchor dropped_anchor;
 	int pending;			/* trig waits for its after part */

@@ -38,6 +38,14 @@ struct dump {
 	size_t one_cap;
 };
 
+/* From when every CPU's records, and --block-io's events, are kept; 0:
+ * all since arming. */
+static uint64_t whole_from(const struct flight *f)
+{
+	return f->hist.whole_from > f->blk.whole_from ? f->hist.whole_from :
+	       f->blk.whole_from;
+}
+
 /* The window, and the whole drain rounds that hold it: from after the
  * last round that ends before it (every record stamped after that
  * round's watermark plus RECORDER_ORDER_SLACK_NS comes later,
@@ -51,8 +59,8 @@ static void find_window(const struct flight *f, struct window *w)
 
 	w->start_ns = t->mono_ns > f->cfg->before_ns ?
 		      t->mono_ns - f->cfg->before_ns : 0;
-	if (h->whole_from > w->start_ns)
-		w->start_ns = h->whole_from;
+	if (whole_from(f) > w->start_ns)
+		w->start_ns = whole_from(f);
 	w->end_ns = t->mono_ns + f->cfg->after_ns;
 	if (w->start_ns > w->end_ns)
 		w->start_ns = w->end_ns;	/* nothing whole left */
@@ -199,6 +207,44 @@ static int replay_prelude(struct dump *d)
 	return err;
 }
 
+/* A block slot of the window: an event into the order queue (it flows
+ * out with the rings' records, round by round), or the instance's loss
+ * as lost rows, stamped inside the window. */
+static int replay_block_slot(void *ctx, const struct flight_block_slot *s)
+{
+	struct dump *d = ctx;
+	uint64_t at = s->mono_ns;
+	int err = 0;
+
+	if (!s->loss) {
+		if (record_block_io_event(&d->p.blk, &d->p.order, s->mono_ns,
+					  s->cpu, s->u.raw, s->size) < 0)
+			return oom(d);
+		return 0;
+	}
+	at = at < d->w.start_ns ? d->w.start_ns : at > d->w.end_ns ?
+	     d->w.end_ns : at;
+	if (s->u.n.overrun)
+		err = loader_lost(&d->l, at, (int)s->cpu, "block_overrun",
+				  s->u.n.overrun, &d->p.err);
+	if (err == 0 && s->u.n.dropped)
+		err = loader_lost(&d->l, at, (int)s->cpu, "block_dropped",
+				  s->u.n.dropped, &d->p.err);
+	return err;
+}
+
+/* --block-io's events of the window, all queued before the first round
+ * lets any event out: the pipeline waits for no reader (block_io.h). */
+static int replay_block(struct dump *d)
+{
+	const struct flight_block *fb = &d->f->blk;
+
+	if (!fb->v)
+		return 0;
+	return flight_block_each(fb, d->w.start_ns, d->w.end_ns,
+				 replay_block_slot, d);
+}
+
 static struct flight_cpu_share *share_of(struct dump *d, uint32_t cpu)
 {
 	const struct recorder *r = &d->f->rs->rec;
@@ -275,9 +321,9 @@ static int store_dump_rows(struct dump *d, int cut_short)
 		trigger_reason(&f->trig, why, sizeof(why)),
 		f->trig.mono_ns, f->cfg->before_ns, f->cfg->after_ns,
 		d->w.start_ns, d->w.end_ns, cut_short,
-		f->hist.whole_from, f->hist.cap, f->hist.peak,
+		whole_from(f), f->hist.cap, f->hist.peak,
 		f->hist.dropped_records, f->hist.dropped_bytes, f->suppressed,
-		f->aside.dropped,
+		f->aside.dropped, f->blk.v != NULL, f->blk.dropped,
 	};
 	const struct recorder *rec = &f->rs->rec;
 	int err;
@@ -322,9 +368,16 @@ static int dump_run(struct dump *d, int cut_short)
 	d->cpus = calloc((size_t)rs->rec.ncpus, sizeof(*d->cpus));
 	if (err < 0 || !d->cpus)
 		return oom(d);
+	record_block_io_replayed(&d->p.blk);
 	find_window(d->f, &d->w);
+	/* Cut short: the window ends at the recording's last anchor (the
+	 * block events after it are after the recording). */
+	if (cut_short && rs->pipe.clock.last.mono_ns < d->w.end_ns)
+		d->w.end_ns = rs->pipe.clock.last.mono_ns;
 	a = start_anchor(d->f, d->w.from);
 	err = begin_session(d, &a);
+	if (err == 0)
+		err = replay_block(d);
 	if (err == 0)
 		err = replay_prelude(d);
 	if (err == 0)

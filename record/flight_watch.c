@@ -216,6 +216,9 @@ int flight_watch_open(struct flight_watch *w, struct flight *f)
 	w->p.faults.ops.spell_end = on_nothing_t;
 	w->p.faults.ops.store_tracepoint = on_nothing_ev;
 	w->p.faults.ops.latency_hit = on_nothing_ev;
+	/* No block events come here (flight_block.h keeps them): none to
+	 * wait for. */
+	record_block_io_replayed(&w->p.blk);
 	if (clock_map_add(&w->p.clock.map, &rs->pipe.clock.last, &unused) == -ENOMEM)
 		return errmsg_set(f->err, ENOMEM, "out of memory");
 	w->p.clock.last = rs->pipe.clock.last;
@@ -279,7 +282,9 @@ static int store_cost(struct flight_watch *w)
 	/* The kernel updates the high-water mark lazily: now may be above. */
 	if (r.rss_bytes > r.max_rss_bytes)
 		r.max_rss_bytes = r.rss_bytes;
-	r.history_bytes = w->f->hist.head - w->f->hist.tail;
+	r.history_bytes = w->f->hist.head - w->f->hist.tail +
+			  (w->f->blk.head - w->f->blk.tail) *
+			  sizeof(struct flight_block_slot);
 	return loader_flight_cost(&rs->loader, &r, w->f->err);
 }
 

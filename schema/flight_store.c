@@ -37,8 +37,14 @@ int flight_tables_check(sqlite3 *db, const char *path, struct errmsg *e)
 	    sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
-	if (n == 5)
+	st = NULL;
+	/* block_dropped came after them, in the same schema version. */
+	if (n == 5 && sqlite3_prepare_v2(db, "SELECT block_dropped FROM"
+					 " flight_dump", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_finalize(st);
 		return 0;
+	}
+	sqlite3_finalize(st);
 	return errmsg_set(e, ENOENT, "'%s' was made by a faultline without the "
 			  "flight recorder's tables; record --flight into a new "
 			  "file", path);
@@ -60,14 +66,16 @@ int loader_flight_dump(struct loader *l, const struct flight_dump_row *r,
 		(int64_t)r->history_dropped_records,
 		(int64_t)r->history_dropped_bytes, (int64_t)r->suppressed,
 		(int64_t)r->aside_dropped,
+		r->block_io ? (int64_t)r->block_dropped : -1,
 	};
 
 	return run(l, "INSERT INTO flight_dump (session_id, trigger, reason,"
 		   " trigger_ts, before_ns, after_ns, window_start_ts,"
 		   " window_end_ts, cut_short, whole_from_ts, history_bytes,"
 		   " history_peak_bytes, history_dropped_records,"
-		   " history_dropped_bytes, suppressed, aside_dropped)"
-		   " VALUES (?,?,?,?,?,?,?,?,?,nullif(?,0),?,?,?,?,?,?)",
+		   " history_dropped_bytes, suppressed, aside_dropped,"
+		   " block_dropped)"
+		   " VALUES (?,?,?,?,?,?,?,?,?,nullif(?,0),?,?,?,?,?,?,nullif(?,-1))",
 		   v, sizeof(v) / sizeof(v[0]), text, 2, e);
 }
 

@@ -21,6 +21,8 @@ struct flight_dump_row {
 	uint64_t history_dropped_records, history_dropped_bytes;
 	uint64_t suppressed;
 	uint64_t aside_dropped;
+	int block_io;			/* 0: block_dropped is NULL */
+	uint64_t block_dropped;
 };
 
 struct flight_cpu_row {
@@ -53,9 +55,10 @@ struct flight_cost_row {
 	uint64_t history_bytes;		/* held in --max-memory now */
 };
 
-/* Does db (at path, for messages) have the flight recorder's tables?  A
- * file made by a faultline from before them has the same schema version
- * but not them.  0, or -ENOENT with e saying so and what to do. */
+/* Does db (at path, for messages) have the flight recorder's tables (and
+ * flight_dump's block_dropped)?  A file made by a faultline from before
+ * them has the same schema version but not them.  0, or -ENOENT with e
+ * saying so and what to do. */
 int flight_tables_check(sqlite3 *db, const char *path, struct errmsg *e);
 
 /* 0 or -errno with e. */

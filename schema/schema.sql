@@ -466,8 +466,9 @@ CREATE TABLE flight_dump (
 	window_start_ts	INTEGER NOT NULL,
 	window_end_ts	INTEGER NOT NULL,
 	cut_short	INTEGER NOT NULL,
-	-- From when every CPU's records were kept (the oldest rounds being
-	-- dropped for --max-memory); NULL: all since the recording began.
+	-- From when every CPU's records (and --block-io's events) were kept
+	-- (the oldest being dropped for --max-memory); NULL: all since the
+	-- recording began.
 	whole_from_ts	INTEGER,
 	history_bytes	INTEGER NOT NULL,	-- --max-memory
 	history_peak_bytes INTEGER NOT NULL,	-- most held at once so far
@@ -478,7 +479,12 @@ CREATE TABLE flight_dump (
 	suppressed	INTEGER NOT NULL,
 	-- Mappings and thread names from before the window dropped so far
 	-- (the eighth of --max-memory kept for them was full).
-	aside_dropped	INTEGER NOT NULL
+	aside_dropped	INTEGER NOT NULL,
+	-- --block-io's events dropped from the memory so far, oldest first
+	-- (the eighth of --max-memory kept for them was full); NULL without
+	-- --block-io.  The tracefs instance's own losses in the window are
+	-- the dump's lost rows ('block_overrun', 'block_dropped').
+	block_dropped	INTEGER
 );
 
 -- Each CPU's share of a flight dump: the ring records replayed, and the
@@ -536,7 +542,8 @@ CREATE TABLE flight_cost (
 	sys_ns		INTEGER NOT NULL,
 	rss_bytes	INTEGER NOT NULL,	-- resident now
 	max_rss_bytes	INTEGER NOT NULL,	-- the most so far
-	history_bytes	INTEGER NOT NULL	-- held in --max-memory now
+	-- held in --max-memory now (records, and --block-io's events)
+	history_bytes	INTEGER NOT NULL
 );
 
 -- Stacks (record --stacks), stored once per distinct sequence of frames.

@@ -90,7 +90,7 @@ static const char hand_rows_sql[] =
 	" 'RS', NULL, 1000, 3000, NULL, 2000, 7, 7, 'wl', 0, 0, 0);"
 	"INSERT INTO block_request_count VALUES (1, 1, 0, 0, 0, 0);"
 	"INSERT INTO flight_dump VALUES (1, 'signal', 'SIGUSR2', 3000, 2000, 500,"
-	" 1000, 3500, 0, NULL, 4194304, 4000000, 0, 0, 0, 0);"
+	" 1000, 3500, 0, NULL, 4194304, 4000000, 0, 0, 0, 0, 7);"
 	"INSERT INTO flight_dump_cpu VALUES (1, 0, 10, 640, 0, 0);"
 	"INSERT INTO flight_summary VALUES (1, 3, 1, 1, 1, 0, 10, 3600000000000,"
 	" NULL, 40960);"

@@ -259,6 +259,150 @@ static void an_overrun_of_the_instances_buffer_is_stored_and_said(void **state)
 			   " AND bytes = 4096 AND op = 'R'", info_get(info, "tid")) < 3000);
 }
 
+/* info's key once the workload has written it; -1 after timeout_ms. */
+static long long wait_info(const char *info, const char *key, long timeout_ms)
+{
+	long long v;
+
+	for (long waited = 0; waited < timeout_ms; waited += 10) {
+		if ((v = info_get(info, key)) >= 0)
+			return v;
+		sleep_ms(10);
+	}
+	return -1;
+}
+
+/*
+ * record --flight --block-io: a dump whose window holds the whole run
+ * (--keep 1h, SIGUSR2 once the reads are done, the workload lingering)
+ * has the rows a full recording has: the 40 direct reads are 40 read
+ * requests of 64 KiB of the reading thread, each issued before it
+ * completed, no more, and what it stored agrees with the disk's
+ * counters over the recording, as a recording's does.  The flight
+ * session itself holds none.
+ */
+static void a_flight_dump_holds_the_requests_a_recording_holds(void **state)
+{
+	const char *db = scratch_path("flight.db"), *info = scratch_path("flight.info");
+	const char *data = scratch_path("flight.bin");
+	char stat_path[160], reads[16], size[16];
+	char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
+			 (char *)db, "--flight", "--block-io", "--keep",
+			 "1h,100ms", "--", "build/release/tests/block_workload",
+			 (char *)data, reads, size, (char *)info, NULL };
+	struct disk_stat before, after;
+	long long done, tid, stored, sectors;
+	struct run r;
+
+	(void)state;
+	if (disk_stat_path(scratch_dir(), stat_path, sizeof(stat_path)) < 0)
+		skip_msg("%s is on no block device", scratch_dir());
+	snprintf(reads, sizeof(reads), "%d", READS);
+	snprintf(size, sizeof(size), "%d", READ_SIZE);
+	setenv("LINGER_MS", "2000", 1);	/* alive when the trigger comes */
+	before = disk_stat(stat_path);
+	assert_int_equal(start_recording(&r, argv, 10000), 0);
+	unsetenv("LINGER_MS");
+	/* The reads done (the info file's last line): the trigger. */
+	done = wait_info(info, "read_ns", 20000);
+	if (done >= 0)
+		kill(r.pid, SIGUSR2);
+	run_wait(&r);
+	after = disk_stat(stat_path);
+	if (r.status == 77)
+		skip_msg("the file system holds no %d reads of %d bytes in one "
+			 "extent each, or has no O_DIRECT", READS, READ_SIZE);
+	if (r.status != 0 || done < 0)
+		fail_msg("record failed (%d): %s", r.status, r.err);
+	tid = info_get(info, "tid");
+	assert_false(instance_exists(r.pid));
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump f JOIN"
+				" session s USING (session_id) WHERE f.trigger ="
+				" 'signal' AND s.status = 'complete' AND"
+				" f.block_dropped = 0"), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM block_request WHERE"
+				" session_id = 2 AND tid = %lld AND op = 'R' AND"
+				" bytes = %d AND error = 0 AND complete_ts IS NOT NULL"
+				" AND service_ns > 0 AND issue_ts <= complete_ts AND"
+				" (insert_ts IS NULL OR insert_ts <= issue_ts) AND pid"
+				" = tid AND comm = 'block_workload' AND disk IS NOT"
+				" NULL", tid, READ_SIZE), READS);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM block_request WHERE"
+				" tid = %lld AND op = 'R'", tid), READS);
+	stored = db_int(db, "SELECT count(*) FROM block_request WHERE op = 'R'"
+			" AND complete_ts IS NOT NULL AND dev = (SELECT dev FROM"
+			" block_request WHERE tid = %lld LIMIT 1)", tid);
+	sectors = db_int(db, "SELECT sum(bytes) / 512 FROM block_request WHERE"
+			 " op = 'R' AND complete_ts IS NOT NULL AND dev = (SELECT"
+			 " dev FROM block_request WHERE tid = %lld LIMIT 1)", tid);
+	assert_true(stored >= READS);
+	assert_true(stored <= after.reads - before.reads);
+	assert_true(sectors <= after.sectors - before.sectors);
+	if (stored == after.reads - before.reads)
+		assert_int_equal(sectors, after.sectors - before.sectors);
+	else
+		print_message("the disk read %lld more times than the dump holds "
+			      "(another process, or before its window): sectors "
+			      "bounded, not equal\n",
+			      after.reads - before.reads - stored);
+	/* The flight session stores no request and no count of its own. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM block_request WHERE"
+				" session_id = 1"), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM block_request_count"
+				" WHERE session_id = 1"), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM block_request_count"
+				" WHERE session_id = 2 AND completed >= %d", READS), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM lost WHERE kind GLOB"
+				" 'block_*'"), 0);
+}
+
+/*
+ * Armed, what the instance's buffer overwrote goes to the dump whose
+ * window its events were in: the 4 KiB buffer of the test above, 3000
+ * direct reads, a window over the whole run.  The dump's lost rows have
+ * overruns, no more than the summary says the instance lost while
+ * armed, and the flight session has none of its own.
+ */
+static void an_overrun_while_armed_is_stored_in_the_dump(void **state)
+{
+	const char *db = scratch_path("fover.db"), *info = scratch_path("fover.info");
+	const char *data = scratch_path("fover.bin");
+	char *argv[] = { (char *)faultline_bin(), "record", "-o", (char *)db,
+			 "--flight", "--block-io", "--keep", "1h,100ms", "--",
+			 "build/release/tests/block_workload", (char *)data, "3000",
+			 "4096", (char *)info, NULL };
+	long long lost, said = -1;
+	const char *at;
+	struct run r;
+
+	(void)state;
+	setenv("FAULTLINE_TEST_BLOCK_BUFFER_KB", "4", 1);
+	setenv("LINGER_MS", "2000", 1);
+	assert_int_equal(start_recording(&r, argv, 10000), 0);
+	unsetenv("LINGER_MS");
+	unsetenv("FAULTLINE_TEST_BLOCK_BUFFER_KB");
+	if (wait_info(info, "read_ns", 60000) >= 0)
+		kill(r.pid, SIGUSR2);
+	run_wait(&r);
+	if (r.status == 77)
+		skip_msg("the file system cannot hold the direct reads");
+	if (r.status != 0)
+		fail_msg("record failed (%d): %s", r.status, r.err);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump"), 1);
+	lost = db_int(db, "SELECT sum(count) FROM lost WHERE session_id = 2 AND"
+		      " kind = 'block_overrun'");
+	if ((at = strstr(r.err, "BLOCK I/O LOST: ")))
+		said = atoll(at + strlen("BLOCK I/O LOST: "));
+	print_message("overruns: %lld in the dump, %lld while armed\n", lost, said);
+	assert_true(lost > 0);
+	assert_true(lost <= said);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM lost WHERE session_id ="
+				" 1 AND kind GLOB 'block_*'"), 0);
+	assert_true(db_int(db, "SELECT count(*) FROM block_request WHERE"
+			   " session_id = 2 AND bytes = 4096 AND op = 'R' AND"
+			   " comm = 'block_workload'") < 3000);
+}
+
 /* SIGINT stops a recording; its instance goes with it. */
 static void a_recording_stopped_by_sigint_removes_its_instance(void **state)
 {
@@ -283,6 +427,10 @@ int main(void)
 		cmocka_unit_test(direct_reads_are_requests_of_their_thread_the_disk_agrees),
 		cmocka_unit_test(diagnose_names_the_requests_a_files_reads_waited_for),
 		cmocka_unit_test(an_overrun_of_the_instances_buffer_is_stored_and_said),
+		cmocka_unit_test_teardown(a_flight_dump_holds_the_requests_a_recording_holds,
+					  kill_leftovers),
+		cmocka_unit_test_teardown(an_overrun_while_armed_is_stored_in_the_dump,
+					  kill_leftovers),
 		cmocka_unit_test_teardown(a_recording_stopped_by_sigint_removes_its_instance,
 					  kill_leftovers),
 		cmocka_unit_test_teardown(a_killed_recorders_instance_is_removed_by_the_next,

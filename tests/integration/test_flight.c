@@ -561,6 +561,148 @@ static void the_flight_recorder_stays_within_max_memory(void **state)
 				"whole_from_ts", (MEMORY_MB << 20) - (MEMORY_MB << 20) / 8), 1);
 }
 
+static long long realtime_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
+/* Waits for r, *peak getting the most VmRSS of pid meanwhile. */
+static int wait_sampling(struct run *r, pid_t pid, long long *peak)
+{
+	long long rss;
+	pid_t got;
+	int st = 0;
+
+	while ((got = waitpid(r->pid, &st, WNOHANG)) == 0 ||
+	       (got < 0 && errno == EINTR)) {
+		if ((rss = vm_rss(pid)) > *peak)
+			*peak = rss;
+		sleep_ms(20);
+	}
+	assert_int_equal(got, r->pid);
+	forget_started(r->pid);
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return r->status;
+}
+
+/* Waits until db holds n dumps, *peak getting the most VmRSS of pid
+ * meanwhile; 0, or -1 after timeout_ms. */
+static int wait_dumps(const char *db, long long n, pid_t pid, long long *peak,
+		      long timeout_ms)
+{
+	long long rss;
+
+	for (long waited = 0; waited < timeout_ms; waited += 20) {
+		if ((rss = vm_rss(pid)) > *peak)
+			*peak = rss;
+		if (db_int(db, "SELECT count(*) FROM flight_dump") >= n)
+			return 0;
+		sleep_ms(20);
+	}
+	return -1;
+}
+
+#define BLOCK_ROUNDS 6
+#define BLOCK_READS 600
+#define BLOCK_READS_TEXT "600"
+/* flight_block.h's slot: what an event costs in the memory. */
+#define BLOCK_SLOT_BYTES 120
+
+/*
+ * --block-io armed: rounds of 600 direct reads, each followed by a
+ * SIGUSR2 and its dump, far more events than the eighth of a 4 MiB
+ * --max-memory holds.  The memory stays within bounds, the oldest events
+ * are dropped and counted, each window starts where the memory is whole
+ * again, and a window that starts before its round holds all its reads,
+ * each one request, and none that is not there.
+ */
+static void block_events_are_kept_within_max_memory_over_many_windows(void **state)
+{
+	char db[256], data[256], info[256];
+	char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o", db,
+			 "--flight", "--block-io", "--keep", "1h,100ms",
+			 "--max-memory", "4M", "--spool-size", "4M",
+			 "--buffer-size", "1M", "--", "/bin/sleep", "600", NULL };
+	/* The release build's workload, as test_block_io runs it: one built
+	 * with the sanitizers reads its large runtime in at its start, in
+	 * requests of the same size when the page cache has dropped it. */
+	char *wl_argv[] = { "build/release/tests/block_workload", data,
+			    BLOCK_READS_TEXT, "4096", info, NULL };
+	long long peak = 0, allowed, slots;
+	long long round_start[BLOCK_ROUNDS], round_end[BLOCK_ROUNDS];
+	int whole = 0;
+	struct run fl, wl;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s", scratch_path("block.db"));
+	snprintf(data, sizeof(data), "%s", scratch_path("block.bin"));
+	assert_int_equal(start_recording(&fl, argv, 10000), 0);
+	for (int i = 0; i < BLOCK_ROUNDS; i++) {
+		snprintf(info, sizeof(info), "%s.%d", scratch_path("block.info"), i);
+		round_start[i] = realtime_ns();
+		run_start_as(&wl, -1, wl_argv);
+		if (wait_sampling(&wl, fl.pid, &peak) == 77)
+			skip_msg("the file system holds no %d direct reads of 4096 "
+				 "bytes in one extent each, or has no O_DIRECT",
+				 BLOCK_READS);
+		assert_int_equal(wl.status, 0);
+		round_end[i] = realtime_ns();
+		kill(fl.pid, SIGUSR2);
+		assert_int_equal(wait_dumps(db, i + 1, fl.pid, &peak, 20000), 0);
+	}
+	kill(fl.pid, SIGINT);
+	assert_int_equal(run_wait(&fl), 0);
+	allowed = ((long long)(MEMORY_MB + SPOOL_MB) << 20) +
+		  ((long long)sysconf(_SC_NPROCESSORS_ONLN) * RING_MB << 20) +
+		  FIXED_ALLOWANCE;
+	print_message("flight --block-io: peak VmRSS armed %lld KiB, allowed "
+		      "%lld KiB\n", peak >> 10, allowed >> 10);
+#ifndef __SANITIZE_ADDRESS__
+	assert_true(peak > 0);
+	assert_true(peak <= allowed);
+#endif
+	/* Every round dumped; the memory filled, and from then on each
+	 * window starts where it is whole. */
+	slots = ((MEMORY_MB << 20) / 8) / BLOCK_SLOT_BYTES;
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump f JOIN "
+				"session s USING (session_id) WHERE s.status = "
+				"'complete' AND f.history_bytes = %d", (MEMORY_MB << 20) -
+				2 * ((MEMORY_MB << 20) / 8)), BLOCK_ROUNDS);
+	assert_true(db_int(db, "SELECT max(block_dropped) FROM flight_dump") > 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump WHERE "
+				"block_dropped > 0 AND (whole_from_ts IS NULL OR "
+				"window_start_ts != whole_from_ts)"), 0);
+	for (int i = 0; i < BLOCK_ROUNDS; i++) {
+		long long sid = db_int(db, "SELECT session_id FROM flight_dump "
+				       "ORDER BY session_id LIMIT 1 OFFSET %d", i);
+		/* The round's reads: not a target's (the target is sleep), so
+		 * known by their thread's name and time, and as the direct
+		 * reads they are (rwbs RS: sync). */
+		long long reads = db_int(db, "SELECT count(*) FROM block_request "
+					 "WHERE session_id = %lld AND comm = "
+					 "'block_workload' AND rwbs = 'RS' AND bytes = "
+					 "4096 AND issue_ts BETWEEN %lld AND %lld", sid,
+					 round_start[i], round_end[i]);
+
+		/* No more rows than the memory holds events. */
+		assert_true(db_int(db, "SELECT count(*) FROM block_request WHERE "
+				   "session_id = %lld", sid) <= slots);
+		assert_true(reads <= BLOCK_READS);
+		if (db_int(db, "SELECT window_start_ts < %lld FROM flight_dump "
+			   "WHERE session_id = %lld", round_start[i], sid)) {
+			assert_int_equal(reads, BLOCK_READS);
+			whole++;
+		}
+	}
+	/* The first round, at least, came before the memory was full. */
+	print_message("flight --block-io: %d of %d windows held their whole "
+		      "round\n", whole, BLOCK_ROUNDS);
+	assert_true(whole >= 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -573,6 +715,7 @@ int main(void)
 		cmocka_unit_test_teardown(per_minute_histograms_count_every_span_as_a_recording_does, kill_leftovers),
 		cmocka_unit_test_teardown(stop_on_control_stops_and_makes_the_pending_dump, kill_leftovers),
 		cmocka_unit_test_teardown(a_fault_longer_than_dur_fires_and_is_in_its_dump, kill_leftovers),
+		cmocka_unit_test_teardown(block_events_are_kept_within_max_memory_over_many_windows, kill_leftovers),
 	};
 	const char *s = getenv("FAULTLINE_FLIGHT_SEED");
 

@@ -157,6 +157,7 @@ static void a_full_queue_drops_whole_samples_and_counts_them_missed(void **state
 	assert_int_equal(c.samples, 2);
 	assert_true(c.dropped >= 4);
 	assert_true(c.missed >= c.dropped);
+	assert_int_equal(c.dropped_readings, 2 * c.dropped);
 
 	/* The taker catches up: samples are queued again. */
 	assert_int_equal(sampler_thread_take(&t, &b), 0);
@@ -176,6 +177,7 @@ static void a_full_queue_drops_whole_samples_and_counts_them_missed(void **state
 	/* What came in after the drops is a later call's. */
 	assert_true(((const struct reading *)sampler_batch_at(b, 0))->seq > 2);
 	assert_int_equal(c.samples + c.dropped, p.calls);
+	assert_int_equal(c.dropped_readings, 2 * c.dropped);
 	sampler_thread_release(&t);
 }
 
