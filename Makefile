@@ -171,6 +171,9 @@ RECORD_SRC += record/environment.c
 # record --flight (record/flight.h)
 RECORD_SRC += record/flight.c record/flight_history.c record/flight_dump.c \
 	      record/flight_watch.c record/flight_minute.c record/flight_aside.c
+# record --flight --trigger metric:NAME>VALUE: the live lines and their reading
+DECODER_SRC += decoder/metric_line.c
+COLLECTOR_SRC += collector/metric_feed.c
 SCHEMA_SRC += schema/flight_store.c
 DIAGNOSE_SRC += diagnose/p_cpu_quota.c
 # export --to PostgreSQL (libpq), query on PostgreSQL.  libpq is loaded

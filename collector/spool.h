@@ -19,7 +19,8 @@
  *   SPOOL_LOST    records of u.lost.cpu the spool had no room for
  *   SPOOL_END     nothing follows
  *   SPOOL_TRIGGER record --flight: a snapshot asked for at u.trigger.mono_ns
- *                 (SIGUSR2, --control); the record engine ignores it
+ *                 (SIGUSR2, --control, a metric line over its threshold);
+ *                 the record engine ignores it
  * Control entries (all but DATA) are never dropped: one that finds no
  * room waits in the drain thread's side and goes in before any later
  * data, so nothing overtakes it.
@@ -69,6 +70,7 @@ enum spool_kind {
 enum spool_trigger_source {
 	TRIGGER_SIGNAL,		/* SIGUSR2 */
 	TRIGGER_CONTROL,	/* 'snapshot' on the --control FIFO */
+	TRIGGER_METRIC,		/* a line over --trigger metric:NAME>VALUE */
 };
 
 struct spool_entry {
@@ -86,6 +88,9 @@ struct spool_entry {
 		struct {
 			uint64_t mono_ns;	/* when it was asked for */
 			uint32_t source;	/* enum spool_trigger_source */
+			/* TRIGGER_METRIC: which metric_watch, the value. */
+			uint32_t metric;
+			double value;
 		} trigger;			/* SPOOL_TRIGGER */
 	} u;
 };

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../common/json.h"
+#include "../common/strbuf.h"
 #include "../decoder/perf_record.h"
 #include "../schema/flight_store.h"
 #include "flight.h"
@@ -156,8 +158,11 @@ static int on_trigger(struct flight *f, const struct spool_entry *e)
 	struct flight_trigger t;
 
 	memset(&t, 0, sizeof(t));
-	t.source = e->u.trigger.source;
+	t.source = e->u.trigger.source == TRIGGER_METRIC ? FLIGHT_METRIC :
+		   e->u.trigger.source;
 	t.mono_ns = e->u.trigger.mono_ns;
+	t.metric = e->u.trigger.metric;
+	t.value = e->u.trigger.value;
 	flight_fire(f, &t);
 	return 0;
 }
@@ -203,6 +208,13 @@ static int store_summary(struct flight *f)
 		f->cfg->max_dumps, f->cfg->period_ns, f->cfg->max_disk,
 		disk_bytes(f->rs->cfg.output) - f->disk_at_start,
 	};
+	/* The drain thread's counts: it wrote them before SPOOL_END. */
+	const struct metric_feed *m = &f->rs->rec.metrics;
+
+	r.metric_fed = m->cfg.fifo_fd >= 0 || m->cfg.udp_fd >= 0;
+	r.metric_lines = m->n.lines;
+	r.metric_malformed = m->n.malformed;
+	r.metric_ignored = m->n.ignored;
 
 	return loader_flight_summary(&f->rs->loader, &r, f->err);
 }
@@ -233,11 +245,27 @@ int flight_consume(struct flight *f, struct spool *sp, int *abort)
 static const char *const trigger_names[] = {
 	[FLIGHT_SIGNAL] = "signal", [FLIGHT_CONTROL] = "control",
 	[FLIGHT_FAULT] = "fault", [FLIGHT_OFFCPU] = "offcpu",
-	[FLIGHT_SYSCALL] = "syscall",
+	[FLIGHT_SYSCALL] = "syscall", [FLIGHT_METRIC] = "metric",
 };
 
 const char *flight_trigger_name(enum flight_trigger_kind k)
 {
 	return (size_t)k < sizeof(trigger_names) / sizeof(trigger_names[0]) ?
 	       trigger_names[k] : "unknown";
+}
+
+const char *flight_metric_words(const struct metric_watch *w, double value,
+				char *buf, size_t n)
+{
+	struct strbuf v, t;
+
+	strbuf_init(&v);
+	strbuf_init(&t);
+	json_real(&v, value);
+	json_real(&t, w->threshold);
+	snprintf(buf, n, "metric %s = %s > %s", w->name, strbuf_str(&v),
+		 strbuf_str(&t));
+	strbuf_release(&v);
+	strbuf_release(&t);
+	return buf;
 }

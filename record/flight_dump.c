@@ -252,13 +252,17 @@ static int replay_window(struct dump *d)
 }
 
 /* The trigger in words, into buf. */
-static const char *trigger_reason(const struct flight_trigger *t, char *buf,
-				  size_t n)
+static const char *trigger_reason(const struct flight *f, char *buf, size_t n)
 {
+	const struct flight_trigger *t = &f->trig;
+
 	if (t->source == FLIGHT_SIGNAL)
 		return "SIGUSR2";
 	if (t->source == FLIGHT_CONTROL)
 		return "'snapshot' on --control";
+	if (t->source == FLIGHT_METRIC)
+		return flight_metric_words(&f->cfg->metrics[t->metric], t->value,
+					   buf, n);
 	snprintf(buf, n, "%s of thread %u %s %.3f ms", t->source == FLIGHT_FAULT ?
 		 "a fault" : t->source == FLIGHT_SYSCALL ? "a system call" :
 		 "an off-CPU span", t->tid, t->still ? "still going on after" :
@@ -269,10 +273,10 @@ static const char *trigger_reason(const struct flight_trigger *t, char *buf,
 static int store_dump_rows(struct dump *d, int cut_short)
 {
 	struct flight *f = d->f;
-	char why[128];
+	char why[160];
 	struct flight_dump_row r = {
 		flight_trigger_name(f->trig.source),
-		trigger_reason(&f->trig, why, sizeof(why)),
+		trigger_reason(f, why, sizeof(why)),
 		f->trig.mono_ns, f->cfg->before_ns, f->cfg->after_ns,
 		d->w.start_ns, d->w.end_ns, cut_short,
 		f->hist.whole_from, f->hist.cap, f->hist.peak,
@@ -282,6 +286,11 @@ static int store_dump_rows(struct dump *d, int cut_short)
 	const struct recorder *rec = &f->rs->rec;
 	int err;
 
+	if (f->trig.source == FLIGHT_METRIC) {
+		r.metric = f->cfg->metrics[f->trig.metric].name;
+		r.metric_value = f->trig.value;
+		r.metric_threshold = f->cfg->metrics[f->trig.metric].threshold;
+	}
 	if (cut_short && d->p.clock.last.mono_ns < r.window_end_mono_ns)
 		r.window_end_mono_ns = d->p.clock.last.mono_ns;
 	err = loader_flight_dump(&d->l, &r, &d->p.err);

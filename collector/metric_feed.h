@@ -1,0 +1,92 @@
+/*
+ * metric_feed: an application's live metric lines for record --flight's
+ * --trigger metric:NAME>VALUE, read where the --control FIFO is read (the
+ * drain thread, collector/drain.h), so that a line over its threshold
+ * becomes a SPOOL_TRIGGER in order with the records, stamped with
+ * CLOCK_MONOTONIC as it was read.
+ *
+ * Two sources, either or both:
+ *   --metric-fifo PATH   a FIFO (made and opened as --control's is):
+ *                        lines end in '\n'; a line longer than
+ *                        METRIC_LINE_MAX - 1 bytes is malformed
+ *   --metric-udp ADDR    a UDP socket bound to ADDR (127.0.0.1 unless
+ *                        given): one or more lines a datagram, separated
+ *                        by '\n'; a datagram over METRIC_DATAGRAM_MAX
+ *                        bytes is one malformed line
+ * Each line is "NAME VALUE" (decoder/metric_line.h).  Blank lines are
+ * skipped.  Nothing a sender does can block the thread or stop the
+ * recording: both fds are non-blocking, each wake reads a bounded
+ * amount, and every line is counted as what it was.
+ */
+#ifndef FL_METRIC_FEED_H
+#define FL_METRIC_FEED_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "../common/errmsg.h"
+#include "../decoder/metric_line.h"
+
+/* The longest FIFO line kept, with its NUL. */
+#define METRIC_LINE_MAX 256
+/* The largest datagram read whole: one page of lines. */
+#define METRIC_DATAGRAM_MAX 4096
+/* Datagrams read a wake: the rings are drained between batches. */
+#define METRIC_DATAGRAMS_A_WAKE 64
+
+/* --trigger metric:NAME>VALUE: fires on a line "NAME V" with V > VALUE. */
+struct metric_watch {
+	char name[METRIC_NAME_MAX];
+	double threshold;
+};
+
+struct metric_feed_config {
+	int fifo_fd;		/* borrowed: non-blocking, or -1 */
+	int udp_fd;		/* borrowed: bound, non-blocking, or -1 */
+	const struct metric_watch *watch;	/* borrowed: nwatch of them */
+	size_t nwatch;
+};
+
+/* Every line received, by what became of it; written by the drain
+ * thread, read once it ended. */
+struct metric_counts {
+	uint64_t lines;		/* not blank: all the others' sum */
+	uint64_t malformed;	/* not "NAME VALUE", or too long */
+	uint64_t ignored;	/* a name no --trigger watches */
+	uint64_t under;		/* at or under the threshold */
+	uint64_t over;		/* over it: a trigger each */
+};
+
+/* A line over watch[i]'s threshold, read at mono_ns (CLOCK_MONOTONIC). */
+typedef void metric_fire_fn(void *ctx, uint32_t i, double value,
+			    uint64_t mono_ns);
+
+struct metric_feed {
+	struct metric_feed_config cfg;
+	/* The FIFO's line read so far; len past the buffer: too long. */
+	char line[METRIC_LINE_MAX];
+	size_t len;
+	struct metric_counts n;
+};
+
+void metric_feed_init(struct metric_feed *f, const struct metric_feed_config *c);
+
+/* What the FIFO has (one read), and what the UDP socket has (up to
+ * METRIC_DATAGRAMS_A_WAKE datagrams): each line over a threshold calls
+ * fire. */
+void metric_feed_read_fifo(struct metric_feed *f, metric_fire_fn *fire,
+			   void *ctx);
+void metric_feed_read_udp(struct metric_feed *f, metric_fire_fn *fire,
+			  void *ctx);
+
+/* --metric-udp's [ADDR:]PORT: ADDR an IPv4 address, or an IPv6 one in
+ * brackets ([::1]:9125); 127.0.0.1 when left out.  0 or -EINVAL. */
+int metric_udp_parse(const char *spec, struct sockaddr_storage *sa,
+		     socklen_t *len);
+/* A non-blocking UDP socket bound to sa, into *fd (the caller closes
+ * it).  0 or -errno with e saying why and what to do; spec is the
+ * option's text, for the message. */
+int metric_udp_bind(const struct sockaddr_storage *sa, socklen_t len,
+		    const char *spec, int *fd, struct errmsg *e);
+
+#endif
