@@ -354,6 +354,7 @@ static void print_own_cost(FILE *out, const struct record_session *rs)
 static void print_flight(FILE *out, const struct record_session *rs)
 {
 	const struct flight *f = &rs->flight;
+	const struct metric_feed *m = &rs->rec.metrics;
 
 	fprintf(out, "  flight recorder: %llu triggers, %llu dumps (sessions after "
 		"%lld), %llu not dumped (%llu pending, %llu past --max-dumps, %llu "
@@ -366,6 +367,15 @@ static void print_flight(FILE *out, const struct record_session *rs)
 		"records dropped from it, oldest first\n",
 		(double)f->hist.peak / 1048576, (double)f->hist.cap / 1048576,
 		(unsigned long long)f->hist.dropped_records);
+	if (m->cfg.fifo_fd >= 0 || m->cfg.udp_fd >= 0)
+		fprintf(out, "  metric lines: %llu read, %llu over a --trigger "
+			"metric: threshold, %llu at or under it, %llu malformed, "
+			"%llu of names no trigger watches\n",
+			(unsigned long long)m->n.lines,
+			(unsigned long long)m->n.over,
+			(unsigned long long)m->n.under,
+			(unsigned long long)m->n.malformed,
+			(unsigned long long)m->n.ignored);
 }
 
 /* Samples that named another session's event (decoder/sample_owner.h):

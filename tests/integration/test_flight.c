@@ -707,6 +707,7 @@ static void a_metric_line_over_its_threshold_fires_one_dump_naming_it(void **sta
 {
 	struct metric_run m;
 	long long lo, hi;
+	struct run r;
 
 	(void)state;
 	metric_start(&m, "metric", 0, NULL, NULL);
@@ -721,6 +722,10 @@ static void a_metric_line_over_its_threshold_fires_one_dump_naming_it(void **sta
 	assert_int_equal(db_int(m.db, "SELECT count(*) FROM flight_summary WHERE "
 				"triggers = 1 AND dumps = 1 AND metric_lines = 2 AND "
 				"metric_malformed = 0 AND metric_ignored = 0"), 1);
+	/* The report of the dump says what fired it. */
+	assert_int_equal(run_faultline(&r, "report", m.db, "--session", "2", NULL), 0);
+	assert_non_null(strstr(r.out, "\na flight recorder's dump, fired by "
+			       "metric nak = 3 > 0\n"));
 	metric_free(&m);
 }
 
