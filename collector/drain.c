@@ -87,17 +87,15 @@ static void push_trigger(struct spool *sp, enum spool_trigger_source source)
 	spool_push(sp, &e);
 }
 
-/* metric_feed's fire: a line over its threshold, stamped when read. */
-static void push_metric(void *ctx, uint32_t i, double value, uint64_t mono_ns)
+/* metric_feed's: a line of a watched metric, in order with the
+ * records (spool.h's SPOOL_METRIC). */
+static void push_metric(void *ctx, const struct metric_sample *m)
 {
 	struct spool_entry e;
 
 	memset(&e, 0, sizeof(e));
-	e.kind = SPOOL_TRIGGER;
-	e.u.trigger.mono_ns = mono_ns;
-	e.u.trigger.source = TRIGGER_METRIC;
-	e.u.trigger.metric = i;
-	e.u.trigger.value = value;
+	e.kind = SPOOL_METRIC;
+	e.u.metric = *m;
 	spool_push(ctx, &e);
 }
 

@@ -22,10 +22,12 @@ static int blank_line(const char *s, size_t len)
 	return 1;
 }
 
-/* One line (without its '\n'), read at mono_ns. */
+/* One line (without its '\n'), read as at says. */
 static void take_line(struct metric_feed *f, const char *s, size_t len,
-		      uint64_t mono_ns, metric_fire_fn *fire, void *ctx)
+		      const struct metric_sample *at, metric_line_fn *fn,
+		      void *ctx)
 {
+	struct metric_sample m = *at;
 	const char *name;
 	size_t name_len, i;
 	double v;
@@ -45,22 +47,25 @@ static void take_line(struct metric_feed *f, const char *s, size_t len,
 		f->n.ignored++;
 		return;
 	}
-	if (!(v > f->cfg.watch[i].threshold)) {
+	m.watch = (uint32_t)i;
+	m.value = v;
+	m.over = v > f->cfg.watch[i].threshold;
+	if (m.over)
+		f->n.over++;
+	else
 		f->n.under++;
-		return;
-	}
-	f->n.over++;
-	fire(ctx, (uint32_t)i, v, mono_ns);
+	fn(ctx, &m);
 }
 
 /* The FIFO is opened read-write (as --control's), so it never reads
  * EOF between writers; a line is taken once its '\n' arrives. */
-void metric_feed_read_fifo(struct metric_feed *f, metric_fire_fn *fire,
+void metric_feed_read_fifo(struct metric_feed *f, metric_line_fn *fn,
 			   void *ctx)
 {
 	char buf[METRIC_DATAGRAM_MAX];
 	ssize_t n = read(f->cfg.fifo_fd, buf, sizeof(buf));
-	uint64_t now = monotonic_ns();
+	struct metric_sample at = { .mono_ns = monotonic_ns(),
+				    .from = METRIC_FROM_FIFO };
 
 	for (ssize_t i = 0; i < n; i++) {
 		if (buf[i] != '\n') {
@@ -70,7 +75,7 @@ void metric_feed_read_fifo(struct metric_feed *f, metric_fire_fn *fire,
 			continue;
 		}
 		if (f->len < sizeof(f->line))
-			take_line(f, f->line, f->len, now, fire, ctx);
+			take_line(f, f->line, f->len, &at, fn, ctx);
 		else {
 			f->n.lines++;
 			f->n.malformed++;
@@ -80,19 +85,20 @@ void metric_feed_read_fifo(struct metric_feed *f, metric_fire_fn *fire,
 }
 
 static void take_datagram(struct metric_feed *f, const char *buf, size_t len,
-			  uint64_t mono_ns, metric_fire_fn *fire, void *ctx)
+			  const struct metric_sample *at, metric_line_fn *fn,
+			  void *ctx)
 {
 	while (len) {
 		const char *nl = memchr(buf, '\n', len);
 		size_t n = nl ? (size_t)(nl - buf) : len;
 
-		take_line(f, buf, n, mono_ns, fire, ctx);
+		take_line(f, buf, n, at, fn, ctx);
 		buf += n + (nl != NULL);
 		len -= n + (nl != NULL);
 	}
 }
 
-void metric_feed_read_udp(struct metric_feed *f, metric_fire_fn *fire,
+void metric_feed_read_udp(struct metric_feed *f, metric_line_fn *fn,
 			  void *ctx)
 {
 	char buf[METRIC_DATAGRAM_MAX];
@@ -100,7 +106,8 @@ void metric_feed_read_udp(struct metric_feed *f, metric_fire_fn *fire,
 	for (int k = 0; k < METRIC_DATAGRAMS_A_WAKE; k++) {
 		/* MSG_TRUNC: the datagram's own length, however long. */
 		ssize_t n = recv(f->cfg.udp_fd, buf, sizeof(buf), MSG_TRUNC);
-		uint64_t now = monotonic_ns();
+		struct metric_sample at = { .mono_ns = monotonic_ns(),
+					    .from = METRIC_FROM_UDP };
 
 		if (n < 0)
 			return;		/* EAGAIN: no more for now */
@@ -109,7 +116,7 @@ void metric_feed_read_udp(struct metric_feed *f, metric_fire_fn *fire,
 			f->n.malformed++;
 			continue;
 		}
-		take_datagram(f, buf, (size_t)n, now, fire, ctx);
+		take_datagram(f, buf, (size_t)n, &at, fn, ctx);
 	}
 }
 

@@ -1,9 +1,10 @@
 /*
  * metric_feed: an application's live metric lines for record --flight's
  * --trigger metric:NAME>VALUE, read where the --control FIFO is read (the
- * drain thread, collector/drain.h), so that a line over its threshold
- * becomes a SPOOL_TRIGGER in order with the records, stamped with
- * CLOCK_MONOTONIC as it was read.
+ * drain thread, collector/drain.h), so that each line of a watched name
+ * becomes a SPOOL_METRIC in order with the records, stamped with
+ * CLOCK_MONOTONIC as it was read: a trigger when over its threshold, and
+ * a sample for the dumps whose window holds it.
  *
  * Two sources, either or both:
  *   --metric-fifo PATH   a FIFO (made and opened as --control's is):
@@ -57,9 +58,21 @@ struct metric_counts {
 	uint64_t over;		/* over it: a trigger each */
 };
 
-/* A line over watch[i]'s threshold, read at mono_ns (CLOCK_MONOTONIC). */
-typedef void metric_fire_fn(void *ctx, uint32_t i, double value,
-			    uint64_t mono_ns);
+/* Where a line came from. */
+enum metric_source { METRIC_FROM_FIFO, METRIC_FROM_UDP };
+
+/* A line of a watched name. */
+struct metric_sample {
+	uint64_t mono_ns;	/* CLOCK_MONOTONIC: when it was read */
+	uint32_t watch;		/* which of the watched: cfg.watch[watch] */
+	uint16_t over;		/* value > its threshold: a trigger */
+	uint16_t from;		/* enum metric_source */
+	double value;
+};
+
+/* Called for each line of a watched name, at or under its threshold
+ * too. */
+typedef void metric_line_fn(void *ctx, const struct metric_sample *s);
 
 struct metric_feed {
 	struct metric_feed_config cfg;
@@ -72,11 +85,11 @@ struct metric_feed {
 void metric_feed_init(struct metric_feed *f, const struct metric_feed_config *c);
 
 /* What the FIFO has (one read), and what the UDP socket has (up to
- * METRIC_DATAGRAMS_A_WAKE datagrams): each line over a threshold calls
- * fire. */
-void metric_feed_read_fifo(struct metric_feed *f, metric_fire_fn *fire,
+ * METRIC_DATAGRAMS_A_WAKE datagrams): each line of a watched name calls
+ * fn. */
+void metric_feed_read_fifo(struct metric_feed *f, metric_line_fn *fn,
 			   void *ctx);
-void metric_feed_read_udp(struct metric_feed *f, metric_fire_fn *fire,
+void metric_feed_read_udp(struct metric_feed *f, metric_line_fn *fn,
 			  void *ctx);
 
 /* --metric-udp's [ADDR:]PORT: ADDR an IPv4 address, or an IPv6 one in

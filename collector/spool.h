@@ -19,8 +19,10 @@
  *   SPOOL_LOST    records of u.lost.cpu the spool had no room for
  *   SPOOL_END     nothing follows
  *   SPOOL_TRIGGER record --flight: a snapshot asked for at u.trigger.mono_ns
- *                 (SIGUSR2, --control, a metric line over its threshold);
- *                 the record engine ignores it
+ *                 (SIGUSR2, --control); the record engine ignores it
+ *   SPOOL_METRIC  record --flight: a line of a watched metric, read at
+ *                 u.metric.mono_ns (collector/metric_feed.h), a trigger
+ *                 when over its threshold; the record engine ignores it
  * Control entries (all but DATA) are never dropped: one that finds no
  * room waits in the drain thread's side and goes in before any later
  * data, so nothing overtakes it.
@@ -55,6 +57,7 @@
 #include <stdint.h>
 
 #include "../common/clock.h"
+#include "metric_feed.h"
 
 enum spool_kind {
 	SPOOL_PAD,		/* internal: skip to the buffer's start */
@@ -64,13 +67,13 @@ enum spool_kind {
 	SPOOL_LOST,
 	SPOOL_END,
 	SPOOL_TRIGGER,
+	SPOOL_METRIC,
 };
 
 /* Who asked for a SPOOL_TRIGGER. */
 enum spool_trigger_source {
 	TRIGGER_SIGNAL,		/* SIGUSR2 */
 	TRIGGER_CONTROL,	/* 'snapshot' on the --control FIFO */
-	TRIGGER_METRIC,		/* a line over --trigger metric:NAME>VALUE */
 };
 
 struct spool_entry {
@@ -88,10 +91,8 @@ struct spool_entry {
 		struct {
 			uint64_t mono_ns;	/* when it was asked for */
 			uint32_t source;	/* enum spool_trigger_source */
-			/* TRIGGER_METRIC: which metric_watch, the value. */
-			uint32_t metric;
-			double value;
-		} trigger;			/* SPOOL_TRIGGER */
+		} trigger;
+		struct metric_sample metric;	/* SPOOL_METRIC */			/* SPOOL_TRIGGER */
 	} u;
 };
 

@@ -158,13 +158,26 @@ static int on_trigger(struct flight *f, const struct spool_entry *e)
 	struct flight_trigger t;
 
 	memset(&t, 0, sizeof(t));
-	t.source = e->u.trigger.source == TRIGGER_METRIC ? FLIGHT_METRIC :
-		   e->u.trigger.source;
+	t.source = e->u.trigger.source;
 	t.mono_ns = e->u.trigger.mono_ns;
-	t.metric = e->u.trigger.metric;
-	t.value = e->u.trigger.value;
 	flight_fire(f, &t);
 	return 0;
+}
+
+/* A metric line over its threshold fires; every one stays in the
+ * history, for the dumps whose window holds it. */
+static void on_metric(struct flight *f, const struct spool_entry *e)
+{
+	struct flight_trigger t;
+
+	if (!e->u.metric.over)
+		return;
+	memset(&t, 0, sizeof(t));
+	t.source = FLIGHT_METRIC;
+	t.mono_ns = e->u.metric.mono_ns;
+	t.metric = e->u.metric.watch;
+	t.value = e->u.metric.value;
+	flight_fire(f, &t);
 }
 
 static int take(struct flight *f, const struct spool_entry *e)
@@ -175,6 +188,9 @@ static int take(struct flight *f, const struct spool_entry *e)
 	switch (e->kind) {
 	case SPOOL_TRIGGER:
 		return on_trigger(f, e);
+	case SPOOL_METRIC:
+		on_metric(f, e);
+		break;
 	case SPOOL_DATA:
 		err = perf_records_walk(spool_data(e), e->len, note_fork, f,
 					&f->forks_walk_errors);

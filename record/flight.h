@@ -10,7 +10,9 @@
  * own, in the same database, whose rows come from replaying the kept
  * entries through the same record pipeline a normal recording uses
  * (record/pipeline.h), so they are the rows a full recording has for
- * that stretch.  Then it re-arms.
+ * that stretch; the lines of --trigger metric: names read within the
+ * window (SPOOL_METRIC entries, kept in the history like the records)
+ * become metric rows of it.  Then it re-arms.
  *
  * The window starts no earlier than the history is whole for every CPU
  * (flight_history.h), and the replay takes whole drain rounds: the rows
@@ -47,7 +49,7 @@ enum flight_trigger_kind {
 	FLIGHT_FAULT,		/* a target's fault longer than its DUR */
 	FLIGHT_OFFCPU,		/* a target off the CPU longer than its DUR */
 	FLIGHT_SYSCALL,		/* a target's system call longer than its DUR */
-	FLIGHT_METRIC,		/* a metric line over its VALUE (TRIGGER_METRIC) */
+	FLIGHT_METRIC,		/* a metric line over its VALUE (SPOOL_METRIC) */
 };
 
 /* --trigger KIND>DUR. */

@@ -711,17 +711,34 @@ static void a_metric_line_over_its_threshold_fires_one_dump_naming_it(void **sta
 
 	(void)state;
 	metric_start(&m, "metric", 0, NULL, NULL);
+	/* Under the threshold, long before the window (its BEFORE is 1 s):
+	 * no row in the dump. */
+	write_line(m.fifo, "nak -1\n");
+	sleep_ms(2500);
 	/* At the threshold: nothing; over it: the dump. */
 	write_line(m.fifo, "nak 0\n");
 	lo = realtime_ns();
 	write_line(m.fifo, "nak 3\n");
 	hi = realtime_ns();
 	wait_db(m.db, 1, "SELECT count(*) FROM flight_dump");
+	/* Read after the dump was made, so after its window: no row. */
+	write_line(m.fifo, "nak 0\n");
 	metric_stop(&m);
 	one_metric_dump(&m, "3", "metric nak = 3 > 0", lo, hi);
 	assert_int_equal(db_int(m.db, "SELECT count(*) FROM flight_summary WHERE "
-				"triggers = 1 AND dumps = 1 AND metric_lines = 2 AND "
+				"triggers = 1 AND dumps = 1 AND metric_lines = 4 AND "
 				"metric_malformed = 0 AND metric_ignored = 0"), 1);
+	/* The dump's session holds the lines of its window, and only them:
+	 * 0, then 3 at the trigger's time. */
+	assert_int_equal(db_int(m.db, "SELECT count(*) FROM metric m JOIN"
+				" metric_series s USING (series_id) WHERE"
+				" s.session_id = 2"), 2);
+	assert_int_equal(db_int(m.db, "SELECT count(*) FROM metric m JOIN"
+				" metric_series s USING (series_id) JOIN flight_dump d"
+				" USING (session_id) WHERE s.name = 'nak' AND s.source ="
+				" 'flight:--metric-fifo' AND ((m.value = 3 AND m.ts ="
+				" d.trigger_ts) OR (m.value = 0 AND m.ts <= d.trigger_ts"
+				" AND m.ts >= d.window_start_ts))"), 2);
 	/* The report of the dump says what fired it. */
 	assert_int_equal(run_faultline(&r, "report", m.db, "--session", "2", NULL), 0);
 	assert_non_null(strstr(r.out, "\na flight recorder's dump, fired by "
@@ -774,6 +791,12 @@ static void a_metric_datagram_fires_as_a_fifo_line_does(void **state)
 	assert_int_equal(db_int(m.db, "SELECT count(*) FROM flight_summary WHERE "
 				"triggers = 1 AND metric_lines = 2 AND "
 				"metric_malformed = 0"), 1);
+	/* Both lines of the datagram, read at once, at the trigger's time. */
+	assert_int_equal(db_int(m.db, "SELECT count(*) FROM metric m JOIN"
+				" metric_series s USING (series_id) JOIN flight_dump d"
+				" USING (session_id) WHERE s.source ="
+				" 'flight:--metric-udp' AND m.ts = d.trigger_ts AND"
+				" m.value IN (0, 2.5)"), 2);
 	metric_free(&m);
 }
 
@@ -798,6 +821,20 @@ static void a_storm_of_metric_lines_keeps_to_max_dumps(void **state)
 				"triggers = 70 AND dumps = 1 AND suppressed_pending + "
 				"suppressed_rate = 69 AND suppressed_rate >= 20 AND "
 				"metric_lines = 70"), 1);
+	/* The lines after the dump are not in it; the one that fired is,
+	 * at its time (with those read at once with it), and none is
+	 * outside the window. */
+	assert_int_equal(db_int(m.db, "SELECT count(*) FROM metric m JOIN"
+				" metric_series USING (series_id) WHERE session_id = 2"
+				" AND value = 7"), 0);
+	assert_true(db_int(m.db, "SELECT count(*) FROM metric m JOIN"
+			   " metric_series s USING (series_id) JOIN flight_dump d"
+			   " USING (session_id) WHERE m.ts = d.trigger_ts AND"
+			   " m.value = 1") >= 1);
+	assert_int_equal(db_int(m.db, "SELECT count(*) FROM metric m JOIN"
+				" metric_series s USING (series_id) JOIN flight_dump d"
+				" USING (session_id) WHERE m.ts < d.window_start_ts"
+				" OR m.ts > d.window_end_ts"), 0);
 	metric_free(&m);
 }
 
