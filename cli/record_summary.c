@@ -376,6 +376,11 @@ static void print_flight(FILE *out, const struct record_session *rs)
 			(unsigned long long)m->n.under,
 			(unsigned long long)m->n.malformed,
 			(unsigned long long)m->n.ignored);
+	if (m->n.udp_dropped)
+		fprintf(out, "  DROPPED %llu --metric-udp datagrams: its receive "
+			"buffer was full; send fewer lines, or raise "
+			"net.core.rmem_max (faultline asks for %d bytes)\n",
+			(unsigned long long)m->n.udp_dropped, METRIC_UDP_RCVBUF);
 }
 
 /* Samples that named another session's event (decoder/sample_owner.h):

@@ -380,6 +380,7 @@ int drain_run(struct recorder *r, struct spool *sp, const int *abort,
 	disable_all(r);
 	push_anchor(sp);
 	drain_round(r, sp, 1);
+	metric_feed_finish(&r->metrics);	/* read with SPOOL_END */
 	push_kind(sp, SPOOL_END, 0);
 	spool_wait_flushed(sp);
 	free(pfds);

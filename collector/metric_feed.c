@@ -1,5 +1,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,17 @@ void metric_feed_read_udp(struct metric_feed *f, metric_line_fn *fn,
 	}
 }
 
+void metric_feed_finish(struct metric_feed *f)
+{
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mem);
+
+	if (f->cfg.udp_fd >= 0 &&
+	    getsockopt(f->cfg.udp_fd, SOL_SOCKET, SO_MEMINFO, mem, &len) == 0 &&
+	    len > SK_MEMINFO_DROPS * sizeof(mem[0]))
+		f->n.udp_dropped = mem[SK_MEMINFO_DROPS];
+}
+
 /* PORT: 1 to 65535, digits only. */
 static int parse_port(const char *s, uint16_t *port)
 {
@@ -170,10 +182,13 @@ int metric_udp_bind(const struct sockaddr_storage *sa, socklen_t len,
 		    const char *spec, int *fd, struct errmsg *e)
 {
 	int s = socket(sa->ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int rcvbuf = METRIC_UDP_RCVBUF;
 
 	if (s < 0)
 		return errmsg_set(e, errno, "cannot make the --metric-udp socket: "
 				  "%s", strerror(errno));
+	/* A smaller buffer only drops sooner, and says so: no failure. */
+	(void)setsockopt(s, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	if (bind(s, (const struct sockaddr *)sa, len) < 0) {
 		int err = errno;
 

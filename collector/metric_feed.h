@@ -56,6 +56,9 @@ struct metric_counts {
 	uint64_t ignored;	/* a name no --trigger watches */
 	uint64_t under;		/* at or under the threshold */
 	uint64_t over;		/* over it: a trigger each */
+	/* Not lines: --metric-udp's datagrams the kernel dropped, its
+	 * receive buffer full (SK_MEMINFO_DROPS), read at the end. */
+	uint64_t udp_dropped;
 };
 
 /* Where a line came from. */
@@ -91,6 +94,14 @@ void metric_feed_read_fifo(struct metric_feed *f, metric_line_fn *fn,
 			   void *ctx);
 void metric_feed_read_udp(struct metric_feed *f, metric_line_fn *fn,
 			  void *ctx);
+
+/* At the end: what the kernel dropped of --metric-udp (n.udp_dropped). */
+void metric_feed_finish(struct metric_feed *f);
+
+/* The receive buffer asked of --metric-udp's socket (the kernel caps it
+ * at net.core.rmem_max): lines sent faster than the drain thread reads
+ * them wait there, and what does not fit is dropped and counted. */
+#define METRIC_UDP_RCVBUF (1 << 20)
 
 /* --metric-udp's [ADDR:]PORT: ADDR an IPv4 address, or an IPv6 one in
  * brackets ([::1]:9125); 127.0.0.1 when left out.  0 or -EINVAL. */

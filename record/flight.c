@@ -231,6 +231,8 @@ static int store_summary(struct flight *f)
 	r.metric_lines = m->n.lines;
 	r.metric_malformed = m->n.malformed;
 	r.metric_ignored = m->n.ignored;
+	r.metric_udp = m->cfg.udp_fd >= 0;
+	r.metric_udp_dropped = m->n.udp_dropped;
 
 	return loader_flight_summary(&f->rs->loader, &r, f->err);
 }

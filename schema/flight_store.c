@@ -131,8 +131,8 @@ int loader_flight_summary(struct loader *l, const struct flight_summary_row *r,
 				    " suppressed_pending, suppressed_rate,"
 				    " suppressed_disk, max_dumps, period_ns, max_disk,"
 				    " disk_bytes, metric_lines, metric_malformed,"
-				    " metric_ignored) VALUES"
-				    " (?,?,?,?,?,?,?,?,nullif(?,0),?,?,?,?)", -1, &st,
+				    " metric_ignored, metric_udp_dropped) VALUES"
+				    " (?,?,?,?,?,?,?,?,nullif(?,0),?,?,?,?,?)", -1, &st,
 				    NULL);
 
 	if (rc == SQLITE_OK) {
@@ -144,6 +144,8 @@ int loader_flight_summary(struct loader *l, const struct flight_summary_row *r,
 			sqlite3_bind_int64(st, k + 1, (int64_t)r->metric_malformed);
 			sqlite3_bind_int64(st, k + 2, (int64_t)r->metric_ignored);
 		}
+		if (r->metric_udp)
+			sqlite3_bind_int64(st, k + 3, (int64_t)r->metric_udp_dropped);
 	}
 	return step_once(l, st, rc, e);
 }

@@ -38,8 +38,9 @@ struct flight_summary_row {
 	uint64_t max_dumps, period_ns, max_disk;
 	uint64_t disk_bytes;		/* what the dumps added to the file */
 	/* --metric-fifo, --metric-udp: metric_fed 0 without them. */
-	int metric_fed;
+	int metric_fed, metric_udp;
 	uint64_t metric_lines, metric_malformed, metric_ignored;
+	uint64_t metric_udp_dropped;	/* with metric_udp */
 };
 
 /* A bucket of a thread's per-minute histogram (record/flight_minute.h). */

@@ -518,7 +518,10 @@ CREATE TABLE flight_summary (
 	-- --trigger metric: watches; NULL without either option.
 	metric_lines	INTEGER,
 	metric_malformed INTEGER,
-	metric_ignored	INTEGER
+	metric_ignored	INTEGER,
+	-- --metric-udp's datagrams the kernel dropped, its receive buffer
+	-- full; NULL without --metric-udp.
+	metric_udp_dropped INTEGER
 );
 
 -- record --flight, kept whether it dumps or not, on the flight session:

@@ -93,7 +93,7 @@ static const char hand_rows_sql[] =
 	" 1000, 3500, 0, NULL, 4194304, 4000000, 0, 0, 0, 0, NULL, NULL, NULL);"
 	"INSERT INTO flight_dump_cpu VALUES (1, 0, 10, 640, 0, 0);"
 	"INSERT INTO flight_summary VALUES (1, 3, 1, 1, 1, 0, 10, 3600000000000,"
-	" NULL, 40960, NULL, NULL, NULL);"
+	" NULL, 40960, NULL, NULL, NULL, NULL);"
 	"INSERT INTO flight_minute VALUES (1, 60000000000, 7, 'fault:minor', 1024,"
 	" 2048, 3, 1900);"
 	"INSERT INTO flight_cost VALUES (1, 100, 2000000, 1000000, 33554432,"

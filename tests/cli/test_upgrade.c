@@ -277,7 +277,8 @@ static void a_schema_8_file_gains_the_metric_columns(void **state)
 				" 'metric_threshold')"), 3);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_summary WHERE"
 				" metric_lines IS NULL AND metric_malformed IS NULL"
-				" AND metric_ignored IS NULL"), 1);
+				" AND metric_ignored IS NULL AND metric_udp_dropped"
+				" IS NULL"), 1);
 }
 
 int main(void)
