@@ -9,6 +9,10 @@
  * one -p target each find fault samples they cannot place, seen with
  * plain `record` too.)
  *
+ * The metric triggers (--trigger metric:NAME>VALUE) record a sleeping
+ * command instead: the test itself writes the lines to --metric-fifo or
+ * sends them to --metric-udp, noting CLOCK_REALTIME around each send.
+ *
  * FAULTLINE_FLIGHT_SEED fixes the stall's moment (each run prints it).
  */
 #include <arpa/inet.h>
