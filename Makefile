@@ -308,6 +308,8 @@ UNIT_TESTS += test_proc_net_udp test_sampler_thread
 FUZZ_TARGETS += fuzz_proc_net_udp fuzz_proc_net_sock
 # record --pt
 FUZZ_TARGETS += fuzz_pt
+# record --flight --trigger metric:NAME>VALUE: the live lines
+FUZZ_TARGETS += fuzz_metric_line
 # faultline diagnose; plt_bind reads a library built here, lazily
 # linked, and one with IBT's .plt.sec stubs
 INTEGRATION_BIN += $(BUILD)/tests/test_diagnose
