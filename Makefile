@@ -172,6 +172,9 @@ RECORD_SRC += record/environment.c
 RECORD_SRC += record/flight.c record/flight_history.c record/flight_dump.c \
 	      record/flight_watch.c record/flight_minute.c record/flight_aside.c \
 	      record/flight_block.c
+# record --flight --trigger metric:NAME>VALUE: the live lines and their reading
+DECODER_SRC += decoder/metric_line.c
+COLLECTOR_SRC += collector/metric_feed.c
 SCHEMA_SRC += schema/flight_store.c
 DIAGNOSE_SRC += diagnose/p_cpu_quota.c
 # export --to PostgreSQL (libpq), query on PostgreSQL.  libpq is loaded
@@ -306,6 +309,8 @@ UNIT_TESTS += test_proc_net_udp test_sampler_thread
 FUZZ_TARGETS += fuzz_proc_net_udp fuzz_proc_net_sock
 # record --pt
 FUZZ_TARGETS += fuzz_pt
+# record --flight --trigger metric:NAME>VALUE: the live lines
+FUZZ_TARGETS += fuzz_metric_line
 # faultline diagnose; plt_bind reads a library built here, lazily
 # linked, and one with IBT's .plt.sec stubs
 INTEGRATION_BIN += $(BUILD)/tests/test_diagnose

@@ -17,6 +17,8 @@
 #include "../common/array.h"
 #include "../common/cpulist.h"
 #include "../common/json.h"
+#include "../decoder/metric_line.h"
+#include "../decoder/metric_parse.h"
 #include "../common/strbuf.h"
 #include "../record/session.h"
 #include "commands.h"
@@ -79,6 +81,14 @@ struct record_args {
 	struct flight_config flight;
 	const char *control_path;	/* borrowed from argv, or NULL */
 	int control_fd;			/* owned: -1 until opened */
+	/* --metric-fifo, --metric-udp: where --trigger metric:'s lines
+	 * come from. */
+	const char *metric_fifo_path;	/* borrowed from argv, or NULL */
+	int metric_fifo_fd;		/* owned: -1 until opened */
+	const char *metric_udp_spec;	/* borrowed from argv, or NULL */
+	struct sockaddr_storage metric_udp_addr;
+	socklen_t metric_udp_len;
+	int metric_udp_fd;		/* owned: -1 until bound */
 };
 
 /* --flight's defaults: 10 s before a trigger and 1 s after it, in up to
@@ -93,7 +103,38 @@ struct record_args {
 #define DEFAULT_FLIGHT_DUMPS 10
 #define DEFAULT_FLIGHT_PERIOD_NS (3600ull * 1000 * 1000 * 1000)
 
-/* --trigger KIND>DUR (repeatable; a KIND given again takes the last). */
+/* --trigger metric:NAME>VALUE (a NAME given again takes the last). */
+static int add_metric_trigger(struct flight_config *c, const char *arg,
+			      const char *opt, struct errmsg *e)
+{
+	const char *name = arg + strlen("metric:"), *gt = strchr(name, '>');
+	size_t len = gt ? (size_t)(gt - name) : 0, i;
+	double v;
+
+	if (!gt || !metric_name_valid(name, len))
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected "
+				  "metric:NAME>VALUE, NAME 1 to %d printable "
+				  "characters without spaces, e.g. 'metric:nak>0'",
+				  opt, arg, METRIC_NAME_MAX - 1);
+	if (metric_parse_value(gt + 1, strlen(gt + 1), &v) < 0)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': the VALUE must be "
+				  "a number, e.g. 'metric:lat_ms>2.5'", opt, arg);
+	for (i = 0; i < c->nmetrics && (strlen(c->metrics[i].name) != len ||
+					strncmp(c->metrics[i].name, name, len)); i++)
+		;
+	if (i == FLIGHT_METRICS_MAX)
+		return errmsg_set(e, EINVAL, "too many %s metric:NAME>VALUE: at "
+				  "most %d metrics", opt, FLIGHT_METRICS_MAX);
+	memcpy(c->metrics[i].name, name, len);
+	c->metrics[i].name[len] = '\0';
+	c->metrics[i].threshold = v;
+	if (i == c->nmetrics)
+		c->nmetrics++;
+	return 0;
+}
+
+/* --trigger KIND>DUR (repeatable; a KIND given again takes the last),
+ * or metric:NAME>VALUE. */
 static int add_trigger(void *value, const char *arg, const char *opt,
 		       struct errmsg *e)
 {
@@ -102,6 +143,9 @@ static int add_trigger(void *value, const char *arg, const char *opt,
 	struct flight_trigger_spec spec;
 	size_t i;
 	int err;
+
+	if (!strncmp(arg, "metric:", strlen("metric:")))
+		return add_metric_trigger(c, arg, opt, e);
 
 	for (spec.kind = FLIGHT_FAULT; gt && spec.kind <= FLIGHT_SYSCALL; spec.kind++) {
 		const char *name = flight_trigger_name(spec.kind);
@@ -112,8 +156,8 @@ static int add_trigger(void *value, const char *arg, const char *opt,
 	}
 	if (!gt || spec.kind > FLIGHT_SYSCALL)
 		return errmsg_set(e, EINVAL, "invalid %s '%s': expected fault>DUR, "
-				  "offcpu>DUR or syscall>DUR, e.g. offcpu>100ms",
-				  opt, arg);
+				  "offcpu>DUR, syscall>DUR or metric:NAME>VALUE, "
+				  "e.g. offcpu>100ms", opt, arg);
 	err = opt_parse_duration(gt + 1, opt, &spec.dur_ns, e);
 	if (err == 0 && spec.dur_ns == 0)
 		return errmsg_set(e, EINVAL, "invalid %s '%s': the duration must "
@@ -185,6 +229,21 @@ static int set_keep(void *value, const char *arg, const char *opt,
 	if (err == 0 && comma)
 		err = opt_parse_duration(comma + 1, opt, &a->flight.after_ns, e);
 	return err;
+}
+
+/* --metric-udp [ADDR:]PORT: checked now, bound when recording starts. */
+static int set_metric_udp(void *value, const char *arg, const char *opt,
+			  struct errmsg *e)
+{
+	struct record_args *a = value;
+
+	if (metric_udp_parse(arg, &a->metric_udp_addr, &a->metric_udp_len) < 0)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': expected [ADDR:]PORT, "
+				  "PORT 1 to 65535, ADDR an IPv4 address or an "
+				  "IPv6 one in brackets, e.g. 9125 or [::1]:9125",
+				  opt, arg);
+	a->metric_udp_spec = arg;
+	return 0;
 }
 
 /* --label KEY=VALUE (repeatable; a KEY given again takes the last). */
@@ -401,7 +460,8 @@ static const char record_usage[] =
 	"                        [--pt-trigger DUR] [--label KEY=VALUE]... [-q]\n"
 	"                        [--flight [--keep BEFORE[,AFTER]] [--max-memory SIZE]\n"
 	"                        [--trigger KIND>DUR]... [--max-dumps N/PERIOD]\n"
-	"                        [--max-disk SIZE] [--control FIFO]]\n"
+	"                        [--max-disk SIZE] [--control FIFO]\n"
+	"                        [--metric-fifo FIFO] [--metric-udp [ADDR:]PORT]]\n"
 	"                        [-- COMMAND [ARGS...]]";
 
 static const char record_examples[] =
@@ -418,7 +478,8 @@ static const char record_examples[] =
 	"  faultline record -o run.db --latency irq:irq_handler_entry/irq:irq_handler_exit:irq -p 4242\n"
 	"  faultline record -o run.db --cgroup /sys/fs/cgroup/cpu/app -p 4242\n"
 	"  faultline record -o run.db --flight --keep 10s,1s --control ctl.fifo -p 4242\n"
-	"  faultline record -o run.db --flight --trigger 'offcpu>100ms' -p 4242\n";
+	"  faultline record -o run.db --flight --trigger 'offcpu>100ms' -p 4242\n"
+	"  faultline record -o run.db --flight --trigger 'metric:nak>0' --metric-udp 9125 -p 4242\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -431,6 +492,7 @@ static int check_args(struct record_args *a, char **rest)
 {
 	struct target_set *t = &a->targets;
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	const char *metric_src;
 
 	t->all = a->all;
 	t->command = rest[0] ? rest : NULL;
@@ -503,6 +565,26 @@ static int check_args(struct record_args *a, char **rest)
 				return usage_error("%s needs the thread states; "
 						   "drop --no-thread-states",
 						   "--trigger offcpu>DUR");
+	metric_src = a->metric_fifo_path ? "--metric-fifo" :
+		     a->metric_udp_spec ? "--metric-udp" : NULL;
+	if (!a->flight_on && metric_src)
+		return usage_error("%s reads the lines of --trigger metric:NAME>VALUE, "
+				   "a flight recorder's trigger; add --flight",
+				   metric_src);
+	if (!a->flight_on && a->flight.nmetrics)
+		return usage_error("%s sets a flight recorder's trigger; add "
+				   "--flight", "--trigger metric:NAME>VALUE");
+	if (a->flight.nmetrics && !metric_src)
+		return usage_error("%s needs lines to read; add --metric-fifo FIFO "
+				   "or --metric-udp [ADDR:]PORT",
+				   "--trigger metric:NAME>VALUE");
+	if (!a->flight.nmetrics && metric_src)
+		return usage_error("%s reads lines for --trigger metric:NAME>VALUE; "
+				   "add one, e.g. --trigger 'metric:nak>0'", metric_src);
+	if (a->flight_on && a->metric_fifo_path && a->control_path &&
+	    !strcmp(a->metric_fifo_path, a->control_path))
+		return usage_error("--metric-fifo and --control name the same "
+				   "FIFO '%s'; give each its own", a->control_path);
 	if (!a->flight_on && (a->keep_given || a->control_path ||
 			      a->flight.max_memory != DEFAULT_FLIGHT_MEMORY ||
 			      a->flight.max_disk ||
@@ -623,7 +705,8 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		  &a->flight.max_memory, NULL },
 		{ 0, "trigger", "KIND>DUR", "--flight dumps when a target's fault, "
 		  "off-CPU span or system call (KIND fault, offcpu, syscall) passes "
-		  "DUR (repeatable)", OPT_CALLBACK, &a->flight, add_trigger },
+		  "DUR, or a metric line's value passes VALUE (metric:NAME>VALUE; "
+		  "repeatable)", OPT_CALLBACK, &a->flight, add_trigger },
 		{ 0, "max-dumps", "N/PERIOD", "--flight dumps at most N times per "
 		  "PERIOD (default 10/hour); the triggers past it are counted",
 		  OPT_CALLBACK, &a->flight, set_max_dumps },
@@ -633,6 +716,12 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		{ 0, "control", "FIFO", "--flight takes 'snapshot' and 'stop' lines "
 		  "on FIFO (made if missing); SIGUSR2 snapshots too", OPT_STRING,
 		  &a->control_path, NULL },
+		{ 0, "metric-fifo", "FIFO", "--flight reads 'NAME VALUE' lines for "
+		  "--trigger metric:NAME>VALUE on FIFO (made if missing)",
+		  OPT_STRING, &a->metric_fifo_path, NULL },
+		{ 0, "metric-udp", "[ADDR:]PORT", "--flight reads 'NAME VALUE' lines "
+		  "for --trigger metric:NAME>VALUE from UDP datagrams to ADDR "
+		  "(default 127.0.0.1)", OPT_CALLBACK, a, set_metric_udp },
 		{ 'q', "quiet", NULL, "no live status line and no summary",
 		  OPT_FLAG, &a->quiet, NULL },
 		{ 0 },
@@ -733,6 +822,10 @@ static void free_args(struct record_args *a)
 	cgroup_sampler_release(&a->cgroup);
 	if (a->control_fd >= 0)
 		close(a->control_fd);
+	if (a->metric_fifo_fd >= 0)
+		close(a->metric_fifo_fd);
+	if (a->metric_udp_fd >= 0)
+		close(a->metric_udp_fd);
 }
 
 /* The process whose cgroup is sampled when --cgroup is not given: the
@@ -799,29 +892,32 @@ static void make_config(struct record_args *a, struct record_config *c,
 	c->labels_json = strbuf_str(&a->labels_json);
 	c->flight = a->flight_on ? &a->flight : NULL;
 	c->control_fd = a->control_fd;
+	c->metric_fifo_fd = a->metric_fifo_fd;
+	c->metric_udp_fd = a->metric_udp_fd;
 	if (!a->quiet && isatty(STDERR_FILENO)) {
 		c->status = record_status_line;
 		c->status_ctx = NULL;
 	}
 }
 
-/* --control: a FIFO, made if missing; opened read-write so that it
- * never reads EOF between writers. */
-static int open_control(struct record_args *a, struct errmsg *e)
+/* --control, --metric-fifo (opt): a FIFO, made if missing; opened
+ * read-write so that it never reads EOF between writers. */
+static int open_fifo(const char *path, const char *opt, int *fd,
+		     struct errmsg *e)
 {
 	struct stat st;
 
-	if (mkfifo(a->control_path, 0600) < 0 && errno != EEXIST)
-		return errmsg_set(e, errno, "cannot make the --control FIFO '%s': "
+	if (mkfifo(path, 0600) < 0 && errno != EEXIST)
+		return errmsg_set(e, errno, "cannot make the %s FIFO '%s': "
 				  "%s; name a path in a writable directory",
-				  a->control_path, strerror(errno));
-	if (stat(a->control_path, &st) < 0 || !S_ISFIFO(st.st_mode))
-		return errmsg_set(e, EINVAL, "--control '%s' is no FIFO; remove it "
-				  "or name another path", a->control_path);
-	a->control_fd = open(a->control_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (a->control_fd < 0)
-		return errmsg_set(e, errno, "cannot open the --control FIFO '%s': %s",
-				  a->control_path, strerror(errno));
+				  opt, path, strerror(errno));
+	if (stat(path, &st) < 0 || !S_ISFIFO(st.st_mode))
+		return errmsg_set(e, EINVAL, "%s '%s' is no FIFO; remove it "
+				  "or name another path", opt, path);
+	*fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (*fd < 0)
+		return errmsg_set(e, errno, "cannot open the %s FIFO '%s': %s",
+				  opt, path, strerror(errno));
 	return 0;
 }
 
@@ -838,7 +934,13 @@ static int run(struct record_args *a, struct record_session *rs, int argc,
 	if (err == 0 && udp_sampler_wanted(&a->udp))
 		err = udp_sampler_open(&a->udp, e);
 	if (err == 0 && a->control_path)
-		err = open_control(a, e);
+		err = open_fifo(a->control_path, "--control", &a->control_fd, e);
+	if (err == 0 && a->metric_fifo_path)
+		err = open_fifo(a->metric_fifo_path, "--metric-fifo",
+				&a->metric_fifo_fd, e);
+	if (err == 0 && a->metric_udp_spec)
+		err = metric_udp_bind(&a->metric_udp_addr, a->metric_udp_len,
+				      a->metric_udp_spec, &a->metric_udp_fd, e);
 	make_config(a, &cfg, cmdline);
 	if (err == 0)
 		err = record_session_open(rs, &cfg, e);
@@ -870,7 +972,8 @@ int cmd_record(int argc, char **argv)
 					     .max_memory = DEFAULT_FLIGHT_MEMORY,
 					     .max_dumps = DEFAULT_FLIGHT_DUMPS,
 					     .period_ns = DEFAULT_FLIGHT_PERIOD_NS },
-				 .control_fd = -1 };
+				 .control_fd = -1, .metric_fifo_fd = -1,
+				 .metric_udp_fd = -1 };
 	struct record_session rs;
 	struct errmsg e;
 	int status, err;

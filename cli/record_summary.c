@@ -376,6 +376,7 @@ static void print_flight_block(FILE *out, const struct flight_block *fb)
 static void print_flight(FILE *out, const struct record_session *rs)
 {
 	const struct flight *f = &rs->flight;
+	const struct metric_feed *m = &rs->rec.metrics;
 
 	fprintf(out, "  flight recorder: %llu triggers, %llu dumps (sessions after "
 		"%lld), %llu not dumped (%llu pending, %llu past --max-dumps, %llu "
@@ -390,6 +391,20 @@ static void print_flight(FILE *out, const struct record_session *rs)
 		(unsigned long long)f->hist.dropped_records);
 	if (f->blk.v)
 		print_flight_block(out, &f->blk);
+	if (m->cfg.fifo_fd >= 0 || m->cfg.udp_fd >= 0)
+		fprintf(out, "  metric lines: %llu read, %llu over a --trigger "
+			"metric: threshold, %llu at or under it, %llu malformed, "
+			"%llu of names no trigger watches\n",
+			(unsigned long long)m->n.lines,
+			(unsigned long long)m->n.over,
+			(unsigned long long)m->n.under,
+			(unsigned long long)m->n.malformed,
+			(unsigned long long)m->n.ignored);
+	if (m->n.udp_dropped)
+		fprintf(out, "  DROPPED %llu --metric-udp datagrams: its receive "
+			"buffer was full; send fewer lines, or raise "
+			"net.core.rmem_max (faultline asks for %d bytes)\n",
+			(unsigned long long)m->n.udp_dropped, METRIC_UDP_RCVBUF);
 }
 
 /* Samples that named another session's event (decoder/sample_owner.h):

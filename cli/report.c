@@ -403,6 +403,24 @@ static void print_identity(sqlite3 *db, int64_t id)
 	sqlite3_finalize(st);
 }
 
+/* A flight recorder's dump (record --flight): what fired it, in the
+ * words flight_dump keeps ("metric nak = 3 > 0"). */
+static void print_flight_dump(sqlite3 *db, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT reason FROM flight_dump WHERE"
+			       " session_id = ?", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		printf("a flight recorder's dump, fired by ");
+		term_text_fputs((const char *)sqlite3_column_text(st, 0), stdout);
+		printf("\n");
+	}
+	sqlite3_finalize(st);
+}
+
 /* The sessions after id that failed or were killed, each with its
  * error: a report of an earlier run should not hide why the last attempt
  * did not record, or stopped short. */
@@ -567,6 +585,7 @@ int cmd_report(int argc, char **argv)
 	if (!id && c.later)
 		print_later_failures(db, c.id);
 	print_identity(db, c.id);
+	print_flight_dump(db, c.id);
 	err = report(db, path, c.id, wide ? 0 : TABLE_MAX_CELL);
 	db_close(db);
 	return err < 0 ? 1 : 0;

@@ -87,6 +87,18 @@ static void push_trigger(struct spool *sp, enum spool_trigger_source source)
 	spool_push(sp, &e);
 }
 
+/* metric_feed's: a line of a watched metric, in order with the
+ * records (spool.h's SPOOL_METRIC). */
+static void push_metric(void *ctx, const struct metric_sample *m)
+{
+	struct spool_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = SPOOL_METRIC;
+	e.u.metric = *m;
+	spool_push(ctx, &e);
+}
+
 static void check_signal(struct recorder *r, struct spool *sp)
 {
 	struct signalfd_siginfo si;
@@ -133,12 +145,17 @@ static void check_control(struct recorder *r, struct spool *sp)
 	}
 }
 
+/* The last POLL_TAIL of the poll set, from its end. */
+enum { POLL_CONTROL = 3, POLL_METRIC_FIFO = 2, POLL_METRIC_UDP = 1,
+       POLL_TAIL = 3 };
+
 /* pfds: the signal fd, the command's pidfd, the -p pidfds, then each
  * CPU's ring owner, an event on faultline's own thread: it never hangs
- * up; last, the --control FIFO (-1 without it). */
+ * up; last, the --control FIFO, the --metric-fifo FIFO and the
+ * --metric-udp socket (-1 without them). */
 static struct pollfd *poll_set(struct recorder *r, size_t *n)
 {
-	size_t cnt = 3 + r->npidfds + (size_t)r->ncpus, k = 0;
+	size_t cnt = 2 + POLL_TAIL + r->npidfds + (size_t)r->ncpus, k = 0;
 	struct pollfd *p = calloc(cnt, sizeof(*p));
 
 	if (!p)
@@ -152,6 +169,10 @@ static struct pollfd *poll_set(struct recorder *r, size_t *n)
 					  r->rings[i].fd : -1, .events = POLLIN };
 	p[k++] = (struct pollfd){ .fd = r->cfg.flight ? r->cfg.control_fd : -1,
 				  .events = POLLIN };
+	p[k++] = (struct pollfd){ .fd = r->cfg.flight ? r->cfg.metrics.fifo_fd :
+				  -1, .events = POLLIN };
+	p[k++] = (struct pollfd){ .fd = r->cfg.flight ? r->cfg.metrics.udp_fd :
+				  -1, .events = POLLIN };
 	*n = cnt;
 	return p;
 }
@@ -262,8 +283,12 @@ static int drain_loop(struct recorder *r, struct spool *sp, const int *abort,
 			return -errno;
 		if (pfds[0].revents & POLLIN)
 			check_signal(r, sp);
-		if (pfds[npfds - 1].revents & POLLIN)
+		if (pfds[npfds - POLL_CONTROL].revents & POLLIN)
 			check_control(r, sp);
+		if (pfds[npfds - POLL_METRIC_FIFO].revents & POLLIN)
+			metric_feed_read_fifo(&r->metrics, push_metric, sp);
+		if (pfds[npfds - POLL_METRIC_UDP].revents & POLLIN)
+			metric_feed_read_udp(&r->metrics, push_metric, sp);
 		if (pfds[1].revents & POLLIN)
 			check_child(r);
 		check_targets(r, pfds, 2);
@@ -339,6 +364,7 @@ int drain_run(struct recorder *r, struct spool *sp, const int *abort,
 	pfds = poll_set(r, &npfds);
 	if (!pfds)
 		return -ENOMEM;
+	metric_feed_init(&r->metrics, &r->cfg.metrics);
 	err = enable_all(r, e);
 	if (err == 0)
 		say_ready(r);
@@ -354,6 +380,7 @@ int drain_run(struct recorder *r, struct spool *sp, const int *abort,
 	disable_all(r);
 	push_anchor(sp);
 	drain_round(r, sp, 1);
+	metric_feed_finish(&r->metrics);	/* read with SPOOL_END */
 	push_kind(sp, SPOOL_END, 0);
 	spool_wait_flushed(sp);
 	free(pfds);

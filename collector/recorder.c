@@ -29,6 +29,8 @@ void recorder_init(struct recorder *r)
 	r->sigfd = -1;
 	r->child_pidfd = -1;
 	r->child_status = -1;
+	r->metrics.cfg.fifo_fd = -1;
+	r->metrics.cfg.udp_fd = -1;
 }
 
 int recorder_keep_fd(struct recorder *r, int fd)

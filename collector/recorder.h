@@ -29,6 +29,7 @@
 #include "../decoder/latency_pair.h"
 #include "targets.h"
 #include "tracepoints.h"
+#include "metric_feed.h"
 #include "waking_filter.h"
 
 /* A record stamped this long before a ring's head was read has been
@@ -65,6 +66,9 @@ struct recorder_config {
 	 * SPOOL_TRIGGER instead of stopping; 'stop' there stops. */
 	int flight;
 	int control_fd;			/* borrowed: --control's FIFO, or -1 */
+	/* --flight --trigger metric:NAME>VALUE: its lines' fds, borrowed
+	 * (-1 without them), and what is watched. */
+	struct metric_feed_config metrics;
 };
 
 enum stop_reason {
@@ -120,6 +124,10 @@ struct recorder {
 	/* The part of a --control line read so far. */
 	char control_line[64];
 	size_t control_len;
+	/* --metric-fifo, --metric-udp: read while recording, and what the
+	 * lines were (its counts: read them once drain_run returned, or
+	 * once SPOOL_END was taken). */
+	struct metric_feed metrics;
 };
 
 void recorder_init(struct recorder *r);

@@ -20,6 +20,9 @@
  *   SPOOL_END     nothing follows
  *   SPOOL_TRIGGER record --flight: a snapshot asked for at u.trigger.mono_ns
  *                 (SIGUSR2, --control); the record engine ignores it
+ *   SPOOL_METRIC  record --flight: a line of a watched metric, read at
+ *                 u.metric.mono_ns (collector/metric_feed.h), a trigger
+ *                 when over its threshold; the record engine ignores it
  * Control entries (all but DATA) are never dropped: one that finds no
  * room waits in the drain thread's side and goes in before any later
  * data, so nothing overtakes it.
@@ -54,6 +57,7 @@
 #include <stdint.h>
 
 #include "../common/clock.h"
+#include "metric_feed.h"
 
 enum spool_kind {
 	SPOOL_PAD,		/* internal: skip to the buffer's start */
@@ -63,6 +67,7 @@ enum spool_kind {
 	SPOOL_LOST,
 	SPOOL_END,
 	SPOOL_TRIGGER,
+	SPOOL_METRIC,
 };
 
 /* Who asked for a SPOOL_TRIGGER. */
@@ -88,7 +93,8 @@ struct spool_entry {
 		struct {
 			uint64_t mono_ns;	/* when it was asked for */
 			uint32_t source;	/* enum spool_trigger_source */
-		} trigger;			/* SPOOL_TRIGGER */
+		} trigger;
+		struct metric_sample metric;	/* SPOOL_METRIC */			/* SPOOL_TRIGGER */
 	} u;
 };
 

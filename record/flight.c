@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../common/json.h"
+#include "../common/strbuf.h"
 #include "../decoder/perf_record.h"
 #include "../schema/flight_store.h"
 #include "flight.h"
@@ -193,6 +195,22 @@ static int window_passed(const struct flight *f, uint64_t watermark)
 	return watermark >= end && (!f->blk.v || f->blk.until >= end);
 }
 
+/* A metric line over its threshold fires; every one stays in the
+ * history, for the dumps whose window holds it. */
+static void on_metric(struct flight *f, const struct spool_entry *e)
+{
+	struct flight_trigger t;
+
+	if (!e->u.metric.over)
+		return;
+	memset(&t, 0, sizeof(t));
+	t.source = FLIGHT_METRIC;
+	t.mono_ns = e->u.metric.mono_ns;
+	t.metric = e->u.metric.watch;
+	t.value = e->u.metric.value;
+	flight_fire(f, &t);
+}
+
 static int take(struct flight *f, const struct spool_entry *e)
 {
 	uint64_t pos;
@@ -201,6 +219,9 @@ static int take(struct flight *f, const struct spool_entry *e)
 	switch (e->kind) {
 	case SPOOL_TRIGGER:
 		return on_trigger(f, e);
+	case SPOOL_METRIC:
+		on_metric(f, e);
+		break;
 	case SPOOL_DATA:
 		err = perf_records_walk(spool_data(e), e->len, note_fork, f,
 					&f->forks_walk_errors);
@@ -236,6 +257,15 @@ static int store_summary(struct flight *f)
 		f->cfg->max_dumps, f->cfg->period_ns, f->cfg->max_disk,
 		disk_bytes(f->rs->cfg.output) - f->disk_at_start,
 	};
+	/* The drain thread's counts: it wrote them before SPOOL_END. */
+	const struct metric_feed *m = &f->rs->rec.metrics;
+
+	r.metric_fed = m->cfg.fifo_fd >= 0 || m->cfg.udp_fd >= 0;
+	r.metric_lines = m->n.lines;
+	r.metric_malformed = m->n.malformed;
+	r.metric_ignored = m->n.ignored;
+	r.metric_udp = m->cfg.udp_fd >= 0;
+	r.metric_udp_dropped = m->n.udp_dropped;
 
 	return loader_flight_summary(&f->rs->loader, &r, f->err);
 }
@@ -272,11 +302,27 @@ int flight_consume(struct flight *f, struct spool *sp, int *abort)
 static const char *const trigger_names[] = {
 	[FLIGHT_SIGNAL] = "signal", [FLIGHT_CONTROL] = "control",
 	[FLIGHT_FAULT] = "fault", [FLIGHT_OFFCPU] = "offcpu",
-	[FLIGHT_SYSCALL] = "syscall",
+	[FLIGHT_SYSCALL] = "syscall", [FLIGHT_METRIC] = "metric",
 };
 
 const char *flight_trigger_name(enum flight_trigger_kind k)
 {
 	return (size_t)k < sizeof(trigger_names) / sizeof(trigger_names[0]) ?
 	       trigger_names[k] : "unknown";
+}
+
+const char *flight_metric_words(const struct metric_watch *w, double value,
+				char *buf, size_t n)
+{
+	struct strbuf v, t;
+
+	strbuf_init(&v);
+	strbuf_init(&t);
+	json_real(&v, value);
+	json_real(&t, w->threshold);
+	snprintf(buf, n, "metric %s = %s > %s", w->name, strbuf_str(&v),
+		 strbuf_str(&t));
+	strbuf_release(&v);
+	strbuf_release(&t);
+	return buf;
 }

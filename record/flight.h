@@ -10,7 +10,9 @@
  * own, in the same database, whose rows come from replaying the kept
  * entries through the same record pipeline a normal recording uses
  * (record/pipeline.h), so they are the rows a full recording has for
- * that stretch.  Then it re-arms.
+ * that stretch; the lines of --trigger metric: names read within the
+ * window (SPOOL_METRIC entries, kept in the history like the records)
+ * become metric rows of it.  Then it re-arms.
  *
  * The window starts no earlier than the history is whole for every CPU
  * (flight_history.h), and the replay takes whole drain rounds: the rows
@@ -37,6 +39,7 @@
 
 #include <stdint.h>
 
+#include "../collector/metric_feed.h"
 #include "../collector/spool.h"
 #include "../common/errmsg.h"
 #include "flight_aside.h"
@@ -52,6 +55,7 @@ enum flight_trigger_kind {
 	FLIGHT_FAULT,		/* a target's fault longer than its DUR */
 	FLIGHT_OFFCPU,		/* a target off the CPU longer than its DUR */
 	FLIGHT_SYSCALL,		/* a target's system call longer than its DUR */
+	FLIGHT_METRIC,		/* a metric line over its VALUE (SPOOL_METRIC) */
 };
 
 /* --trigger KIND>DUR. */
@@ -61,6 +65,7 @@ struct flight_trigger_spec {
 };
 
 #define FLIGHT_TRIGGERS_MAX 8
+#define FLIGHT_METRICS_MAX 16
 
 struct flight_config {
 	uint64_t before_ns, after_ns;	/* --keep BEFORE,AFTER */
@@ -68,6 +73,10 @@ struct flight_config {
 	uint64_t max_memory;
 	struct flight_trigger_spec triggers[FLIGHT_TRIGGERS_MAX];
 	size_t ntriggers;
+	/* --trigger metric:NAME>VALUE, one a NAME; their lines come from
+	 * --metric-fifo or --metric-udp (collector/metric_feed.h). */
+	struct metric_watch metrics[FLIGHT_METRICS_MAX];
+	size_t nmetrics;
 	/* --max-dumps N/PERIOD: at most max_dumps dumps whose triggers
 	 * fired within any period_ns. */
 	uint32_t max_dumps;
@@ -84,10 +93,14 @@ struct flight_suppressed {
 	uint64_t disk;		/* --max-disk reached */
 };
 
-/* "fault", "offcpu", "syscall", "signal", "control": flight_dump's
+/* "fault", "offcpu", "syscall", "signal", "control", "metric": flight_dump's
  * trigger column, and --trigger's KIND. */
 const char *flight_trigger_name(enum flight_trigger_kind k);
 
+/* A metric trigger in words, into buf: "metric nak = 3 > 0" (numbers as
+ * json_real writes them, the shortest that read back the same). */
+const char *flight_metric_words(const struct metric_watch *w, double value,
+				char *buf, size_t n);
 
 struct flight_trigger {
 	uint32_t source;		/* enum flight_trigger_kind */
@@ -98,6 +111,9 @@ struct flight_trigger {
 	uint64_t span_mono_ns;
 	uint64_t dur_ns;
 	int still;
+	/* FLIGHT_METRIC: which of cfg->metrics, and the value that fired. */
+	uint32_t metric;
+	double value;
 };
 
 struct flight_watch;

@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 
 #include "../collector/procfs.h"
+#include "../common/array.h"
 #include "../common/version.h"
 #include "../decoder/perf_record.h"
 #include "../schema/flight_store.h"
@@ -36,6 +37,10 @@ struct dump {
 	struct flight_cpu_share *cpus;		/* owned: rec.ncpus */
 	uint8_t *one;			/* owned: a single record's entry */
 	size_t one_cap;
+	/* owned: the metric lines read within the window, stored at the
+	 * end (through the same clock map as the trigger's time). */
+	struct metric_sample *samples;
+	size_t nsamples, samples_cap;
 };
 
 /* From when every CPU's records, and --block-io's events, are kept; 0:
@@ -280,6 +285,47 @@ static void count_entry(struct dump *d, const struct spool_entry *e)
 	}
 }
 
+/* A metric line kept in the history: the dump's when the window holds
+ * its time (whole rounds hold every line read within the window: a line
+ * is pushed before the round whose watermark passes its time). */
+static int keep_sample(struct dump *d, const struct metric_sample *m)
+{
+	if (m->mono_ns < d->w.start_ns || m->mono_ns > d->w.end_ns)
+		return 0;
+	if (ARRAY_RESERVE(d->samples, d->samples_cap, d->nsamples + 1) < 0)
+		return oom(d);
+	d->samples[d->nsamples++] = *m;
+	return 0;
+}
+
+/* Each watched metric's lines of the window as a series of the dump's
+ * session, one per metric and source, so one query lines them up with
+ * its rows. */
+static int store_samples(struct dump *d)
+{
+	static const char *const source[] = {
+		[METRIC_FROM_FIFO] = "flight:--metric-fifo",
+		[METRIC_FROM_UDP] = "flight:--metric-udp",
+	};
+	int64_t series[FLIGHT_METRICS_MAX][2] = { { 0 } };
+	const struct metric_watch *w = d->f->cfg->metrics;
+	int err = 0;
+
+	for (size_t i = 0; i < d->nsamples && err == 0; i++) {
+		const struct metric_sample *m = &d->samples[i];
+		int64_t *id = &series[m->watch][m->from];
+
+		if (!*id)
+			err = loader_metric_series(&d->l, w[m->watch].name, "{}",
+						   NULL, source[m->from], id,
+						   &d->p.err);
+		if (err == 0)
+			err = loader_metric(&d->l, *id, m->mono_ns, m->value,
+					    &d->p.err);
+	}
+	return err;
+}
+
 static int replay_window(struct dump *d)
 {
 	struct flight_history *h = &d->f->hist;
@@ -291,6 +337,10 @@ static int replay_window(struct dump *d)
 	     (e = flight_history_at(h, p, &next)); p = next) {
 		if (e->kind == SPOOL_TRIGGER)
 			continue;
+		if (e->kind == SPOOL_METRIC) {
+			err = keep_sample(d, &e->u.metric);
+			continue;
+		}
 		count_entry(d, e);
 		err = record_pipeline_take(&d->p, e);
 	}
@@ -298,13 +348,17 @@ static int replay_window(struct dump *d)
 }
 
 /* The trigger in words, into buf. */
-static const char *trigger_reason(const struct flight_trigger *t, char *buf,
-				  size_t n)
+static const char *trigger_reason(const struct flight *f, char *buf, size_t n)
 {
+	const struct flight_trigger *t = &f->trig;
+
 	if (t->source == FLIGHT_SIGNAL)
 		return "SIGUSR2";
 	if (t->source == FLIGHT_CONTROL)
 		return "'snapshot' on --control";
+	if (t->source == FLIGHT_METRIC)
+		return flight_metric_words(&f->cfg->metrics[t->metric], t->value,
+					   buf, n);
 	snprintf(buf, n, "%s of thread %u %s %.3f ms", t->source == FLIGHT_FAULT ?
 		 "a fault" : t->source == FLIGHT_SYSCALL ? "a system call" :
 		 "an off-CPU span", t->tid, t->still ? "still going on after" :
@@ -315,10 +369,10 @@ static const char *trigger_reason(const struct flight_trigger *t, char *buf,
 static int store_dump_rows(struct dump *d, int cut_short)
 {
 	struct flight *f = d->f;
-	char why[128];
+	char why[160];
 	struct flight_dump_row r = {
 		flight_trigger_name(f->trig.source),
-		trigger_reason(&f->trig, why, sizeof(why)),
+		trigger_reason(f, why, sizeof(why)),
 		f->trig.mono_ns, f->cfg->before_ns, f->cfg->after_ns,
 		d->w.start_ns, d->w.end_ns, cut_short,
 		whole_from(f), f->hist.cap, f->hist.peak,
@@ -328,6 +382,11 @@ static int store_dump_rows(struct dump *d, int cut_short)
 	const struct recorder *rec = &f->rs->rec;
 	int err;
 
+	if (f->trig.source == FLIGHT_METRIC) {
+		r.metric = f->cfg->metrics[f->trig.metric].name;
+		r.metric_value = f->trig.value;
+		r.metric_threshold = f->cfg->metrics[f->trig.metric].threshold;
+	}
 	if (cut_short && d->p.clock.last.mono_ns < r.window_end_mono_ns)
 		r.window_end_mono_ns = d->p.clock.last.mono_ns;
 	err = loader_flight_dump(&d->l, &r, &d->p.err);
@@ -348,6 +407,8 @@ static int end_session(struct dump *d, int cut_short)
 	struct clock_anchor end;
 	int err = record_pipeline_finish(&d->p, &end);
 
+	if (err == 0)
+		err = store_samples(d);
 	if (err == 0)
 		err = store_dump_rows(d, cut_short);
 	if (err < 0)
@@ -413,6 +474,7 @@ int flight_dump(struct flight *f, int cut_short)
 	record_pipeline_release(&d.p);
 	free(d.cpus);
 	free(d.one);
+	free(d.samples);
 	f->pending = 0;
 	f->suppressed = 0;
 	f->dumps++;	/* flight_fire noted its time */

@@ -184,6 +184,13 @@ int record_session_open(struct record_session *rs,
 
 	rc.flight = cfg->flight != NULL;
 	rc.control_fd = cfg->flight ? cfg->control_fd : -1;
+	rc.metrics.fifo_fd = rc.metrics.udp_fd = -1;
+	if (cfg->flight && cfg->flight->nmetrics) {
+		rc.metrics.fifo_fd = cfg->metric_fifo_fd;
+		rc.metrics.udp_fd = cfg->metric_udp_fd;
+		rc.metrics.watch = cfg->flight->metrics;
+		rc.metrics.nwatch = cfg->flight->nmetrics;
+	}
 	rs->cfg = *cfg;
 	if (cfg->cpus && sched_setaffinity(0, sizeof(*cfg->cpus), cfg->cpus) < 0)
 		return errmsg_set(e, errno, "cannot run on the CPUs of --cpu: %s; "

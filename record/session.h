@@ -79,9 +79,11 @@ struct record_config {
 	pipeline_status_fn status;	/* every tick while recording, or NULL */
 	void *status_ctx;		/* borrowed */
 	/* --flight: borrowed; NULL records as usual.  control_fd: the
-	 * --control FIFO, borrowed, or -1. */
+	 * --control FIFO, borrowed, or -1; metric_fifo_fd and
+	 * metric_udp_fd: --metric-fifo's and --metric-udp's, likewise. */
 	const struct flight_config *flight;
 	int control_fd;
+	int metric_fifo_fd, metric_udp_fd;
 };
 
 struct record_session {

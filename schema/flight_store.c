@@ -3,26 +3,44 @@
 #include "db.h"
 #include "flight_store.h"
 
+/* Binds the session id, then text, then v, in order, from the first
+ * parameter; the next free parameter's number. */
+static int bind_row(struct loader *l, sqlite3_stmt *st, const int64_t *v,
+		    size_t n, const char *const *text, size_t ntext)
+{
+	int k = 1;
+
+	sqlite3_bind_int64(st, k++, l->session_id);
+	for (size_t i = 0; i < ntext; i++)
+		sqlite3_bind_text(st, k++, text[i], -1, SQLITE_STATIC);
+	for (size_t i = 0; i < n; i++)
+		sqlite3_bind_int64(st, k++, v[i]);
+	return k;
+}
+
+/* Steps st (prepared with rc) once and finalizes it. */
+static int step_once(struct loader *l, sqlite3_stmt *st, int rc,
+		     struct errmsg *e)
+{
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE || rc == SQLITE_OK)
+		return 0;
+	return db_fail(l->db, rc, l->path, "cannot write", e);
+}
+
 /* Runs sql with the values bound in order; a dump writes a few rows, so
  * the statement is prepared each time. */
 static int run(struct loader *l, const char *sql, const int64_t *v, size_t n,
 	       const char *const *text, size_t ntext, struct errmsg *e)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(l->db, sql, -1, &st, NULL), k = 1;
+	int rc = sqlite3_prepare_v2(l->db, sql, -1, &st, NULL);
 
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(st, k++, l->session_id);
-		for (size_t i = 0; i < ntext; i++)
-			sqlite3_bind_text(st, k++, text[i], -1, SQLITE_STATIC);
-		for (size_t i = 0; i < n; i++)
-			sqlite3_bind_int64(st, k++, v[i]);
-		rc = sqlite3_step(st);
-	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE || rc == SQLITE_OK)
-		return 0;
-	return db_fail(l->db, rc, l->path, "cannot write", e);
+	if (rc == SQLITE_OK)
+		bind_row(l, st, v, n, text, ntext);
+	return step_once(l, st, rc, e);
 }
 
 int flight_tables_check(sqlite3 *db, const char *path, struct errmsg *e)
@@ -69,14 +87,30 @@ int loader_flight_dump(struct loader *l, const struct flight_dump_row *r,
 		r->block_io ? (int64_t)r->block_dropped : -1,
 	};
 
-	return run(l, "INSERT INTO flight_dump (session_id, trigger, reason,"
-		   " trigger_ts, before_ns, after_ns, window_start_ts,"
-		   " window_end_ts, cut_short, whole_from_ts, history_bytes,"
-		   " history_peak_bytes, history_dropped_records,"
-		   " history_dropped_bytes, suppressed, aside_dropped,"
-		   " block_dropped)"
-		   " VALUES (?,?,?,?,?,?,?,?,?,nullif(?,0),?,?,?,?,?,?,nullif(?,-1))",
-		   v, sizeof(v) / sizeof(v[0]), text, 2, e);
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(l->db, "INSERT INTO flight_dump (session_id,"
+				    " trigger, reason, trigger_ts, before_ns,"
+				    " after_ns, window_start_ts, window_end_ts,"
+				    " cut_short, whole_from_ts, history_bytes,"
+				    " history_peak_bytes, history_dropped_records,"
+				    " history_dropped_bytes, suppressed,"
+				    " aside_dropped, block_dropped, metric,"
+				    " metric_value, metric_threshold) VALUES"
+				    " (?,?,?,?,?,?,?,?,?,nullif(?,0),?,?,?,?,?,?,"
+				    "nullif(?,-1),?,?,?)", -1, &st, NULL);
+
+	if (rc == SQLITE_OK) {
+		int k = bind_row(l, st, v, sizeof(v) / sizeof(v[0]), text, 2);
+
+		/* Unbound parameters are NULL: the metric's stay so for
+		 * the other triggers. */
+		if (r->metric) {
+			sqlite3_bind_text(st, k, r->metric, -1, SQLITE_STATIC);
+			sqlite3_bind_double(st, k + 1, r->metric_value);
+			sqlite3_bind_double(st, k + 2, r->metric_threshold);
+		}
+	}
+	return step_once(l, st, rc, e);
 }
 
 int loader_flight_cpu(struct loader *l, const struct flight_cpu_row *r,
@@ -99,11 +133,29 @@ int loader_flight_summary(struct loader *l, const struct flight_summary_row *r,
 			(int64_t)r->period_ns, (int64_t)r->max_disk,
 			(int64_t)r->disk_bytes };
 
-	return run(l, "INSERT INTO flight_summary (session_id, triggers, dumps,"
-		   " suppressed_pending, suppressed_rate, suppressed_disk,"
-		   " max_dumps, period_ns, max_disk, disk_bytes)"
-		   " VALUES (?,?,?,?,?,?,?,?,nullif(?,0),?)",
-		   v, sizeof(v) / sizeof(v[0]), NULL, 0, e);
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(l->db, "INSERT INTO flight_summary"
+				    " (session_id, triggers, dumps,"
+				    " suppressed_pending, suppressed_rate,"
+				    " suppressed_disk, max_dumps, period_ns, max_disk,"
+				    " disk_bytes, metric_lines, metric_malformed,"
+				    " metric_ignored, metric_udp_dropped) VALUES"
+				    " (?,?,?,?,?,?,?,?,nullif(?,0),?,?,?,?,?)", -1, &st,
+				    NULL);
+
+	if (rc == SQLITE_OK) {
+		int k = bind_row(l, st, v, sizeof(v) / sizeof(v[0]), NULL, 0);
+
+		/* Unbound: NULL, without a metric source. */
+		if (r->metric_fed) {
+			sqlite3_bind_int64(st, k, (int64_t)r->metric_lines);
+			sqlite3_bind_int64(st, k + 1, (int64_t)r->metric_malformed);
+			sqlite3_bind_int64(st, k + 2, (int64_t)r->metric_ignored);
+		}
+		if (r->metric_udp)
+			sqlite3_bind_int64(st, k + 3, (int64_t)r->metric_udp_dropped);
+	}
+	return step_once(l, st, rc, e);
 }
 
 int loader_flight_minute(struct loader *l, const struct flight_minute_row *rows,

@@ -23,6 +23,9 @@ struct flight_dump_row {
 	uint64_t aside_dropped;
 	int block_io;			/* 0: block_dropped is NULL */
 	uint64_t block_dropped;
+	/* trigger 'metric': borrowed for the call; NULL for the others. */
+	const char *metric;
+	double metric_value, metric_threshold;
 };
 
 struct flight_cpu_row {
@@ -36,6 +39,10 @@ struct flight_summary_row {
 	uint64_t suppressed_pending, suppressed_rate, suppressed_disk;
 	uint64_t max_dumps, period_ns, max_disk;
 	uint64_t disk_bytes;		/* what the dumps added to the file */
+	/* --metric-fifo, --metric-udp: metric_fed 0 without them. */
+	int metric_fed, metric_udp;
+	uint64_t metric_lines, metric_malformed, metric_ignored;
+	uint64_t metric_udp_dropped;	/* with metric_udp */
 };
 
 /* A bucket of a thread's per-minute histogram (record/flight_minute.h). */

@@ -451,7 +451,7 @@ CREATE TABLE lost (
 CREATE TABLE flight_dump (
 	session_id	INTEGER PRIMARY KEY REFERENCES session,
 	-- 'signal' (SIGUSR2), 'control' ('snapshot' on --control), or a
-	-- --trigger's KIND: 'fault', 'offcpu', 'syscall'
+	-- --trigger's KIND: 'fault', 'offcpu', 'syscall', 'metric'
 	trigger		TEXT NOT NULL,
 	reason		TEXT NOT NULL,		-- in words
 	-- When it fired: a span still going on, when it passed DUR
@@ -484,7 +484,12 @@ CREATE TABLE flight_dump (
 	-- (the eighth of --max-memory kept for them was full); NULL without
 	-- --block-io.  The tracefs instance's own losses in the window are
 	-- the dump's lost rows ('block_overrun', 'block_dropped').
-	block_dropped	INTEGER
+	block_dropped	INTEGER,
+	-- trigger 'metric' (schema 9): the line's NAME and value, and the
+	-- --trigger metric:NAME>VALUE it passed; NULL for the others.
+	metric		TEXT,
+	metric_value	REAL,
+	metric_threshold REAL
 );
 
 -- Each CPU's share of a flight dump: the ring records replayed, and the
@@ -513,7 +518,16 @@ CREATE TABLE flight_summary (
 	max_dumps	INTEGER NOT NULL,	-- --max-dumps N
 	period_ns	INTEGER NOT NULL,	-- --max-dumps PERIOD
 	max_disk	INTEGER,		-- --max-disk; NULL: no limit
-	disk_bytes	INTEGER NOT NULL	-- what the dumps added to the file
+	disk_bytes	INTEGER NOT NULL,	-- what the dumps added to the file
+	-- The lines of --metric-fifo and --metric-udp (schema 9): every one
+	-- not blank, those that were not "NAME VALUE", those of a name no
+	-- --trigger metric: watches; NULL without either option.
+	metric_lines	INTEGER,
+	metric_malformed INTEGER,
+	metric_ignored	INTEGER,
+	-- --metric-udp's datagrams the kernel dropped, its receive buffer
+	-- full; NULL without --metric-udp.
+	metric_udp_dropped INTEGER
 );
 
 -- record --flight, kept whether it dumps or not, on the flight session:

@@ -80,6 +80,7 @@ has --format faultline query run.db --f
 has -s faultline report run.db -
 expect "--flight" faultline record --fl
 has --max-memory faultline record --flight --max-m
+expect "--metric-fifo --metric-udp" faultline record --flight --metric-
 
 # Tracepoints after -e and --event, whole or after the colon bash splits at.
 expect "sched:sched_switch sched:sched_wakeup" faultline record -e sched

@@ -140,7 +140,8 @@ static void flight_options_without_flight_say_to_add_it(void **state)
 	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
 				       "--flight", "--trigger", "stall>5ms", "-p",
 				       "1", NULL), 2);
-	assert_one_message(&r, "expected fault>DUR, offcpu>DUR or syscall>DUR");
+	assert_one_message(&r, "expected fault>DUR, offcpu>DUR, syscall>DUR or "
+			   "metric:NAME>VALUE");
 	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
 				       "--flight", "--trigger", "syscall>5ms", "-p",
 				       "1", NULL), 2);
@@ -155,6 +156,49 @@ static void flight_options_without_flight_say_to_add_it(void **state)
 	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
 				       "--max-disk", "1G", "-p", "1", NULL), 2);
 	assert_one_message(&r, "add --flight");
+}
+
+static void metric_trigger_options_say_what_is_missing(void **state)
+{
+	const char *db = scratch_path("x.db");
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-o", db, "--metric-udp",
+				       "9125", "-p", "1", NULL), 2);
+	assert_one_message(&r, "--metric-udp reads the lines of --trigger "
+			   "metric:NAME>VALUE, a flight recorder's trigger; add "
+			   "--flight");
+	assert_int_equal(run_faultline(&r, "record", "-o", db, "--trigger",
+				       "metric:nak>0", "--metric-fifo", "m", "-p",
+				       "1", NULL), 2);
+	assert_one_message(&r, "add --flight");
+	assert_int_equal(run_faultline(&r, "record", "-o", db, "--flight",
+				       "--trigger", "metric:nak>0", "-p", "1",
+				       NULL), 2);
+	assert_one_message(&r, "needs lines to read; add --metric-fifo FIFO or "
+			   "--metric-udp [ADDR:]PORT");
+	assert_int_equal(run_faultline(&r, "record", "-o", db, "--flight",
+				       "--metric-fifo", "m", "-p", "1", NULL), 2);
+	assert_one_message(&r, "--metric-fifo reads lines for --trigger "
+			   "metric:NAME>VALUE; add one");
+	assert_int_equal(run_faultline(&r, "record", "-o", db, "--flight",
+				       "--trigger", "metric:nak>many", "--metric-udp",
+				       "9125", "-p", "1", NULL), 2);
+	assert_one_message(&r, "the VALUE must be a number");
+	assert_int_equal(run_faultline(&r, "record", "-o", db, "--flight",
+				       "--trigger", "metric:n k>1", "--metric-udp",
+				       "9125", "-p", "1", NULL), 2);
+	assert_one_message(&r, "expected metric:NAME>VALUE");
+	assert_int_equal(run_faultline(&r, "record", "-o", db, "--flight",
+				       "--trigger", "metric:nak>1", "--metric-udp",
+				       "localhost:9125", "-p", "1", NULL), 2);
+	assert_one_message(&r, "invalid --metric-udp 'localhost:9125': expected "
+			   "[ADDR:]PORT");
+	assert_int_equal(run_faultline(&r, "record", "-o", db, "--flight",
+				       "--trigger", "metric:nak>1", "--metric-fifo",
+				       "c", "--control", "c", "-p", "1", NULL), 2);
+	assert_one_message(&r, "name the same FIFO 'c'");
 }
 
 static void a_control_path_that_is_no_fifo_is_refused(void **state)
@@ -693,6 +737,7 @@ int main(void)
 		cmocka_unit_test_teardown(record_p_with_a_dead_pid_names_the_pid, kill_leftovers),
 		cmocka_unit_test_teardown(record_p_with_a_garbage_pid_is_a_usage_error, kill_leftovers),
 		cmocka_unit_test_teardown(flight_options_without_flight_say_to_add_it, kill_leftovers),
+		cmocka_unit_test(metric_trigger_options_say_what_is_missing),
 		cmocka_unit_test_teardown(a_control_path_that_is_no_fifo_is_refused, kill_leftovers),
 		cmocka_unit_test_teardown(flight_into_a_file_without_its_tables_is_refused_untouched, kill_leftovers),
 		cmocka_unit_test_teardown(flight_into_a_file_without_block_dropped_is_refused_untouched, kill_leftovers),

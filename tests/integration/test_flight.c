@@ -9,10 +9,17 @@
  * one -p target each find fault samples they cannot place, seen with
  * plain `record` too.)
  *
+ * The metric triggers (--trigger metric:NAME>VALUE) record a sleeping
+ * command instead: the test itself writes the lines to --metric-fifo or
+ * sends them to --metric-udp, noting CLOCK_REALTIME around each send.
+ *
  * FAULTLINE_FLIGHT_SEED fixes the stall's moment (each run prints it).
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <sys/socket.h>
 #include <stddef.h>
 #include <cmocka.h>
 
@@ -561,6 +568,34 @@ static void the_flight_recorder_stays_within_max_memory(void **state)
 				"whole_from_ts", (MEMORY_MB << 20) - (MEMORY_MB << 20) / 8), 1);
 }
 
+/* A free UDP port on 127.0.0.1, as the kernel picks one (closed again:
+ * faultline binds it next). */
+static int free_udp_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+static void send_datagram(int port, const char *text)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(sendto(fd, text, strlen(text), 0, (struct sockaddr *)&a,
+				sizeof(a)), (ssize_t)strlen(text));
+	close(fd);
+}
+
 static long long realtime_ns(void)
 {
 	struct timespec t;
@@ -703,6 +738,245 @@ static void block_events_are_kept_within_max_memory_over_many_windows(void **sta
 	assert_true(whole >= 1);
 }
 
+/* Waits until sql on db gives want (a dump committed), or 30 s pass. */
+static void wait_db(const char *db, long long want, const char *sql)
+{
+	for (int waited = 0; waited < 30000; waited += 20) {
+		if (db_int(db, "%s", sql) == want)
+			return;
+		sleep_ms(20);
+	}
+	fail_msg("waited 30 s for %s to be %lld", sql, want);
+}
+
+/* A recording of a sleeping command whose only triggers are --trigger
+ * metric:nak>0 (and what opt adds), its lines on --metric-fifo and, with
+ * a port, --metric-udp; 'stop' on --control ends it. */
+struct metric_run {
+	char *db, *fifo, *ctl;
+	char port[16];
+	struct run fl;
+};
+
+static void metric_start(struct metric_run *m, const char *name, int udp,
+			 const char *opt, const char *val)
+{
+	char file[64];
+	char *argv[24];
+	int n = 0;
+
+	snprintf(file, sizeof(file), "%s.db", name);
+	m->db = strdup(scratch_path(file));
+	snprintf(file, sizeof(file), "%s.metric", name);
+	m->fifo = strdup(scratch_path(file));
+	snprintf(file, sizeof(file), "%s.ctl", name);
+	m->ctl = strdup(scratch_path(file));
+	argv[n++] = (char *)faultline_bin();
+	argv[n++] = "record";
+	argv[n++] = "-q";
+	argv[n++] = "-o";
+	argv[n++] = m->db;
+	argv[n++] = "--flight";
+	argv[n++] = "--keep";
+	argv[n++] = "1s,500ms";
+	argv[n++] = "--trigger";
+	argv[n++] = "metric:nak>0";
+	argv[n++] = "--control";
+	argv[n++] = m->ctl;
+	argv[n++] = "--metric-fifo";
+	argv[n++] = m->fifo;
+	if (udp) {
+		snprintf(m->port, sizeof(m->port), "%d", free_udp_port());
+		argv[n++] = "--metric-udp";
+		argv[n++] = m->port;
+	}
+	if (opt) {
+		argv[n++] = (char *)opt;
+		argv[n++] = (char *)val;
+	}
+	argv[n++] = "--";
+	argv[n++] = "/bin/sleep";
+	argv[n++] = "600";
+	argv[n] = NULL;
+	assert_int_equal(start_recording(&m->fl, argv, 10000), 0);
+}
+
+/* 'stop' on --control.  Every metric line written before it is read
+ * first: the drain thread reads the metric sources in the same wake
+ * as --control, after it, whatever woke it. */
+static void metric_stop(struct metric_run *m)
+{
+	write_line(m->ctl, "stop\n");
+	assert_int_equal(run_wait(&m->fl), 0);
+}
+
+static void metric_free(struct metric_run *m)
+{
+	free(m->db);
+	free(m->fifo);
+	free(m->ctl);
+}
+
+/* The one dump of m: a metric's, naming it, its value and threshold,
+ * its window around [sent_lo, sent_hi] (CLOCK_REALTIME around the
+ * send; 1 ms allowed for the conversion of the trigger's time). */
+static void one_metric_dump(const struct metric_run *m, const char *value,
+			    const char *reason, long long sent_lo,
+			    long long sent_hi)
+{
+	assert_int_equal(db_int(m->db, "SELECT count(*) FROM flight_dump"), 1);
+	assert_int_equal(db_int(m->db, "SELECT count(*) FROM flight_dump WHERE "
+				"trigger = 'metric' AND metric = 'nak' AND "
+				"metric_value = %s AND metric_threshold = 0 AND "
+				"reason = '%s' AND suppressed = 0 AND cut_short = 0",
+				value, reason), 1);
+	assert_true(db_int(m->db, "SELECT trigger_ts FROM flight_dump") >=
+		    sent_lo - 1000000);
+	assert_true(db_int(m->db, "SELECT window_start_ts FROM flight_dump") <
+		    sent_lo);
+	assert_true(db_int(m->db, "SELECT window_end_ts FROM flight_dump") >
+		    sent_hi);
+	assert_int_equal(db_int(m->db, "SELECT count(*) FROM session s JOIN "
+				"flight_dump USING (session_id) WHERE s.status = "
+				"'complete'"), 1);
+}
+
+static void a_metric_line_over_its_threshold_fires_one_dump_naming_it(void **state)
+{
+	struct metric_run m;
+	long long lo, hi;
+	struct run r;
+
+	(void)state;
+	metric_start(&m, "metric", 0, NULL, NULL);
+	/* Under the threshold, long before the window (its BEFORE is 1 s):
+	 * no row in the dump. */
+	write_line(m.fifo, "nak -1\n");
+	sleep_ms(2500);
+	/* At the threshold: nothing; over it: the dump. */
+	write_line(m.fifo, "nak 0\n");
+	lo = realtime_ns();
+	write_line(m.fifo, "nak 3\n");
+	hi = realtime_ns();
+	wait_db(m.db, 1, "SELECT count(*) FROM flight_dump");
+	/* Read after the dump was made, so after its window: no row. */
+	write_line(m.fifo, "nak 0\n");
+	metric_stop(&m);
+	one_metric_dump(&m, "3", "metric nak = 3 > 0", lo, hi);
+	assert_int_equal(db_int(m.db, "SELECT count(*) FROM flight_summary WHERE "
+				"triggers = 1 AND dumps = 1 AND metric_lines = 4 AND "
+				"metric_malformed = 0 AND metric_ignored = 0 AND "
+				"metric_udp_dropped IS NULL"), 1);
+	/* The dump's session holds the lines of its window, and only them:
+	 * 0, then 3 at the trigger's time. */
+	assert_int_equal(db_int(m.db, "SELECT count(*) FROM metric m JOIN"
+				" metric_series s USING (series_id) WHERE"
+				" s.session_id = 2"), 2);
+	assert_int_equal(db_int(m.db, "SELECT count(*) FROM metric m JOIN"
+				" metric_series s USING (series_id) JOIN flight_dump d"
+				" USING (session_id) WHERE s.name = 'nak' AND s.source ="
+				" 'flight:--metric-fifo' AND ((m.value = 3 AND m.ts ="
+				" d.trigger_ts) OR (m.value = 0 AND m.ts <= d.trigger_ts"
+				" AND m.ts >= d.window_start_ts))"), 2);
+	/* The report of the dump says what fired it. */
+	assert_int_equal(run_faultline(&r, "report", m.db, "--session", "2", NULL), 0);
+	assert_non_null(strstr(r.out, "\na flight recorder's dump, fired by "
+			       "metric nak = 3 > 0\n"));
+	metric_free(&m);
+}
+
+static void metric_lines_at_the_threshold_or_malformed_fire_nothing(void **state)
+{
+	char longline[400];
+	struct metric_run m;
+
+	(void)state;
+	/* "nak   ...   5": over the threshold but for its length. */
+	memset(longline, ' ', sizeof(longline));
+	memcpy(longline, "nak", 3);
+	memcpy(longline + sizeof(longline) - 3, "5\n", 3);
+	longline[sizeof(longline) - 1] = '\0';
+	metric_start(&m, "quiet", 0, NULL, NULL);
+	/* Well formed, not over: 2 lines. */
+	write_line(m.fifo, "nak 0\nnak -1.5e3\n");
+	/* Malformed: 6 lines (the long one over the 255 bytes a line may
+	 * take), and a blank one, not counted. */
+	write_line(m.fifo, "nak\nnak 1 2\nnak one\n1\nn\x01k 5\n \n");
+	write_line(m.fifo, longline);
+	/* A name nobody watches: ignored. */
+	write_line(m.fifo, "drops 99\n");
+	metric_stop(&m);
+	assert_int_equal(db_int(m.db, "SELECT count(*) FROM flight_dump"), 0);
+	assert_int_equal(db_int(m.db, "SELECT count(*) FROM flight_summary WHERE "
+				"triggers = 0 AND dumps = 0 AND metric_lines = 9 AND "
+				"metric_malformed = 6 AND metric_ignored = 1"), 1);
+	metric_free(&m);
+}
+
+static void a_metric_datagram_fires_as_a_fifo_line_does(void **state)
+{
+	struct metric_run m;
+	long long lo, hi;
+
+	(void)state;
+	metric_start(&m, "udp", 1, NULL, NULL);
+	/* Two lines in one datagram, the second over the threshold. */
+	lo = realtime_ns();
+	send_datagram(atoi(m.port), "nak 0\nnak 2.5\n");
+	hi = realtime_ns();
+	wait_db(m.db, 1, "SELECT count(*) FROM flight_dump");
+	metric_stop(&m);
+	one_metric_dump(&m, "2.5", "metric nak = 2.5 > 0", lo, hi);
+	assert_int_equal(db_int(m.db, "SELECT count(*) FROM flight_summary WHERE "
+				"triggers = 1 AND metric_lines = 2 AND "
+				"metric_malformed = 0 AND metric_udp_dropped = 0"), 1);
+	/* Both lines of the datagram, read at once, at the trigger's time. */
+	assert_int_equal(db_int(m.db, "SELECT count(*) FROM metric m JOIN"
+				" metric_series s USING (series_id) JOIN flight_dump d"
+				" USING (session_id) WHERE s.source ="
+				" 'flight:--metric-udp' AND m.ts = d.trigger_ts AND"
+				" m.value IN (0, 2.5)"), 2);
+	metric_free(&m);
+}
+
+static void a_storm_of_metric_lines_keeps_to_max_dumps(void **state)
+{
+	struct metric_run m;
+
+	(void)state;
+	metric_start(&m, "mstorm", 0, "--max-dumps", "1/1h");
+	for (int i = 0; i < 50; i++)
+		write_line(m.fifo, "nak 1\n");
+	wait_db(m.db, 1, "SELECT count(*) FROM flight_dump");
+	for (int i = 0; i < 20; i++)
+		write_line(m.fifo, "nak 7\n");
+	metric_stop(&m);
+	/* The first line's dump; the other 69 counted, the later ones
+	 * past the rate. */
+	assert_int_equal(db_int(m.db, "SELECT count(*) FROM flight_dump WHERE "
+				"metric_value = 1"), 1);
+	assert_int_equal(db_int(m.db, "SELECT count(*) FROM flight_dump"), 1);
+	assert_int_equal(db_int(m.db, "SELECT count(*) FROM flight_summary WHERE "
+				"triggers = 70 AND dumps = 1 AND suppressed_pending + "
+				"suppressed_rate = 69 AND suppressed_rate >= 20 AND "
+				"metric_lines = 70"), 1);
+	/* The lines after the dump are not in it; the one that fired is,
+	 * at its time (with those read at once with it), and none is
+	 * outside the window. */
+	assert_int_equal(db_int(m.db, "SELECT count(*) FROM metric m JOIN"
+				" metric_series USING (series_id) WHERE session_id = 2"
+				" AND value = 7"), 0);
+	assert_true(db_int(m.db, "SELECT count(*) FROM metric m JOIN"
+			   " metric_series s USING (series_id) JOIN flight_dump d"
+			   " USING (session_id) WHERE m.ts = d.trigger_ts AND"
+			   " m.value = 1") >= 1);
+	assert_int_equal(db_int(m.db, "SELECT count(*) FROM metric m JOIN"
+				" metric_series s USING (series_id) JOIN flight_dump d"
+				" USING (session_id) WHERE m.ts < d.window_start_ts"
+				" OR m.ts > d.window_end_ts"), 0);
+	metric_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -716,6 +990,10 @@ int main(void)
 		cmocka_unit_test_teardown(stop_on_control_stops_and_makes_the_pending_dump, kill_leftovers),
 		cmocka_unit_test_teardown(a_fault_longer_than_dur_fires_and_is_in_its_dump, kill_leftovers),
 		cmocka_unit_test_teardown(block_events_are_kept_within_max_memory_over_many_windows, kill_leftovers),
+		cmocka_unit_test_teardown(a_metric_line_over_its_threshold_fires_one_dump_naming_it, kill_leftovers),
+		cmocka_unit_test_teardown(metric_lines_at_the_threshold_or_malformed_fire_nothing, kill_leftovers),
+		cmocka_unit_test_teardown(a_metric_datagram_fires_as_a_fifo_line_does, kill_leftovers),
+		cmocka_unit_test_teardown(a_storm_of_metric_lines_keeps_to_max_dumps, kill_leftovers),
 	};
 	const char *s = getenv("FAULTLINE_FLIGHT_SEED");
 

@@ -1,12 +1,17 @@
 /*
  * metric_parse: metric files (csv, tsv, jsonl, plain) to rows, and every
- * way a line can be refused.  Each line is handed over in a buffer of its
+ * way a line can be refused; and record --flight's live metric lines
+ * (metric_line) and --metric-udp's address.  Each line is handed over in a buffer of its
  * exact size, so ASan sees any read past it.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../../collector/metric_feed.h"
+#include "../../decoder/metric_line.h"
 #include "../../decoder/metric_parse.h"
 #include "records.h"
 
@@ -571,6 +576,87 @@ static void the_format_comes_from_the_extension_or_the_first_line(void **state)
 	assert_rows(&sp, "  {\"ts\":1795000000,\"value\":5}\n", 1);
 }
 
+/* One live line, in a buffer of its exact size: 0 with name and value,
+ * or the error. */
+static int live_line(const char *text, char *name, double *v)
+{
+	size_t len = strlen(text), nlen = 0;
+	char *copy = malloc(len ? len : 1);
+	const char *n = NULL;
+	int err;
+
+	memcpy(copy, text, len);
+	err = metric_line_parse(copy, len, &n, &nlen, v);
+	if (err == 0) {
+		memcpy(name, n, nlen);
+		name[nlen] = '\0';
+	}
+	free(copy);
+	return err;
+}
+
+static void a_live_metric_line_is_a_name_and_a_number(void **state)
+{
+	char name[METRIC_NAME_MAX];
+	double v;
+
+	(void)state;
+	assert_int_equal(live_line("nak 1", name, &v), 0);
+	assert_string_equal(name, "nak");
+	assert_true(v == 1.0);
+	assert_int_equal(live_line("\t lat_ms  -2.5e1 \r", name, &v), 0);
+	assert_string_equal(name, "lat_ms");
+	assert_true(v == -25.0);
+	assert_int_equal(live_line("rx.q-depth 0.125", name, &v), 0);
+	assert_string_equal(name, "rx.q-depth");
+	assert_true(v == 0.125);
+	/* No value, two values, not a number, not finite, no name. */
+	assert_int_equal(live_line("nak", name, &v), -EINVAL);
+	assert_int_equal(live_line("nak ", name, &v), -EINVAL);
+	assert_int_equal(live_line("nak 1 2", name, &v), -EINVAL);
+	assert_int_equal(live_line("nak one", name, &v), -EINVAL);
+	assert_int_equal(live_line("nak inf", name, &v), -EINVAL);
+	assert_true(live_line("nak 1e999", name, &v) < 0);
+	assert_int_equal(live_line("", name, &v), -EINVAL);
+	assert_int_equal(live_line(" 5", name, &v), -EINVAL);
+	/* A name with a control byte, or with the '>' of --trigger. */
+	assert_int_equal(live_line("n\x01k 1", name, &v), -EINVAL);
+	assert_int_equal(live_line("a>b 1", name, &v), -EINVAL);
+	/* Names up to METRIC_NAME_MAX - 1 bytes. */
+	assert_true(metric_name_valid("0123456789012345678901234567890123456789"
+				      "01234567890123456789012", 63));
+	assert_false(metric_name_valid("0123456789012345678901234567890123456789"
+				       "012345678901234567890123", 64));
+}
+
+static void metric_udp_binds_loopback_unless_an_address_is_named(void **state)
+{
+	struct sockaddr_storage sa;
+	struct sockaddr_in *v4 = (struct sockaddr_in *)&sa;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&sa;
+	socklen_t len;
+
+	(void)state;
+	assert_int_equal(metric_udp_parse("9125", &sa, &len), 0);
+	assert_int_equal(sa.ss_family, AF_INET);
+	assert_int_equal(ntohl(v4->sin_addr.s_addr), INADDR_LOOPBACK);
+	assert_int_equal(ntohs(v4->sin_port), 9125);
+	assert_int_equal(metric_udp_parse("0.0.0.0:7", &sa, &len), 0);
+	assert_int_equal(v4->sin_addr.s_addr, htonl(INADDR_ANY));
+	assert_int_equal(ntohs(v4->sin_port), 7);
+	assert_int_equal(metric_udp_parse("[::1]:65535", &sa, &len), 0);
+	assert_int_equal(sa.ss_family, AF_INET6);
+	assert_int_equal(len, sizeof(*v6));
+	assert_true(IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr));
+	assert_int_equal(ntohs(v6->sin6_port), 65535);
+	assert_int_equal(metric_udp_parse("0", &sa, &len), -EINVAL);
+	assert_int_equal(metric_udp_parse("65536", &sa, &len), -EINVAL);
+	assert_int_equal(metric_udp_parse("+9", &sa, &len), -EINVAL);
+	assert_int_equal(metric_udp_parse("::1:9", &sa, &len), -EINVAL);
+	assert_int_equal(metric_udp_parse("host:9", &sa, &len), -EINVAL);
+	assert_int_equal(metric_udp_parse("1.2.3.4:", &sa, &len), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -596,6 +682,8 @@ int main(void)
 		cmocka_unit_test(labels_are_sorted_escaped_and_may_be_chosen),
 		cmocka_unit_test(a_metric_column_names_each_rows_metric),
 		cmocka_unit_test(the_format_comes_from_the_extension_or_the_first_line),
+		cmocka_unit_test(a_live_metric_line_is_a_name_and_a_number),
+		cmocka_unit_test(metric_udp_binds_loopback_unless_an_address_is_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
