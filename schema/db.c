@@ -519,6 +519,27 @@ static void mark_killed(sqlite3 *db, const char *path)
 	killed_list_release(&k);
 }
 
+/* Four frames of 64 KiB pages: the session row's page, the WAL's own,
+ * and room to spare. */
+#define WAL_RESERVE_BYTES (4 * (65536 + 24))
+
+void db_wal_reserve(const char *path)
+{
+	char wal[PATH_MAX];
+	struct stat sb;
+	int fd;
+
+	if (snprintf(wal, sizeof(wal), "%s-wal", path) >= (int)sizeof(wal))
+		return;
+	fd = open(wal, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+		(void)fallocate(fd, FALLOC_FL_KEEP_SIZE, sb.st_size,
+				WAL_RESERVE_BYTES);
+	close(fd);
+}
+
 void db_library_setup(void)
 {
 	/* SQLITE_MISUSE once SQLite has started: then nothing changes. */

@@ -30,6 +30,17 @@
 #define FL_STR_(x) #x
 #define FL_STR(x) FL_STR_(x)
 
+/*
+ * Keeps room on the disk for the next transaction's first frames: blocks
+ * allocated past the end of path's -wal (fallocate, FALLOC_FL_KEEP_SIZE),
+ * taken by the writer after each commit.  A disk that fills up at a
+ * commit's boundary then still takes the session row's last update (the
+ * failed transaction's frames are written over by it); without the room
+ * the row kept saying 'recording'.  Best effort: nothing is said when the
+ * file system cannot.
+ */
+void db_wal_reserve(const char *path);
+
 /* Called once, first thing in a process, before any database is opened:
  * SQLite then keeps no allocation statistics, which take a mutex on every
  * allocation (a fault row's insert cost 13% more with them). */

@@ -78,6 +78,7 @@ int loader_commit(struct loader *l, struct errmsg *e)
 	}
 	l->in_txn = 0;
 	l->batch_rows = 0;
+	db_wal_reserve(l->path);
 	return 0;
 }
 
