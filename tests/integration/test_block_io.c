@@ -327,8 +327,11 @@ static void a_flight_dump_holds_the_requests_a_recording_holds(void **state)
 				" (insert_ts IS NULL OR insert_ts <= issue_ts) AND pid"
 				" = tid AND comm = 'block_workload' AND disk IS NOT"
 				" NULL", tid, READ_SIZE), READS);
+	/* The flight session holds none: only the dump does.  (The thread
+	 * may have read more than its 40, a page of its own text that an
+	 * earlier test dropped from the cache: the dump holds those too.) */
 	assert_int_equal(db_int(db, "SELECT count(*) FROM block_request WHERE"
-				" tid = %lld AND op = 'R'", tid), READS);
+				" session_id != 2"), 0);
 	stored = db_int(db, "SELECT count(*) FROM block_request WHERE op = 'R'"
 			" AND complete_ts IS NOT NULL AND dev = (SELECT dev FROM"
 			" block_request WHERE tid = %lld LIMIT 1)", tid);
