@@ -231,6 +231,13 @@ int record_pipeline_clock_start(struct record_pipeline *p,
 	return record_clock_start(&p->clock, first);
 }
 
+static int queue(struct record_pipeline *p, const struct ev *e)
+{
+	if (order_queue_push(&p->order, e) < 0)
+		return errmsg_set(&p->err, ENOMEM, "out of memory queueing events");
+	return 0;
+}
+
 /* A loss goes into the ordered stream at its time: applied at once, it
  * marked whatever interval the stream had reached, which, with the
  * round's events still queued, was an earlier one than the loss's, and
@@ -245,9 +252,7 @@ static int queue_lost(struct record_pipeline *p, int cpu, uint64_t from_ts,
 	e.cpu = (uint32_t)cpu;
 	e.mono_ts = from_ts;
 	e.u.lost.until_ts = until_ts > from_ts ? until_ts : from_ts;
-	if (order_queue_push(&p->order, &e) < 0)
-		return errmsg_set(&p->err, ENOMEM, "out of memory queueing events");
-	return 0;
+	return queue(p, &e);
 }
 
 static int on_lost(struct record_pipeline *p, int cpu, const struct perf_rec *r)
@@ -304,13 +309,6 @@ static int on_user_tracepoint(struct record_pipeline *p, uint16_t idx,
 		free(e.u.tp.fields);
 		return errmsg_set(&p->err, ENOMEM, "out of memory queueing events");
 	}
-	return 0;
-}
-
-static int queue(struct record_pipeline *p, const struct ev *e)
-{
-	if (order_queue_push(&p->order, e) < 0)
-		return errmsg_set(&p->err, ENOMEM, "out of memory queueing events");
 	return 0;
 }
 
