@@ -107,6 +107,7 @@ struct spool {
 	/* The producer's: which 1 MiB steps of buf are resident (spool.c). */
 	uint8_t *resident;	/* owned: one flag a step */
 	size_t nsteps, nresident;
+	uint64_t populated;	/* steps made resident, counting each again */
 	/* Free-running byte positions, each written by one side with
 	 * release ordering and read by the other with acquire: an entry's
 	 * bytes are in place before head passes them, and done with before
