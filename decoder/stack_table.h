@@ -45,6 +45,11 @@ struct st_stack {
 	uint8_t written;
 };
 
+struct st_seen {
+	uint64_t raw_hash;
+	uint32_t stack_id;		/* 0: empty */
+};
+
 struct stack_table {
 	struct st_frame *frames;	/* owned: frame_id - 1 */
 	size_t nframes, capframes;
@@ -54,6 +59,9 @@ struct stack_table {
 	size_t nstacks, capstacks;
 	uint32_t *stack_slots;		/* owned: open addressing, stack_id or 0 */
 	size_t stack_nslots;
+	/* owned: STACK_SEEN_SLOTS stacks last seen, by the hash of their
+	 * raw frames (stack_table.c), or NULL until the first intern */
+	struct st_seen *seen;
 };
 
 void stack_table_init(struct stack_table *t);

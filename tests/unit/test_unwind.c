@@ -353,6 +353,38 @@ static void the_same_frames_make_the_same_stack_once(void **state)
 	stack_table_release(&t);
 }
 
+/* Stacks found again by their raw frames (the cache in front of the
+ * table) are the stacks the frames make: a frame that differs only in
+ * being a return address, or in its address space, is another stack,
+ * however often each is seen. */
+static void a_stack_seen_again_is_the_stack_its_frames_make(void **state)
+{
+	struct stack_frame_in a[2] = { { 0x401000, 0, 0 }, { 0x402000, 0, 1 } };
+	struct stack_frame_in ret[2] = { { 0x401000, 0, 1 }, { 0x402000, 0, 1 } };
+	struct stack_frame_in kern[2] = { { 0x401000, 1, 0 }, { 0x402000, 0, 1 } };
+	struct stack_table t;
+	uint32_t first[3], id;
+
+	(void)state;
+	stack_table_init(&t);
+	for (int round = 0; round < 3; round++) {
+		const struct stack_frame_in *f[3] = { a, ret, kern };
+
+		for (int k = 0; k < 3; k++) {
+			assert_int_equal(stack_table_intern(&t, 10, STACK_FP, NULL,
+							    f[k], 2, &id), 0);
+			if (round == 0)
+				first[k] = id;
+			assert_int_equal(id, first[k]);
+		}
+	}
+	assert_int_equal(t.nstacks, 3);
+	assert_true(first[0] != first[1] && first[1] != first[2] &&
+		    first[0] != first[2]);
+	assert_int_equal(stack_table_frame(&t, stack_table_stack(&t, first[2])->frames[0])->pid, -1);
+	stack_table_release(&t);
+}
+
 static void many_stacks_keep_their_ids_as_the_table_grows(void **state)
 {
 	struct stack_table t;
@@ -426,6 +458,7 @@ int main(void)
 		cmocka_unit_test(callchain_markers_are_dropped_and_each_part_starts_exact),
 		cmocka_unit_test(callchain_cuts_the_user_part_at_an_address_no_process_maps),
 		cmocka_unit_test(the_same_frames_make_the_same_stack_once),
+		cmocka_unit_test(a_stack_seen_again_is_the_stack_its_frames_make),
 		cmocka_unit_test(many_stacks_keep_their_ids_as_the_table_grows),
 		cmocka_unit_test(held_records_come_back_by_time_then_arrival),
 	};
