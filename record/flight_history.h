@@ -32,6 +32,7 @@
 struct flight_history {
 	uint8_t *buf;		/* owned: cap bytes, mmap'd */
 	size_t cap;		/* a multiple of 8 */
+	size_t resident;	/* buf[0..resident) made resident (.c) */
 	uint64_t head;		/* where the next entry goes */
 	uint64_t tail;		/* the oldest entry kept */
 	/* CLOCK_MONOTONIC: the history is whole after this; 0 while nothing
