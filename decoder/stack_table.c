@@ -210,12 +210,17 @@ out:
  */
 #define STACK_SEEN_SLOTS 4096
 
+/* Of the innermost RAW_HASHED frames and the depth only: it picks a
+ * slot, the comparison decides, and the multiplies are serial (a wake-up
+ * chain is 20 to 32 frames). */
+#define RAW_HASHED 8
+
 static uint64_t raw_hash(uint32_t pid, enum stack_method method,
 			 const struct stack_frame_in *frames, size_t n)
 {
-	uint64_t h = mix(mix(0, pid), method);
+	uint64_t h = mix(mix(mix(0, pid), method), n);
 
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; k < n && k < RAW_HASHED; k++)
 		h = mix(h, frames[k].addr ^ ((uint64_t)frames[k].kernel << 1) ^
 			   frames[k].return_addr);
 	return h;
