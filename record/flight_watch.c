@@ -210,6 +210,7 @@ int flight_watch_open(struct flight_watch *w, struct flight *f)
 	if (err < 0)
 		return errmsg_set(f->err, ENOMEM, "out of memory");
 	/* Checks in place of stores (see the header). */
+	w->p.checks_only = 1;
 	w->p.faults.ops.store_fault = on_fault;
 	w->p.faults.ops.store_state = rs->cfg.thread_states ? on_state : NULL;
 	w->p.faults.ops.syscall_done = rs->cfg.syscalls ? on_syscall : NULL;

@@ -346,7 +346,7 @@ static int on_tracepoint(struct record_pipeline *p, int cpu, const void *bytes,
 	if (!p->have_sched || !sched_ev(&p->sched, role, &r.u.sample,
 					(uint32_t)cpu, &e))
 		return 0;
-	if (e.kind == EV_WAKING &&
+	if (e.kind == EV_WAKING && !p->checks_only &&
 	    (err = record_stacks_kernel_chain(&p->stacks, &r.u.sample,
 					      &e.u.sched.waker_stack_id, &p->err)) < 0)
 		return err;
@@ -501,6 +501,10 @@ static int on_record(struct record_pipeline *p, int cpu, const void *bytes,
 			PERF_RECORD_SAMPLE;
 	if (from_ring)
 		check_ring_time(p, cpu, bytes, len, role);
+	if (p->checks_only && !p->system_wide &&
+	    ((const struct perf_event_header *)bytes)->type ==
+	    PERF_RECORD_SWITCH_CPU_WIDE)
+		return 0;	/* they only say what ran instead */
 	/* Tracepoint samples have their own format. */
 	if (role >= ROLE_TP_SCHED_SWITCH)
 		return on_tracepoint(p, cpu, bytes, len, role, arg);

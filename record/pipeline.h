@@ -98,6 +98,11 @@ struct record_pipeline {
 	 * threads only; but mappings are kept for every process, since a
 	 * process may gain a matching thread after it mapped its files. */
 	int system_wide;
+	/* The flight recorder's watch (record/flight_watch.h): spans are
+	 * checked, nothing is stored, so what only a stored row says is not
+	 * decoded: what ran instead (every CPU's switch records, with
+	 * per-thread targets) and the stacks of wake-ups. */
+	int checks_only;
 	struct record_stacks stacks;	/* owned: --stacks */
 	struct held_records held;	/* owned: --stacks=dwarf, to the round's end */
 	struct order_queue order;	/* owned */
