@@ -14,8 +14,8 @@
 /*
  * Residency, the producer's alone: the buffer is made resident a step at
  * a time as the producer first writes there.  While the consumer keeps
- * up, the producer goes back to the buffer's start once it is WRAP_SOFT
- * in and the start is free, so it writes over the same few resident
+ * up (WRAP_LAG_MAX), the producer goes back to the buffer's start once
+ * it is WRAP_SOFT in and the start is free, so it writes over the same few resident
  * steps again: going round the whole buffer made one step resident and
  * gave one back for every MiB that went through, 10% of the recorder's
  * CPU on a server switching 70,000 times a second.  When the consumer
@@ -27,6 +27,10 @@
  */
 #define STEP (1ull << 20)
 #define WRAP_SOFT (2 * STEP)
+/* Only this close behind: after going back to the start, the producer
+ * has no more room than the start until the consumer passes the pad, so
+ * a consumer behind keeps the whole buffer ahead of the producer. */
+#define WRAP_LAG_MAX (STEP / 4)
 #define KEPT_STEPS (WRAP_SOFT / STEP + 2)	/* never given back */
 #define KEEP_AHEAD STEP
 
@@ -179,7 +183,7 @@ static uint64_t place(const struct spool *s, uint64_t need, uint64_t *avail)
 	uint64_t at_start = free_bytes > to_end ? free_bytes - to_end : 0;
 
 	/* Back to the start while it is free: see Residency above. */
-	if (off >= WRAP_SOFT && to_end <= free_bytes && at_start >= need) {
+	if (off >= WRAP_SOFT && used <= WRAP_LAG_MAX && at_start >= need) {
 		*avail = at_start;
 		return s->head + to_end;
 	}
@@ -202,6 +206,10 @@ static void pad_to(struct spool *s, uint64_t pos)
 {
 	uint64_t off = s->head % s->cap;
 
+	if (pos != s->head) {
+		s->pad_from = s->head;
+		s->pad_to = pos;
+	}
 	if (pos != s->head && s->cap - off >= HDR) {
 		struct spool_entry *p = (void *)(s->buf + off);
 
@@ -211,10 +219,21 @@ static void pad_to(struct spool *s, uint64_t pos)
 	}
 }
 
+/* The bytes between tail and head_to that hold entries: the skipped end
+ * of the buffer (the latest pad) is no record.  Producer. */
+static uint64_t used_by_entries(const struct spool *s, uint64_t head_to)
+{
+	uint64_t tail = other(&s->tail), skipped = 0;
+
+	if (tail < s->pad_to && s->pad_to <= head_to)
+		skipped = s->pad_to - (tail > s->pad_from ? tail : s->pad_from);
+	return head_to - tail - skipped;
+}
+
 /* Publishes what the producer wrote up to head_to. */
 static void publish(struct spool *s, uint64_t head_to)
 {
-	uint64_t used = head_to - other(&s->tail), from = s->head;
+	uint64_t used = used_by_entries(s, head_to), from = s->head;
 
 	if (used > s->peak)
 		s->peak = used;

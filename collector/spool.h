@@ -120,12 +120,13 @@ struct spool {
 	uint32_t consumer_sleeps, producer_sleeps;
 	/* The producer's own. */
 	uint64_t pending_head;	/* spool_data_begin's reservation */
+	uint64_t pad_from, pad_to;	/* the latest skip to the start */
 	struct spool_entry pending[SPOOL_PENDING_MAX];
 	size_t npending;
 	/* The consumer's own. */
 	uint64_t next_tail;	/* the tail once the entry it holds is done */
 	/* Counters: read them once both sides are done. */
-	uint64_t peak;		/* the most bytes in use at once */
+	uint64_t peak;		/* the most bytes of entries in at once */
 	uint64_t dropped_records, dropped_bytes;	/* by spool_drop */
 };
 

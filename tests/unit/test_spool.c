@@ -172,6 +172,42 @@ static void a_spool_kept_up_with_stays_small(void **state)
 		assert_true(s.nresident <= 4);
 	}
 	assert_true(s.populated <= 4);
+	/* What it held at most is the entries, not the end it skipped. */
+	assert_true(s.peak <= 2 * (32768 + HDR));
+	spool_release(&s);
+}
+
+/* A consumer behind when the producer is a few MiB in: the producer does
+ * not go back to the start (where it would have no more room than the
+ * consumer has read), and the whole buffer is there for the burst. */
+static void a_consumer_behind_at_the_soft_wrap_keeps_the_whole_buffer(void **state)
+{
+	struct spool s;
+	unsigned pushed = 0, taken = 0;
+	size_t room;
+
+	(void)state;
+	assert_int_equal(spool_init(&s, 16u << 20), 0);
+	while (pushed * 32768ull < (3u << 20)) {	/* 3 MiB in, all read */
+		push_data(&s, 0, 32768, (uint8_t)pushed++);
+		take(&s, SPOOL_DATA);
+		spool_done(&s);
+		taken++;
+	}
+	for (unsigned i = 0; i < 32; i++)	/* 1 MiB behind */
+		push_data(&s, 0, 32768, (uint8_t)pushed++);
+	/* A burst: nothing read, it takes all but what is behind. */
+	for (uint8_t *d; (d = spool_data_begin(&s, 32768, &room)) && room >= 32768;) {
+		d[0] = (uint8_t)pushed++;
+		spool_data_end(&s, 0, 32768);
+	}
+	assert_true((pushed - taken) * (32768ull + HDR) >= (16u << 20) - 2 * (32768 + HDR));
+	for (; taken < pushed; taken++) {
+		const struct spool_entry *e = take(&s, SPOOL_DATA);
+
+		assert_int_equal(((const uint8_t *)spool_data(e))[0], (uint8_t)taken);
+		spool_done(&s);
+	}
 	spool_release(&s);
 }
 
@@ -199,12 +235,7 @@ static void a_lagging_consumer_has_the_whole_buffer(void **state)
 			spool_done(&s);
 		}
 	}
-	while (taken < pushed) {
-		take(&s, SPOOL_DATA);
-		spool_done(&s);
-		taken++;
-	}
-	/* Never read: it fills to the last byte. */
+	/* Never read again: it fills to the last byte. */
 	while (spool_data_begin(&s, 4096, &room) && room >= 8)
 		spool_data_end(&s, 0, room < 4096 ? room : 4096);
 	assert_int_equal(s.nresident, 8);
@@ -284,6 +315,7 @@ int main(void)
 		cmocka_unit_test(a_producer_and_a_consumer_thread_agree),
 		cmocka_unit_test(a_spool_kept_up_with_stays_small),
 		cmocka_unit_test(a_lagging_consumer_has_the_whole_buffer),
+		cmocka_unit_test(a_consumer_behind_at_the_soft_wrap_keeps_the_whole_buffer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
