@@ -14,6 +14,7 @@
 
 #include "../common/array.h"
 #include "../common/json.h"
+#include "../common/sql_value.h"
 #include "../common/strbuf.h"
 #include "../common/term_text.h"
 #include "../diagnose/diagnose.h"
@@ -292,6 +293,31 @@ static int json_findings(sqlite3 *db, int64_t id)
 	return err < 0 ? error("report", "%s", e.text) : 0;
 }
 
+/* "flight_dump": the session's flight_dump row, every column by its name
+ * (times in ns, as the table keeps them), or null for a session that is
+ * no flight recorder's dump. */
+static void json_flight_dump(sqlite3 *db, int64_t id, struct strbuf *sb)
+{
+	sqlite3_stmt *st = NULL;
+
+	json_key(sb, "flight_dump", 0);
+	if (sqlite3_prepare_v2(db, "SELECT * FROM flight_dump WHERE"
+			       " session_id = ?", -1, &st, NULL) == SQLITE_OK)
+		sqlite3_bind_int64(st, 1, id);
+	if (!st || sqlite3_step(st) != SQLITE_ROW) {
+		strbuf_adds(sb, "null");
+		sqlite3_finalize(st);
+		return;
+	}
+	strbuf_addc(sb, '{');
+	for (int i = 0; i < sqlite3_column_count(st); i++) {
+		json_key(sb, sqlite3_column_name(st, i), i == 0);
+		sql_value_json(sb, st, i);
+	}
+	strbuf_addc(sb, '}');
+	sqlite3_finalize(st);
+}
+
 static int report_json(sqlite3 *db, const char *path, int64_t id)
 {
 	static const char names_sql[] = "SELECT DISTINCT name FROM metric_series"
@@ -309,6 +335,7 @@ static int report_json(sqlite3 *db, const char *path, int64_t id)
 	json_int(&sb, id);
 	json_key(&sb, "db", 0);
 	json_cstring(&sb, path);
+	json_flight_dump(db, id, &sb);
 	json_key(&sb, "findings", 0);
 	if (strbuf_error(&sb) < 0)
 		err = error("report", "out of memory");

@@ -882,6 +882,16 @@ static void a_metric_line_over_its_threshold_fires_one_dump_naming_it(void **sta
 	assert_int_equal(run_faultline(&r, "report", m.db, "--session", "2", NULL), 0);
 	assert_non_null(strstr(r.out, "\na flight recorder's dump, fired by "
 			       "metric nak = 3 > 0\n"));
+	/* And so does its JSON, with the row's columns; a session that is
+	 * no dump has null. */
+	assert_int_equal(run_faultline(&r, "report", m.db, "--session", "2",
+				       "-f", "json", NULL), 0);
+	assert_non_null(strstr(r.out, "\"flight_dump\":{\"session_id\":2,"
+			       "\"trigger\":\"metric\",\"reason\":\"metric nak = 3 > 0\""));
+	assert_non_null(strstr(r.out, "\"metric\":\"nak\",\"metric_value\":3"));
+	assert_int_equal(run_faultline(&r, "report", m.db, "--session", "1",
+				       "-f", "json", NULL), 0);
+	assert_non_null(strstr(r.out, "\"flight_dump\":null,"));
 	metric_free(&m);
 }
 
