@@ -133,39 +133,113 @@ static int add_metric_trigger(struct flight_config *c, const char *arg,
 	return 0;
 }
 
-/* --trigger KIND>DUR (repeatable; a KIND given again takes the last),
- * or metric:NAME>VALUE. */
+/* --trigger offcpu's :STATE,STATE...: into spec->states.  0 or -EINVAL. */
+static int trigger_states(const char *list, size_t len, const char *opt,
+			  const char *arg, struct flight_trigger_spec *spec,
+			  struct errmsg *e)
+{
+	static const enum thread_state_kind off[] = {
+		TS_RUNNABLE, TS_SLEEPING, TS_BLOCKED, TS_WAITING, TS_OTHER,
+	};
+
+	while (len) {
+		const char *comma = memchr(list, ',', len);
+		size_t n = comma ? (size_t)(comma - list) : len, i;
+
+		for (i = 0; i < ARRAY_SIZE(off); i++)
+			if (n == strlen(thread_state_name(off[i])) &&
+			    !strncmp(list, thread_state_name(off[i]), n))
+				break;
+		if (i == ARRAY_SIZE(off))
+			return errmsg_set(e, EINVAL, "invalid %s '%s': '%.*s' is no "
+					  "state off the CPU: expected runnable, "
+					  "sleeping, blocked, waiting or other, e.g. "
+					  "offcpu:blocked,runnable>50ms", opt, arg,
+					  (int)n, list);
+		spec->states |= 1u << off[i];
+		len -= comma ? n + 1 : n;
+		list += comma ? n + 1 : n;
+	}
+	return 0;
+}
+
+/* --trigger's @THREAD: a tid, or a thread's name (comm). */
+static int trigger_thread(const char *thread, const char *opt, const char *arg,
+			  struct flight_trigger_spec *spec, struct errmsg *e)
+{
+	char *end;
+	unsigned long tid;
+
+	if (!*thread || strlen(thread) >= sizeof(spec->comm))
+		return errmsg_set(e, EINVAL, "invalid %s '%s': after '@', a thread "
+				  "id or a thread's name of at most %zu characters, "
+				  "e.g. offcpu>100ms@redis-server", opt, arg,
+				  sizeof(spec->comm) - 1);
+	tid = strtoul(thread, &end, 10);
+	if (*end == '\0' && tid > 0 && tid <= UINT32_MAX)
+		spec->tid = (uint32_t)tid;
+	else
+		strcpy(spec->comm, thread);
+	return 0;
+}
+
+/* --trigger KIND[:STATE,...]>DUR[@THREAD] (repeatable; one given again
+ * with the same KIND, states and thread takes the last), or
+ * metric:NAME>VALUE. */
 static int add_trigger(void *value, const char *arg, const char *opt,
 		       struct errmsg *e)
 {
 	struct flight_config *c = value;
-	const char *gt = strchr(arg, '>');
+	const char *gt = strchr(arg, '>'), *colon, *at;
 	struct flight_trigger_spec spec;
-	size_t i;
-	int err;
+	char dur[64];
+	size_t i, name_len;
+	int err = 0;
 
 	if (!strncmp(arg, "metric:", strlen("metric:")))
 		return add_metric_trigger(c, arg, opt, e);
-
+	memset(&spec, 0, sizeof(spec));
+	colon = gt ? memchr(arg, ':', (size_t)(gt - arg)) : NULL;
+	name_len = (size_t)((colon ? colon : gt ? gt : arg) - arg);
 	for (spec.kind = FLIGHT_FAULT; gt && spec.kind <= FLIGHT_SYSCALL; spec.kind++) {
 		const char *name = flight_trigger_name(spec.kind);
 
-		if ((size_t)(gt - arg) == strlen(name) &&
-		    !strncmp(arg, name, strlen(name)))
+		if (name_len == strlen(name) && !strncmp(arg, name, name_len))
 			break;
 	}
 	if (!gt || spec.kind > FLIGHT_SYSCALL)
 		return errmsg_set(e, EINVAL, "invalid %s '%s': expected fault>DUR, "
 				  "offcpu>DUR, syscall>DUR or metric:NAME>VALUE, "
 				  "e.g. offcpu>100ms", opt, arg);
-	err = opt_parse_duration(gt + 1, opt, &spec.dur_ns, e);
+	if (colon && spec.kind != FLIGHT_OFFCPU)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': only offcpu takes "
+				  "states, e.g. offcpu:blocked>50ms", opt, arg);
+	if (colon)
+		err = trigger_states(colon + 1, (size_t)(gt - colon - 1), opt, arg,
+				     &spec, e);
+	at = strchr(gt + 1, '@');
+	if (err == 0 && at)
+		err = trigger_thread(at + 1, opt, arg, &spec, e);
+	if (err < 0)
+		return err;
+	snprintf(dur, sizeof(dur), "%.*s", (int)((at ? at : gt + strlen(gt)) -
+						 gt - 1), gt + 1);
+	err = opt_parse_duration(dur, opt, &spec.dur_ns, e);
 	if (err == 0 && spec.dur_ns == 0)
 		return errmsg_set(e, EINVAL, "invalid %s '%s': the duration must "
 				  "be more than 0, e.g. offcpu>100ms", opt, arg);
 	if (err < 0)
 		return err;
-	for (i = 0; i < c->ntriggers && c->triggers[i].kind != spec.kind; i++)
-		;
+	for (i = 0; i < c->ntriggers; i++) {
+		const struct flight_trigger_spec *o = &c->triggers[i];
+
+		if (o->kind == spec.kind && o->states == spec.states &&
+		    o->tid == spec.tid && !strcmp(o->comm, spec.comm))
+			break;
+	}
+	if (i == FLIGHT_TRIGGERS_MAX)
+		return errmsg_set(e, EINVAL, "invalid %s '%s': at most %d duration "
+				  "triggers", opt, arg, FLIGHT_TRIGGERS_MAX);
 	c->triggers[i] = spec;
 	if (i == c->ntriggers)
 		c->ntriggers++;
@@ -705,8 +779,10 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		  &a->flight.max_memory, NULL },
 		{ 0, "trigger", "KIND>DUR", "--flight dumps when a target's fault, "
 		  "off-CPU span or system call (KIND fault, offcpu, syscall) passes "
-		  "DUR, or a metric line's value passes VALUE (metric:NAME>VALUE; "
-		  "repeatable)", OPT_CALLBACK, &a->flight, add_trigger },
+		  "DUR (offcpu:STATE,...>DUR: in those states; KIND>DUR@THREAD: of "
+		  "that tid or name), or a metric line's value passes VALUE "
+		  "(metric:NAME>VALUE; repeatable)", OPT_CALLBACK, &a->flight,
+		  add_trigger },
 		{ 0, "max-dumps", "N/PERIOD", "--flight dumps at most N times per "
 		  "PERIOD (default 10/hour); the triggers past it are counted",
 		  OPT_CALLBACK, &a->flight, set_max_dumps },

@@ -58,10 +58,17 @@ enum flight_trigger_kind {
 	FLIGHT_METRIC,		/* a metric line over its VALUE (SPOOL_METRIC) */
 };
 
-/* --trigger KIND>DUR. */
+/* --trigger KIND[:STATE,...]>DUR[@THREAD]. */
 struct flight_trigger_spec {
 	enum flight_trigger_kind kind;	/* FLIGHT_FAULT and after */
 	uint64_t dur_ns;
+	/* FLIGHT_OFFCPU: the states that count, 1 << enum thread_state_kind;
+	 * 0: any state off the CPU. */
+	uint32_t states;
+	/* @THREAD: the thread of this tid, or of this name (comm); 0 and
+	 * "": any target thread. */
+	uint32_t tid;
+	char comm[16];
 };
 
 #define FLIGHT_TRIGGERS_MAX 8
@@ -111,6 +118,7 @@ struct flight_trigger {
 	uint64_t span_mono_ns;
 	uint64_t dur_ns;
 	int still;
+	uint32_t state;			/* FLIGHT_OFFCPU: enum thread_state_kind */
 	/* FLIGHT_METRIC: which of cfg->metrics, and the value that fired. */
 	uint32_t metric;
 	double value;

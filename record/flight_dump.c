@@ -359,10 +359,16 @@ static const char *trigger_reason(const struct flight *f, char *buf, size_t n)
 	if (t->source == FLIGHT_METRIC)
 		return flight_metric_words(&f->cfg->metrics[t->metric], t->value,
 					   buf, n);
-	snprintf(buf, n, "%s of thread %u %s %.3f ms", t->source == FLIGHT_FAULT ?
-		 "a fault" : t->source == FLIGHT_SYSCALL ? "a system call" :
-		 "an off-CPU span", t->tid, t->still ? "still going on after" :
-		 "that took", (double)t->dur_ns / 1e6);
+	if (t->source == FLIGHT_OFFCPU)
+		snprintf(buf, n, "an off-CPU span (%s) of thread %u %s %.3f ms",
+			 thread_state_name(t->state), t->tid,
+			 t->still ? "still going on after" : "that took",
+			 (double)t->dur_ns / 1e6);
+	else
+		snprintf(buf, n, "%s of thread %u %s %.3f ms",
+			 t->source == FLIGHT_FAULT ? "a fault" : "a system call",
+			 t->tid, t->still ? "still going on after" : "that took",
+			 (double)t->dur_ns / 1e6);
 	return buf;
 }
 

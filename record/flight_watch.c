@@ -22,13 +22,36 @@ extern const char schema_sql[];
  * few hundred rows. */
 #define WATCH_COST_NS (3600ull * 1000 * 1000 * 1000)
 
-static const struct flight_trigger_spec *spec_of(const struct flight *f,
-						 enum flight_trigger_kind k)
+/* Does spec s take a span of kind k, of thread tid in state? */
+static int spec_takes(const struct flight_watch *w,
+		      const struct flight_trigger_spec *s,
+		      enum flight_trigger_kind k, uint32_t tid, uint32_t state)
 {
-	for (size_t i = 0; i < f->cfg->ntriggers; i++)
-		if (f->cfg->triggers[i].kind == k)
-			return &f->cfg->triggers[i];
-	return NULL;
+	const struct thread *t;
+
+	if (s->kind != k || (s->states && !(s->states & (1u << state))) ||
+	    (s->tid && s->tid != tid))
+		return 0;
+	if (!s->comm[0])
+		return 1;
+	t = thread_table_find(&w->p.faults.threads, tid);
+	return t && !strcmp(t->comm, s->comm);
+}
+
+/* The shortest DUR among the triggers that take this span; NULL when
+ * none does. */
+static const struct flight_trigger_spec *spec_of(const struct flight_watch *w,
+						 enum flight_trigger_kind k,
+						 uint32_t tid, uint32_t state)
+{
+	const struct flight_config *c = w->f->cfg;
+	const struct flight_trigger_spec *best = NULL;
+
+	for (size_t i = 0; i < c->ntriggers; i++)
+		if (spec_takes(w, &c->triggers[i], k, tid, state) &&
+		    (!best || c->triggers[i].dur_ns < best->dur_ns))
+			best = &c->triggers[i];
+	return best;
 }
 
 /* The fault stream's callbacks get the pipeline (ops.ctx stays &w->p,
@@ -55,9 +78,10 @@ static int was_fired(struct flight_watch *w, uint32_t tid, uint32_t kind,
 /* A span of tid that began at since and lasted dur_ns (still: it goes
  * on), held against the trigger of kind. */
 static void check(struct flight_watch *w, enum flight_trigger_kind kind,
-		  uint32_t tid, uint64_t since, uint64_t dur_ns, int still)
+		  uint32_t tid, uint32_t state, uint64_t since, uint64_t dur_ns,
+		  int still)
 {
-	const struct flight_trigger_spec *s = spec_of(w->f, kind);
+	const struct flight_trigger_spec *s = spec_of(w, kind, tid, state);
 	struct flight_trigger t;
 
 	if (!s || dur_ns < s->dur_ns)
@@ -74,6 +98,7 @@ static void check(struct flight_watch *w, enum flight_trigger_kind kind,
 	t.tid = tid;
 	t.span_mono_ns = since;
 	t.still = still;
+	t.state = state;
 	/* Still going on: when it passed DUR; else when it ended. */
 	t.dur_ns = still ? s->dur_ns : dur_ns;
 	t.mono_ns = since + t.dur_ns;
@@ -88,12 +113,13 @@ static int off_cpu(enum thread_state_kind s)
 /* A finished span: counted in the minute's histograms, held against
  * its trigger. */
 static int span(struct flight_watch *w, enum flight_trigger_kind trig,
-		uint32_t kind, uint32_t tid, uint64_t since, uint64_t dur_ns)
+		uint32_t kind, uint32_t tid, uint32_t state, uint64_t since,
+		uint64_t dur_ns)
 {
 	if (flight_minute_add(&w->minute, tid, kind, dur_ns) < 0)
 		return errmsg_set(&w->p.err, ENOMEM, "out of memory counting "
 				  "spans");
-	check(w, trig, tid, since, dur_ns, 0);
+	check(w, trig, tid, state, since, dur_ns, 0);
 	return 0;
 }
 
@@ -102,7 +128,7 @@ static int on_fault(void *ctx, const struct fault *f)
 	if (f->dur_ns == FAULT_NO_DUR)
 		return 0;
 	return span(watch_of(ctx), FLIGHT_FAULT, FM_FAULT + (uint32_t)f->kind,
-		    f->tid, f->mono_ts, f->dur_ns);
+		    f->tid, 0, f->mono_ts, f->dur_ns);
 }
 
 static int on_state(void *ctx, const struct state_interval *iv)
@@ -110,7 +136,7 @@ static int on_state(void *ctx, const struct state_interval *iv)
 	if (!off_cpu(iv->state))
 		return 0;
 	return span(watch_of(ctx), FLIGHT_OFFCPU, FM_OFFCPU + (uint32_t)iv->state,
-		    iv->tid, iv->mono_ts, iv->dur_ns);
+		    iv->tid, iv->state, iv->mono_ts, iv->dur_ns);
 }
 
 /* A call --syscalls asks for (the others are only traced for what they
@@ -123,7 +149,7 @@ static int on_syscall(void *ctx, const struct syscall_call *c, int store)
 	if (c->dur_ns == SYSCALL_NO_DUR || c->nr < 0 ||
 	    !record_syscalls_wanted(&w->p.sys, c->nr))
 		return 0;
-	return span(w, FLIGHT_SYSCALL, FM_SYSCALL + (uint32_t)c->nr, c->tid,
+	return span(w, FLIGHT_SYSCALL, FM_SYSCALL + (uint32_t)c->nr, c->tid, 0,
 		    c->mono_ts, c->dur_ns);
 }
 
@@ -153,13 +179,13 @@ static void check_open(struct flight_watch *w, uint64_t now)
 		if (!t->wanted || t->exited)
 			continue;
 		if (t->pending.active && now > t->pending.mono_ts)
-			check(w, FLIGHT_FAULT, t->tid, t->pending.mono_ts,
+			check(w, FLIGHT_FAULT, t->tid, 0, t->pending.mono_ts,
 			      now - t->pending.mono_ts, 1);
 		if (off_cpu(t->tl.state) && now > t->tl.since)
-			check(w, FLIGHT_OFFCPU, t->tid, t->tl.since,
+			check(w, FLIGHT_OFFCPU, t->tid, t->tl.state, t->tl.since,
 			      now - t->tl.since, 1);
 		if (t->sys.active && now > t->sys.mono_ts)
-			check(w, FLIGHT_SYSCALL, t->tid, t->sys.mono_ts,
+			check(w, FLIGHT_SYSCALL, t->tid, 0, t->sys.mono_ts,
 			      now - t->sys.mono_ts, 1);
 	}
 }

@@ -232,9 +232,10 @@ static void a_stall_fires_while_still_going_on(const char *spec,
 					       const char *kind,
 					       const char *extra)
 {
+	static unsigned runs;
 	char name[64], seedbuf[16], pid[16];
-	char *db = strdup(scratch_path((snprintf(name, sizeof(name), "%s.db",
-						 kind), name)));
+	char *db = strdup(scratch_path((snprintf(name, sizeof(name), "%s-%u.db",
+						 kind, runs++), name)));
 	char *info = strdup(scratch_path("trigger.info"));
 	char *wl_argv[] = { (char *)flight_workload(), info, WORK_SECONDS,
 			    STALL_MS_TEXT, seedbuf, NULL };
@@ -277,6 +278,52 @@ static void an_offcpu_stall_fires_before_it_ends(void **state)
 {
 	(void)state;
 	a_stall_fires_while_still_going_on("offcpu>100ms", "offcpu", NULL);
+}
+
+/* A trigger with states or a thread takes only those spans: the sleep
+ * fires offcpu:sleeping of the workload's thread, by its name. */
+static void a_trigger_of_a_state_and_thread_fires_on_its_span(void **state)
+{
+	(void)state;
+	a_stall_fires_while_still_going_on("offcpu:sleeping>100ms@flight_workload",
+					   "offcpu", NULL);
+}
+
+/* ... and not on spans in other states, or of other threads: the same
+ * sleep of 400 ms fires neither offcpu:blocked,runnable>100ms nor
+ * offcpu>100ms of another thread. */
+static void a_trigger_of_other_states_or_threads_fires_nothing(void **state)
+{
+	char seedbuf[16], pid[16];
+	char *db = strdup(scratch_path("filtered.db"));
+	char *info = strdup(scratch_path("filtered.info"));
+	char *wl_argv[] = { (char *)flight_workload(), info, WORK_SECONDS,
+			    STALL_MS_TEXT, seedbuf, NULL };
+	char *fl_argv[] = { (char *)faultline_bin(), "record", "-q", "-o", db,
+			    "-p", pid, "--flight", "--keep", "1s,500ms",
+			    "--trigger", "offcpu:blocked,runnable>100ms",
+			    "--trigger", "offcpu>100ms@1", "--trigger",
+			    "offcpu>100ms@not_this_one", NULL };
+	struct run wl, fl;
+
+	(void)state;
+	snprintf(seedbuf, sizeof(seedbuf), "%u", seed + 2);
+	run_start_usr1_blocked(&wl, wl_argv);
+	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
+	assert_int_equal(start_recording(&fl, fl_argv, 10000), 0);
+	kill(wl.pid, SIGUSR1);
+	assert_int_equal(run_wait(&wl), 0);
+	assert_int_equal(run_wait(&fl), 0);
+	/* The stall happened, and was counted in the minutes. */
+	assert_true(info_value(info, "stall_end") -
+		    info_value(info, "stall_begin") >= STALL_MS * 1000000ll);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_minute WHERE "
+				"kind = 'offcpu:sleeping' AND max_ns >= %lld",
+				STALL_MS * 1000000ll), 1);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump"), 0);
+	assert_int_equal(db_int(db, "SELECT triggers FROM flight_summary"), 0);
+	free(db);
+	free(info);
 }
 
 static void a_long_system_call_fires_before_it_ends(void **state)
@@ -993,6 +1040,10 @@ int main(void)
 		cmocka_unit_test_teardown(a_dump_holds_the_stall_and_the_windows_around_it, kill_leftovers),
 		cmocka_unit_test_teardown(the_flight_recorder_stays_within_max_memory, kill_leftovers),
 		cmocka_unit_test_teardown(an_offcpu_stall_fires_before_it_ends, kill_leftovers),
+		cmocka_unit_test_teardown(a_trigger_of_a_state_and_thread_fires_on_its_span,
+					  kill_leftovers),
+		cmocka_unit_test_teardown(a_trigger_of_other_states_or_threads_fires_nothing,
+					  kill_leftovers),
 		cmocka_unit_test_teardown(a_long_system_call_fires_before_it_ends, kill_leftovers),
 		cmocka_unit_test_teardown(a_storm_of_triggers_keeps_to_max_dumps_and_counts_the_rest, kill_leftovers),
 		cmocka_unit_test_teardown(dumps_stop_at_max_disk_and_count_the_rest, kill_leftovers),
