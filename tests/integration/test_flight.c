@@ -225,6 +225,22 @@ static void a_dump_holds_the_stall_and_the_windows_around_it(void **state)
 	free(fifo);
 }
 
+/* Runs the workload (wl_argv) with faultline (fl_argv) attached to it
+ * before it starts working: pid, which fl_argv holds, is set to the
+ * workload's.  Both must exit with status 0. */
+static void record_workload(char **wl_argv, char **fl_argv, char *pid,
+			    size_t pidlen)
+{
+	struct run wl, fl;
+
+	run_start_usr1_blocked(&wl, wl_argv);
+	snprintf(pid, pidlen, "%d", (int)wl.pid);
+	assert_int_equal(start_recording(&fl, fl_argv, 10000), 0);
+	kill(wl.pid, SIGUSR1);
+	assert_int_equal(run_wait(&wl), 0);
+	assert_int_equal(run_wait(&fl), 0);
+}
+
 /* Records the workload with --trigger spec (and extra, or NULL) and
  * nothing else to fire it: the stall must fire it while still going on,
  * DUR after it began, before it ended, once. */
@@ -242,16 +258,10 @@ static void a_stall_fires_while_still_going_on(const char *spec,
 	char *fl_argv[] = { (char *)faultline_bin(), "record", "-q", "-o", db,
 			    "-p", pid, "--flight", "--keep", "1s,500ms",
 			    "--trigger", (char *)spec, (char *)extra, NULL };
-	struct run wl, fl;
 	long long stall_begin, stall_end, tid, t;
 
 	snprintf(seedbuf, sizeof(seedbuf), "%u", seed + 1);
-	run_start_usr1_blocked(&wl, wl_argv);
-	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
-	assert_int_equal(start_recording(&fl, fl_argv, 10000), 0);
-	kill(wl.pid, SIGUSR1);
-	assert_int_equal(run_wait(&wl), 0);
-	assert_int_equal(run_wait(&fl), 0);
+	record_workload(wl_argv, fl_argv, pid, sizeof(pid));
 	stall_begin = info_value(info, "stall_begin");
 	stall_end = info_value(info, "stall_end");
 	tid = info_value(info, "tid");
@@ -304,16 +314,10 @@ static void a_trigger_of_other_states_or_threads_fires_nothing(void **state)
 			    "--trigger", "offcpu:blocked,runnable>100ms",
 			    "--trigger", "offcpu>100ms@1", "--trigger",
 			    "offcpu>100ms@not_this_one", NULL };
-	struct run wl, fl;
 
 	(void)state;
 	snprintf(seedbuf, sizeof(seedbuf), "%u", seed + 2);
-	run_start_usr1_blocked(&wl, wl_argv);
-	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
-	assert_int_equal(start_recording(&fl, fl_argv, 10000), 0);
-	kill(wl.pid, SIGUSR1);
-	assert_int_equal(run_wait(&wl), 0);
-	assert_int_equal(run_wait(&fl), 0);
+	record_workload(wl_argv, fl_argv, pid, sizeof(pid));
 	/* The stall happened, and was counted in the minutes. */
 	assert_true(info_value(info, "stall_end") -
 		    info_value(info, "stall_begin") >= STALL_MS * 1000000ll);
