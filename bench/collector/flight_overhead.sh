@@ -12,10 +12,15 @@
 #   faultline record        the normal recording
 #   faultline record --flight
 #
-# The fault loop's events are page-faults, minor-faults and major-faults
-# (-c 1); the storm's, for perf, sched:sched_switch and sched:sched_waking
-# (faultline's are its own: switch records, sched_switch, sched_waking and
-# the fault events).  For each: the workload's wall time per event (on
+# perf records the kinds of events faultline records by default, on both
+# workloads: page-faults, minor-faults and major-faults (-c 1),
+# sched:sched_switch, sched:sched_waking with its kernel callchain (at
+# most 32 frames, as faultline samples it to name what issued a wake-up)
+# and the switch records (--switch-events).  faultline's differ in two
+# ways perf cannot spell: its sched_waking is opened on every CPU,
+# filtered on the targets (the wake-ups of a target, where perf's are
+# the wake-ups a target issues; the same ones in the storm), and it adds
+# every CPU's switch records (what ran instead).  For each: the workload's wall time per event (on
 # the target's CPU: what the kernel does for the recorder there) and the
 # recorder's own CPU time per million events (the tool's, less the
 # workload's); medians, best and spread.  Then the two ratios the flight
@@ -31,7 +36,9 @@ PINGPONG=${PINGPONG:-build/release/bench/pingpong}
 ROUNDS=${ROUNDS:-5}
 FAULTS=${FAULTS:-131072}
 TRIPS=${TRIPS:-100000}
-EVENTS=page-faults,minor-faults,major-faults
+PERF_EVENTS=(-c 1 -e page-faults,minor-faults,major-faults -e sched:sched_switch
+	-e sched:sched_waking/call-graph=fp,max-stack=32/ --kernel-callchains
+	--switch-events)
 
 last_cpu=$(($(nproc) - 1))
 TOOL=(taskset -c 0)
@@ -43,14 +50,12 @@ variants=(bare perf perf_ow fl flight)
 
 # run_one WORKLOAD VARIANT: appends to WORKLOAD_VARIANT_ns and _own.
 run_one() {
-	local w=$1 v=$2 out=$tmp/out wcpu per events wl perf_ev
+	local w=$1 v=$2 out=$tmp/out wcpu per events wl perf_ev=("${PERF_EVENTS[@]}")
 	if [ "$w" = faults ]; then
 		wl=(taskset -c "$last_cpu" "$LOOP" "$FAULTS")
-		perf_ev=(-c 1 -e "$EVENTS")
 		events=$FAULTS
 	else
 		wl=(taskset -c "$last_cpu" "$PINGPONG" "$TRIPS")
-		perf_ev=(-e sched:sched_switch -e sched:sched_waking)
 		events=$((TRIPS * 2))
 	fi
 	rm -f "$tmp"/fl.db* "$tmp/perf.data"

@@ -12,20 +12,25 @@
 #                         bare (medians), faultline's loss / perf's, and
 #                         a sign test of the two losses round by round
 #
-# perf records faultline's default events: every page fault (-c 1),
-# sched:sched_switch, sched:sched_waking and the switch records.  Each
+# perf records faultline's default kinds of events: every page fault
+# (-c 1), sched:sched_switch, sched:sched_waking with its kernel
+# callchain (at most 32 frames, as faultline samples it) and the switch
+# records.  perf's sched_waking, on -p, fires for the wake-ups the
+# server issues; faultline's for the wake-ups of the server (on every
+# CPU, filtered on its threads).  Each
 # tool runs on the first CPU, beside the load generator, and gets a
 # second to attach before the load starts.
 
+PERF_EVENTS=(-c 1 -e page-faults -e sched:sched_switch
+	-e sched:sched_waking/call-graph=fp,max-stack=32/ --kernel-callchains
+	--switch-events)
 tool=
 start_tool() {
 	case "$1" in
-	perf) taskset -c 0 perf record -q -B -c 1 -e page-faults -e sched:sched_switch \
-		-e sched:sched_waking --switch-events -p "$server" -o "$tmp/perf.data" \
-		>/dev/null 2>&1 & ;;
-	perf_ow) taskset -c 0 perf record -q -B -c 1 -e page-faults -e sched:sched_switch \
-		-e sched:sched_waking --switch-events --overwrite -p "$server" \
+	perf) taskset -c 0 perf record -q -B "${PERF_EVENTS[@]}" -p "$server" \
 		-o "$tmp/perf.data" >/dev/null 2>&1 & ;;
+	perf_ow) taskset -c 0 perf record -q -B "${PERF_EVENTS[@]}" --overwrite \
+		-p "$server" -o "$tmp/perf.data" >/dev/null 2>&1 & ;;
 	fl) rm -f "$tmp"/fl.db*
 	    taskset -c 0 "$FAULTLINE" record -q -o "$tmp/fl.db" -p "$server" >/dev/null 2>&1 & ;;
 	flight) rm -f "$tmp"/fl.db*
