@@ -13,25 +13,22 @@
 
 /*
  * Residency, the producer's alone: the buffer is made resident a step at
- * a time as the producer first writes there.  While the consumer keeps
- * up (WRAP_LAG_MAX), the producer goes back to the buffer's start once
- * it is WRAP_SOFT in and the start is free, so it writes over the same few resident
- * steps again: going round the whole buffer made one step resident and
- * gave one back for every MiB that went through, 10% of the recorder's
- * CPU on a server switching 70,000 times a second.  When the consumer
- * falls behind, the producer goes on past WRAP_SOFT into the rest of the
- * buffer; steps there, once wholly free and at least KEEP_AHEAD ahead of
- * head, are given back.  The consumer reads only between tail and head,
- * which the producer wrote and never gives back, so neither side waits
- * for the other.
+ * a time as the producer first writes there, and steps wholly in the
+ * free space (read by the consumer, not yet written again) are given
+ * back while more than RESIDENT_BUDGET steps are resident, those at
+ * least KEEP_AHEAD bytes ahead of head, so the next writes find theirs.
+ * The consumer reads only between tail and head, which the producer
+ * wrote and never gives back, so neither side waits for the other.
+ *
+ * Going round the whole buffer this way makes a step resident and gives
+ * one back for every MiB that goes through (10% of the recorder's CPU on
+ * a server switching 70,000 times a second).  Going back to the start
+ * early while the consumer kept up was tried: a consumer that then
+ * stalled left the producer only the start until it passed the pad, and
+ * a switch storm lost 470,000 records with the spool holding 2.9 MB.
  */
 #define STEP (1ull << 20)
-#define WRAP_SOFT (2 * STEP)
-/* Only this close behind: after going back to the start, the producer
- * has no more room than the start until the consumer passes the pad, so
- * a consumer behind keeps the whole buffer ahead of the producer. */
-#define WRAP_LAG_MAX (STEP / 4)
-#define KEPT_STEPS (WRAP_SOFT / STEP + 2)	/* never given back */
+#define RESIDENT_BUDGET 2
 #define KEEP_AHEAD STEP
 
 static uint64_t align8(uint64_t n)
@@ -142,14 +139,14 @@ static void make_resident(struct spool *s, uint64_t off, uint64_t n)
 	}
 }
 
-/* Gives back resident steps past the first KEPT_STEPS that are wholly in
- * the free space and at least KEEP_AHEAD past head. */
+/* Gives back resident steps wholly in the free space and at least
+ * KEEP_AHEAD past head, while more than RESIDENT_BUDGET are resident. */
 static void give_back(struct spool *s)
 {
 	uint64_t used = s->head - __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE);
 	uint64_t free_bytes = s->cap - used, off = s->head % s->cap;
 
-	for (size_t k = KEPT_STEPS; k < s->nsteps; k++) {
+	for (size_t k = 0; k < s->nsteps && s->nresident > RESIDENT_BUDGET; k++) {
 		uint64_t ahead = (k * STEP + s->cap - off) % s->cap;
 
 		if (!s->resident[k] || ahead < KEEP_AHEAD ||
@@ -182,11 +179,6 @@ static uint64_t place(const struct spool *s, uint64_t need, uint64_t *avail)
 	uint64_t off = s->head % s->cap, to_end = s->cap - off;
 	uint64_t at_start = free_bytes > to_end ? free_bytes - to_end : 0;
 
-	/* Back to the start while it is free: see Residency above. */
-	if (off >= WRAP_SOFT && used <= WRAP_LAG_MAX && at_start >= need) {
-		*avail = at_start;
-		return s->head + to_end;
-	}
 	if (to_end >= need && to_end <= free_bytes) {
 		*avail = to_end;
 		return s->head;

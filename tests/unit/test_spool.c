@@ -153,9 +153,8 @@ static void data_that_does_not_fit_gets_the_room_there_is(void **state)
 }
 
 /* A consumer that keeps up leaves a few MiB resident however much goes
- * through: the producer goes back to the start over the steps already
- * resident, rather than making new ones resident and giving old ones
- * back all the way round. */
+ * through: steps it has read are given back once the producer is past
+ * them, and made resident again when it comes round. */
 static void a_spool_kept_up_with_stays_small(void **state)
 {
 	struct spool s;
@@ -169,45 +168,11 @@ static void a_spool_kept_up_with_stays_small(void **state)
 		e = take(&s, SPOOL_DATA);
 		assert_int_equal(((const uint8_t *)spool_data(e))[32767], (uint8_t)i);
 		spool_done(&s);
-		assert_true(s.nresident <= 4);
+		assert_true(s.nresident <= 6);
 	}
-	assert_true(s.populated <= 4);
+	assert_true(s.populated >= 128);	/* round twice, a step a MiB */
 	/* What it held at most is the entries, not the end it skipped. */
 	assert_true(s.peak <= 2 * (32768 + HDR));
-	spool_release(&s);
-}
-
-/* A consumer behind when the producer is a few MiB in: the producer does
- * not go back to the start (where it would have no more room than the
- * consumer has read), and the whole buffer is there for the burst. */
-static void a_consumer_behind_at_the_soft_wrap_keeps_the_whole_buffer(void **state)
-{
-	struct spool s;
-	unsigned pushed = 0, taken = 0;
-	size_t room;
-
-	(void)state;
-	assert_int_equal(spool_init(&s, 16u << 20), 0);
-	while (pushed * 32768ull < (3u << 20)) {	/* 3 MiB in, all read */
-		push_data(&s, 0, 32768, (uint8_t)pushed++);
-		take(&s, SPOOL_DATA);
-		spool_done(&s);
-		taken++;
-	}
-	for (unsigned i = 0; i < 32; i++)	/* 1 MiB behind */
-		push_data(&s, 0, 32768, (uint8_t)pushed++);
-	/* A burst: nothing read, it takes all but what is behind. */
-	for (uint8_t *d; (d = spool_data_begin(&s, 32768, &room)) && room >= 32768;) {
-		d[0] = (uint8_t)pushed++;
-		spool_data_end(&s, 0, 32768);
-	}
-	assert_true((pushed - taken) * (32768ull + HDR) >= (16u << 20) - 2 * (32768 + HDR));
-	for (; taken < pushed; taken++) {
-		const struct spool_entry *e = take(&s, SPOOL_DATA);
-
-		assert_int_equal(((const uint8_t *)spool_data(e))[0], (uint8_t)taken);
-		spool_done(&s);
-	}
 	spool_release(&s);
 }
 
@@ -315,7 +280,6 @@ int main(void)
 		cmocka_unit_test(a_producer_and_a_consumer_thread_agree),
 		cmocka_unit_test(a_spool_kept_up_with_stays_small),
 		cmocka_unit_test(a_lagging_consumer_has_the_whole_buffer),
-		cmocka_unit_test(a_consumer_behind_at_the_soft_wrap_keeps_the_whole_buffer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
