@@ -7,8 +7,10 @@
 #   1. on the target's CPU: the loop's wall time per fault, and its own
 #      CPU time per fault (which holds what the kernel does for the
 #      recorder in the faulting thread); what each tool adds over bare
-#   2. the recorder's own CPU time (the tool's, less the loop's), per
-#      million faults, and what each lost
+#   2. the recorder's own CPU time (the tool's, less the loop's), and
+#      what each lost; from runs of FAULTS and of 10 x FAULTS faults,
+#      what a million faults more cost each and what a recording costs
+#      whatever its length
 #   3. end to end: from the start of recording to a queryable SQLite
 #      database: faultline record, against perf record followed by
 #      perf's export-to-sqlite.py
@@ -49,26 +51,34 @@ declare -a bare_ns bare_cpu bare_wall perf_ns perf_cpu perf_own perf_wall \
 	fl_ns fl_cpu fl_own fl_wall fl_self
 perf_lost_sum=0
 fl_lost_sum=0
+run_tool() {	# $1 = bare, perf or fl; $2 = faults; $3 = output file
+	case "$1" in
+	bare) timed "$3" "${LOOP_PINNED[@]}" "$2" ;;
+	perf) timed "$3" "${TOOL_PIN[@]}" perf record -q -B -c 1 -e "$EVENTS" \
+		-o "$tmp/perf.data" -- "${LOOP_PINNED[@]}" "$2" 2>/dev/null ;;
+	fl) rm -f "$tmp"/fl.db*
+	    timed "$3" "${TOOL_PIN[@]}" "$FAULTLINE" record -q -o "$tmp/fl.db" \
+		-- "${LOOP_PINNED[@]}" "$2" ;;
+	esac
+}
+
+# The tool's own CPU time in ms (all of it less the loop's) of a run_tool
+# output file.
+own_ms() { calc "($(cat "$1.cpu") - $(field cpu_ns "$1") / 1e9) * 1e3" 1; }
+
 run_one() {
 	local t0 t1 out=$tmp/out wcpu
 	t0=$(now)
-	case "$1" in
-	bare) timed "$out" "${LOOP_PINNED[@]}" "$FAULTS" ;;
-	perf) timed "$out" "${TOOL_PIN[@]}" perf record -q -B -c 1 -e "$EVENTS" \
-		-o "$tmp/perf.data" -- "${LOOP_PINNED[@]}" "$FAULTS" 2>/dev/null ;;
-	fl) rm -f "$tmp"/fl.db*
-	    timed "$out" "${TOOL_PIN[@]}" "$FAULTLINE" record -q -o "$tmp/fl.db" \
-		-- "${LOOP_PINNED[@]}" "$FAULTS" ;;
-	esac
+	run_tool "$1" "$FAULTS" "$out"
 	t1=$(now)
 	wcpu=$(calc "$(field cpu_ns "$out") / 1e9" 4)
 	eval "$1_ns+=(\"$(field ns_per_fault "$out")\")"
 	eval "$1_cpu+=(\"$(calc "$wcpu * 1e9 / $FAULTS" 1)\")"
 	eval "$1_wall+=(\"$(calc "$t1 - $t0" 4)\")"
 	case "$1" in
-	perf) perf_own+=("$(calc "($(cat "$out.cpu") - $wcpu) * 1e3" 1)")
+	perf) perf_own+=("$(own_ms "$out")")
 	      perf_lost_sum=$((perf_lost_sum + $(perf_lost "$tmp/perf.data"))) ;;
-	fl) fl_own+=("$(calc "($(cat "$out.cpu") - $wcpu) * 1e3" 1)")
+	fl) fl_own+=("$(own_ms "$out")")
 	    fl_self+=("$(sqlite3 "$tmp/fl.db" "SELECT (recorder_user_ns +
 		recorder_sys_ns) / 1e6 FROM session")")
 	    fl_lost_sum=$((fl_lost_sum + $(sqlite3 "$tmp/fl.db" "SELECT
@@ -82,6 +92,22 @@ for ((r = 0; r < ROUNDS; r++)); do
 	done
 done
 
+fl_rows=$(sqlite3 "$tmp/fl.db" "SELECT count(*) FROM fault")
+
+# What one more fault costs each recorder, apart from what a recording
+# costs however short: its own CPU for 10 x FAULTS faults, in LONG_ROUNDS
+# rounds of their own, less that for FAULTS, over the 9 x FAULTS faults
+# between.  The figure for FAULTS alone holds both; perf's part that does
+# not grow with the recording is most of its figure there.
+LONG_ROUNDS=${LONG_ROUNDS:-3}
+declare -a perf_long fl_long
+for ((r = 0; r < LONG_ROUNDS; r++)); do
+	for t in $(rotate "$r" perf fl); do
+		run_tool "$t" "$((FAULTS * 10))" "$tmp/long"
+		eval "${t}_long+=(\"$(own_ms "$tmp/long")\")"
+	done
+done
+
 # Added cost, round by round: tool minus that round's bare run.
 added() {	# $1 = array name of the tool, $2 = of bare
 	local -n a=$1 b=$2
@@ -91,7 +117,6 @@ mapfile -t perf_add < <(added perf_ns bare_ns)
 mapfile -t fl_add < <(added fl_ns bare_ns)
 mapfile -t perf_cadd < <(added perf_cpu bare_cpu)
 mapfile -t fl_cadd < <(added fl_cpu bare_cpu)
-fl_rows=$(sqlite3 "$tmp/fl.db" "SELECT count(*) FROM fault")
 
 echo "== fault loop, $FAULTS minor faults, $ROUNDS interleaved rounds"
 echo "-- on the target's CPU: wall time per fault (ns)"
@@ -112,8 +137,22 @@ echo "-- the recorder's own CPU time (ms for $FAULTS faults; the tool's, less th
 show "perf record" "${perf_own[@]}"
 show "faultline record" "${fl_own[@]}"
 show "  (faultline's session row says)" "${fl_self[@]}"
-echo "  per million faults: perf $(calc "$(printf '%s\n' "${perf_own[@]}" | median) * 1e6 / $FAULTS" 0) ms," \
-	"faultline $(calc "$(printf '%s\n' "${fl_own[@]}" | median) * 1e6 / $FAULTS" 0) ms (medians)"
+echo "-- the recorder's own CPU time for $((FAULTS * 10)) faults (ms; $LONG_ROUNDS rounds)"
+show "perf record" "${perf_long[@]}"
+show "faultline record" "${fl_long[@]}"
+# per_million SHORT LONG: ms per million faults between the two medians;
+# fixed SHORT LONG: ms a recording costs whatever its length.
+per_million() { calc "($2 - $1) * 1e6 / ($FAULTS * 9)" 0; }
+fixed_ms() { calc "$1 - ($2 - $1) / 9" 0; }
+perf_short=$(printf '%s\n' "${perf_own[@]}" | median)
+perf_long_ms=$(printf '%s\n' "${perf_long[@]}" | median)
+fl_short=$(printf '%s\n' "${fl_own[@]}" | median)
+fl_long_ms=$(printf '%s\n' "${fl_long[@]}" | median)
+echo "  per million faults more (medians): perf $(per_million "$perf_short" "$perf_long_ms") ms," \
+	"faultline $(per_million "$fl_short" "$fl_long_ms") ms:" \
+	"$(calc "($fl_long_ms - $fl_short) / ($perf_long_ms - $perf_short)" 1)x"
+echo "  a recording's fixed cost (medians): perf $(fixed_ms "$perf_short" "$perf_long_ms") ms," \
+	"faultline $(fixed_ms "$fl_short" "$fl_long_ms") ms"
 echo "-- lost over all rounds: perf $perf_lost_sum LOST records, faultline $fl_lost_sum" \
 	"(kernel and spool); faultline stored $fl_rows fault rows a round"
 
