@@ -20,7 +20,9 @@
 #
 # For each: the storm's wall time per switch and its own CPU time per
 # switch (what the kernel does for the recorder in its threads), the
-# recorder's own CPU per million switches, and what each lost; medians,
+# recorder's own CPU per million switches (and, from runs ten times as
+# long, per million switches more and its fixed cost), and what each
+# lost; medians,
 # best and spread over the rounds, and a sign test of faultline against
 # perf ("within noise" where it is).  The tools run pinned to the first
 # CPU.
@@ -35,7 +37,6 @@ ROUNDS=${ROUNDS:-15}
 TRIPS=${TRIPS:-100000}
 
 last_cpu=$(($(nproc) - 1))
-WL=(taskset -c "$last_cpu" "$PINGPONG" "$TRIPS")
 TOOL=(taskset -c 0)
 SWITCHES=$((TRIPS * 2))
 tmp=$(mktemp -d /var/tmp/faultline-bench.XXXXXX)
@@ -55,24 +56,33 @@ for v in "${variants[@]}"; do
 	peak[$v]=0
 done
 
-run_one() {
-	local out=$tmp/out wcpu
+run_variant() {	# $1 = variant, $2 = round trips, $3 = output file
+	local wl=(taskset -c "$last_cpu" "$PINGPONG" "$2")
 	rm -f "$tmp"/fl.db* "$tmp/perf.data"
 	case "$1" in
-	bare) timed "$out" "${WL[@]}" ;;
-	perf_a) timed "$out" "${TOOL[@]}" perf record -q -B -a -e sched:sched_switch \
-		-e sched:sched_wakeup -o "$tmp/perf.data" -- "${WL[@]}" 2>/dev/null ;;
-	fl_a) timed "$out" "${TOOL[@]}" "$FAULTLINE" record -q -a -o "$tmp/fl.db" -- "${WL[@]}" ;;
-	perf_t) timed "$out" "${TOOL[@]}" perf record -q -B -e sched:sched_switch \
-		-e sched:sched_waking -o "$tmp/perf.data" -- "${WL[@]}" 2>/dev/null ;;
-	fl_t) timed "$out" "${TOOL[@]}" "$FAULTLINE" record -q -o "$tmp/fl.db" -- "${WL[@]}" ;;
-	fl_tn) timed "$out" "${TOOL[@]}" "$FAULTLINE" record -q --no-ran-instead \
-		-o "$tmp/fl.db" -- "${WL[@]}" ;;
+	bare) timed "$3" "${wl[@]}" ;;
+	perf_a) timed "$3" "${TOOL[@]}" perf record -q -B -a -e sched:sched_switch \
+		-e sched:sched_wakeup -o "$tmp/perf.data" -- "${wl[@]}" 2>/dev/null ;;
+	fl_a) timed "$3" "${TOOL[@]}" "$FAULTLINE" record -q -a -o "$tmp/fl.db" -- "${wl[@]}" ;;
+	perf_t) timed "$3" "${TOOL[@]}" perf record -q -B -e sched:sched_switch \
+		-e sched:sched_waking -o "$tmp/perf.data" -- "${wl[@]}" 2>/dev/null ;;
+	fl_t) timed "$3" "${TOOL[@]}" "$FAULTLINE" record -q -o "$tmp/fl.db" -- "${wl[@]}" ;;
+	fl_tn) timed "$3" "${TOOL[@]}" "$FAULTLINE" record -q --no-ran-instead \
+		-o "$tmp/fl.db" -- "${wl[@]}" ;;
 	esac
+}
+
+# The tool's own CPU time in ms (all of it less the storm's) of a
+# run_variant output file.
+own_ms() { calc "($(cat "$1.cpu") - $(field cpu_ns "$1") / 1e9) * 1e3" 1; }
+
+run_one() {
+	local out=$tmp/out wcpu
+	run_variant "$1" "$TRIPS" "$out"
 	wcpu=$(calc "$(field cpu_ns "$out") / 1e9" 4)
 	eval "$1_ns+=(\"$(calc "$(field ns_per_round_trip "$out") / 2" 1)\")"
 	eval "$1_cpu+=(\"$(calc "$wcpu * 1e9 / $SWITCHES" 1)\")"
-	eval "$1_own+=(\"$(calc "($(cat "$out.cpu") - $wcpu) * 1e3" 1)\")"
+	eval "$1_own+=(\"$(own_ms "$out")\")"
 	case "$1" in
 	perf_*) lost[$1]=$((lost[$1] + $(perf_lost "$tmp/perf.data"))) ;;
 	fl_*) lost[$1]=$((lost[$1] + $(sqlite3 "$tmp/fl.db" "SELECT records_lost +
@@ -86,6 +96,21 @@ run_one() {
 for ((r = 0; r < ROUNDS; r++)); do
 	for v in $(rotate "$r" "${variants[@]}"); do
 		run_one "$v"
+	done
+done
+
+# What a million switches more cost each recorder, apart from what a
+# recording costs however short: its own CPU for 10 x TRIPS round trips,
+# in LONG_ROUNDS rounds of their own, less that for TRIPS.  perf's part
+# that does not grow with the recording is much of its figure per
+# million switches above.
+LONG_ROUNDS=${LONG_ROUNDS:-3}
+long_variants=(perf_a fl_a perf_t fl_t)
+for v in "${long_variants[@]}"; do declare -a "${v}_long=()"; done
+for ((r = 0; r < LONG_ROUNDS; r++)); do
+	for v in $(rotate "$r" "${long_variants[@]}"); do
+		run_variant "$v" "$((TRIPS * 10))" "$tmp/long"
+		eval "${v}_long+=(\"$(own_ms "$tmp/long")\")"
 	done
 done
 
@@ -133,6 +158,20 @@ echo "-- the recorder's own CPU (ms per million switches; the tool's, less the s
 for v in perf_a fl_a perf_t fl_t fl_tn; do
 	mapfile -t own < <(for x in $(eval echo "\${${v}_own[@]}"); do calc "$x * 1e6 / $SWITCHES" 0; echo; done)
 	show "$(label "$v")" "${own[@]}"
+done
+echo "-- the recorder's own CPU per million switches more, from $SWITCHES and $((SWITCHES * 10))" \
+	"switches ($LONG_ROUNDS rounds of the longer; medians), and its fixed cost"
+for pair in "fl_a perf_a" "fl_t perf_t"; do
+	set -- $pair
+	for v in "$2" "$1"; do
+		short=$(med "${v}_own")
+		long=$(med "${v}_long")
+		eval "${v}_more=$(calc "($long - $short) * 1e6 / ($SWITCHES * 9)" 0)"
+		printf '  %-40s %6s ms a million more, %5s ms fixed\n' "$(label "$v")" \
+			"$(eval echo "\$${v}_more")" "$(calc "$short - ($long - $short) / 9" 0)"
+	done
+	echo "  $(label "$1") / $(label "$2"), a million more:" \
+		"$(calc "$(eval echo "\$${1}_more") / $(eval echo "\$${2}_more")" 1)x"
 done
 echo "-- lost over all $ROUNDS rounds (faultline: kernel and spool), records read, spool peak"
 for v in perf_a fl_a perf_t fl_t fl_tn; do
