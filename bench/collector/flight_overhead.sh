@@ -26,7 +26,9 @@
 # workload's); medians, best and spread.  Then the two ratios the flight
 # recorder is held to: on the target, against perf record --overwrite
 # (its goal: within 1.1x), and its own CPU per event against perf record
-# reading the same events (its goal: at most 1x).  Measurements, not
+# reading the same events (its goal: at most 1x), both as measured and
+# per event more (from runs ten times as long, without what a recording
+# costs however short).  Measurements, not
 # assertions: the machine is shared.
 set -euo pipefail
 
@@ -48,15 +50,17 @@ trap 'rm -rf "$tmp"' EXIT
 
 variants=(bare perf perf_ow fl flight)
 
-# run_one WORKLOAD VARIANT: appends to WORKLOAD_VARIANT_ns and _own.
+# run_one WORKLOAD VARIANT [SCALE]: appends to WORKLOAD_VARIANT_ns and
+# _own; with SCALE (a run SCALE times as long), to WORKLOAD_VARIANT_long
+# (the recorder's own CPU per event) alone.
 run_one() {
-	local w=$1 v=$2 out=$tmp/out wcpu per events wl perf_ev=("${PERF_EVENTS[@]}")
+	local w=$1 v=$2 k=${3:-1} out=$tmp/out wcpu per events wl perf_ev=("${PERF_EVENTS[@]}")
 	if [ "$w" = faults ]; then
-		wl=(taskset -c "$last_cpu" "$LOOP" "$FAULTS")
-		events=$FAULTS
+		wl=(taskset -c "$last_cpu" "$LOOP" "$((FAULTS * k))")
+		events=$((FAULTS * k))
 	else
-		wl=(taskset -c "$last_cpu" "$PINGPONG" "$TRIPS")
-		events=$((TRIPS * 2))
+		wl=(taskset -c "$last_cpu" "$PINGPONG" "$((TRIPS * k))")
+		events=$((TRIPS * 2 * k))
 	fi
 	rm -f "$tmp"/fl.db* "$tmp/perf.data"
 	case "$v" in
@@ -71,6 +75,10 @@ run_one() {
 		--flight -- "${wl[@]}" ;;
 	esac
 	wcpu=$(calc "$(field cpu_ns "$out") / 1e9" 4)
+	if ((k > 1)); then
+		eval "${w}_${v}_long+=(\"$(calc "($(cat "$out.cpu") - $wcpu) * 1e9 / $events" 1)\")"
+		return
+	fi
 	if [ "$w" = faults ]; then
 		per=$(field ns_per_fault "$out")
 	else
@@ -105,6 +113,15 @@ report() {	# $1 = workload, $2 = what an event is
 		"medians); added over bare: flight $(calc "$fl - $bare" 0) ns," \
 		"--overwrite $(calc "$ow - $bare" 0) ns"
 	echo "  recorder: flight $(calc "$flown / $pown") x perf record (own CPU per $2, medians)"
+	# A run 10 times as long costs 10 x n x long; one of n costs n x own:
+	# the difference over the 9 x n events between is what one more costs.
+	local plong fllong
+	plong=$(med "${w}_perf_long")
+	fllong=$(med "${w}_flight_long")
+	pown=$(calc "(10 * $plong - $pown) / 9" 1)
+	flown=$(calc "(10 * $fllong - $flown) / 9" 1)
+	echo "  recorder, per $2 more (from runs 10 times as long, $LONG_ROUNDS rounds):" \
+		"flight $flown ns, perf record $pown ns: $(calc "$flown / $pown") x"
 }
 
 for w in faults switches; do
@@ -116,6 +133,18 @@ for ((r = 0; r < ROUNDS; r++)); do
 	for v in $(rotate "$r" "${variants[@]}"); do
 		run_one faults "$v"
 		run_one switches "$v"
+	done
+done
+# The figures per event above hold what a recording costs however short
+# (perf's is most of its figure); runs ten times as long tell it apart.
+LONG_ROUNDS=${LONG_ROUNDS:-3}
+for w in faults switches; do
+	declare -a "${w}_perf_long=()" "${w}_flight_long=()"
+done
+for ((r = 0; r < LONG_ROUNDS; r++)); do
+	for v in $(rotate "$r" perf flight); do
+		run_one faults "$v" 10
+		run_one switches "$v" 10
 	done
 done
 report faults fault
