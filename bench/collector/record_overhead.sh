@@ -51,11 +51,13 @@ declare -a bare_ns bare_cpu bare_wall perf_ns perf_cpu perf_own perf_wall \
 	fl_ns fl_cpu fl_own fl_wall fl_self
 perf_lost_sum=0
 fl_lost_sum=0
+# perf writes OUTPUT.data: the end-to-end figure below exports the last
+# short round's.
 run_tool() {	# $1 = bare, perf or fl; $2 = faults; $3 = output file
 	case "$1" in
 	bare) timed "$3" "${LOOP_PINNED[@]}" "$2" ;;
 	perf) timed "$3" "${TOOL_PIN[@]}" perf record -q -B -c 1 -e "$EVENTS" \
-		-o "$tmp/perf.data" -- "${LOOP_PINNED[@]}" "$2" 2>/dev/null ;;
+		-o "$3.data" -- "${LOOP_PINNED[@]}" "$2" 2>/dev/null ;;
 	fl) rm -f "$tmp"/fl.db*
 	    timed "$3" "${TOOL_PIN[@]}" "$FAULTLINE" record -q -o "$tmp/fl.db" \
 		-- "${LOOP_PINNED[@]}" "$2" ;;
@@ -77,7 +79,7 @@ run_one() {
 	eval "$1_wall+=(\"$(calc "$t1 - $t0" 4)\")"
 	case "$1" in
 	perf) perf_own+=("$(own_ms "$out")")
-	      perf_lost_sum=$((perf_lost_sum + $(perf_lost "$tmp/perf.data"))) ;;
+	      perf_lost_sum=$((perf_lost_sum + $(perf_lost "$out.data"))) ;;
 	fl) fl_own+=("$(own_ms "$out")")
 	    fl_self+=("$(sqlite3 "$tmp/fl.db" "SELECT (recorder_user_ns +
 		recorder_sys_ns) / 1e6 FROM session")")
@@ -166,7 +168,7 @@ export_ok=1
 for ((r = 0; r < 3 && export_ok; r++)); do
 	rm -f "$tmp/perf.db"
 	t0=$(now)
-	if ! (cd "$tmp" && perf script -i perf.data -s "$EXPORT" perf.db >/dev/null 2>&1); then
+	if ! (cd "$tmp" && perf script -i out.data -s "$EXPORT" perf.db >/dev/null 2>&1); then
 		export_ok=0
 		break
 	fi
