@@ -107,6 +107,11 @@ for ((r = 0; r < LONG_ROUNDS; r++)); do
 	for t in $(rotate "$r" perf fl); do
 		run_tool "$t" "$((FAULTS * 10))" "$tmp/long"
 		eval "${t}_long+=(\"$(own_ms "$tmp/long")\")"
+		case "$t" in
+		perf) perf_lost_sum=$((perf_lost_sum + $(perf_lost "$tmp/long.data"))) ;;
+		fl) fl_lost_sum=$((fl_lost_sum + $(sqlite3 "$tmp/fl.db" "SELECT
+			records_lost + samples_lost + records_dropped FROM session"))) ;;
+		esac
 	done
 done
 
@@ -155,7 +160,7 @@ echo "  per million faults more (medians): perf $(per_million "$perf_short" "$pe
 	"$(calc "($fl_long_ms - $fl_short) / ($perf_long_ms - $perf_short)" 1)x"
 echo "  a recording's fixed cost (medians): perf $(fixed_ms "$perf_short" "$perf_long_ms") ms," \
 	"faultline $(fixed_ms "$fl_short" "$fl_long_ms") ms"
-echo "-- lost over all rounds: perf $perf_lost_sum LOST records, faultline $fl_lost_sum" \
+echo "-- lost over all rounds, the longer included: perf $perf_lost_sum LOST records, faultline $fl_lost_sum" \
 	"(kernel and spool); faultline stored $fl_rows fault rows a round"
 
 # End to end: perf's database needs perf script + export-to-sqlite.py.

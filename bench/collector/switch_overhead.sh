@@ -107,10 +107,17 @@ done
 LONG_ROUNDS=${LONG_ROUNDS:-3}
 long_variants=(perf_a fl_a perf_t fl_t)
 for v in "${long_variants[@]}"; do declare -a "${v}_long=()"; done
+declare -A long_lost
 for ((r = 0; r < LONG_ROUNDS; r++)); do
 	for v in $(rotate "$r" "${long_variants[@]}"); do
 		run_variant "$v" "$((TRIPS * 10))" "$tmp/long"
 		eval "${v}_long+=(\"$(own_ms "$tmp/long")\")"
+		case "$v" in
+		perf_*) n=$(perf_lost "$tmp/perf.data") ;;
+		fl_*) n=$(sqlite3 "$tmp/fl.db" "SELECT records_lost + samples_lost +
+			records_dropped FROM session") ;;
+		esac
+		long_lost[$v]=$((${long_lost[$v]:-0} + n))
 	done
 done
 
@@ -173,6 +180,9 @@ for pair in "fl_a perf_a" "fl_t perf_t"; do
 	echo "  $(label "$1") / $(label "$2"), a million more:" \
 		"$(calc "$(eval echo "\$${1}_more") / $(eval echo "\$${2}_more")" 1)x"
 done
+echo "  lost in the longer runs: perf -a ${long_lost[perf_a]}, faultline -a ${long_lost[fl_a]}," \
+	"perf CMD ${long_lost[perf_t]}, faultline CMD ${long_lost[fl_t]} (a tool that" \
+	"loses does less: its figure is then too low)"
 echo "-- lost over all $ROUNDS rounds (faultline: kernel and spool), records read, spool peak"
 for v in perf_a fl_a perf_t fl_t fl_tn; do
 	case "$v" in
