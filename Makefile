@@ -74,8 +74,8 @@ COLLECTOR_SRC += collector/mem_room.c
 # The record engine: ring records to rows (record/session.h).
 RECORD_SRC = record/session.c record/options_json.c record/pipeline.c record/clock.c \
 	     record/udp.c record/thread_names.c
-SCHEMA_SRC = schema/db.c schema/upgrade.c schema/loader.c schema/symbol_store.c schema/query_def.c \
-	     schema/metric_store.c
+SCHEMA_SRC = schema/db.c schema/checkpointer.c schema/upgrade.c schema/loader.c \
+	     schema/symbol_store.c schema/query_def.c schema/metric_store.c
 # one SQLite value as CSV or JSON, one set of rules (query, report, export
 # csv); beside the schema, not in COMMON_SRC: it needs libsqlite3, which
 # the fuzz targets do not link

@@ -294,22 +294,32 @@ static int store_own_threads(struct record_session *rs, struct errmsg *e)
 }
 
 /* Drains on this thread while the pipeline decodes and stores on its
- * own; 0 or the first failure, the pipeline's first (its error is the
+ * own, and a third thread checkpoints what it stored (without one the
+ * pipeline checkpoints, as SQLite does by default: slower where fsync
+ * is); 0 or the first failure, the pipeline's first (its error is the
  * cause of an abort). */
 static int drain_and_decode(struct record_session *rs, struct errmsg *e)
 {
 	pthread_t pipeline;
+	struct errmsg ignored;
 	void *ret;
-	int err = pthread_create(&pipeline, NULL, pipeline_main, rs), perr;
+	int err, perr;
+
+	errmsg_init(&ignored);
+	checkpointer_start(&rs->ckpt, rs->db, rs->cfg.output, &ignored);
+	err = pthread_create(&pipeline, NULL, pipeline_main, rs);
 
 	if (err == 0)
 		note_own_threads(rs);
 
-	if (err)
+	if (err) {
+		checkpointer_stop(&rs->ckpt);
 		return errmsg_set(e, err, "cannot start the decoding thread: %s",
 				  strerror(err));
+	}
 	err = drain_run(&rs->rec, &rs->spool, &rs->abort, e);
 	pthread_join(pipeline, &ret);
+	checkpointer_stop(&rs->ckpt);
 	perr = (int)(intptr_t)ret;
 	if (perr < 0) {
 		*e = rs->pipe.err;

@@ -33,6 +33,7 @@
 #include "../collector/recorder.h"
 #include "../collector/spool.h"
 #include "../collector/udp_sampler.h"
+#include "../schema/checkpointer.h"
 #include "../schema/loader.h"
 #include "flight.h"
 #include "pipeline.h"
@@ -93,6 +94,7 @@ struct record_session {
 	struct spool spool;		/* owned */
 	int abort;			/* the engine failed: stop draining */
 	struct loader loader;		/* owned once begun */
+	struct checkpointer ckpt;	/* started while draining */
 	struct record_pipeline pipe;	/* owned once begun */
 	struct record_udp udp;		/* owned once begun, used with cfg.udp */
 	struct record_cgroup cgroup;	/* owned once begun, used with cfg.cgroup */

@@ -585,14 +585,12 @@ int db_open_write(const char *path, sqlite3 **out, struct errmsg *e)
 	 * with 4 KiB ones (bench/schema/loader_rate.c's table, same run).
 	 * WAL: readers (a query during recording) never block the loader.
 	 * synchronous=NORMAL: a commit survives a crash of faultline; only
-	 * power loss can take the last commits.  wal_autocheckpoint=128:
-	 * checkpoints of 8 MiB (the default 1000 pages is 64 MiB with these
-	 * pages): each holds the loader up for less, so the events queued
-	 * meanwhile, and faultline's memory, stay small. */
+	 * power loss can take the last commits.  wal_autocheckpoint: see
+	 * DB_CHECKPOINT_PAGES. */
 	if (err == 0)
 		err = exec(db, "PRAGMA page_size=65536; PRAGMA journal_mode=WAL;"
-			   " PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=128",
-			   path, "cannot open", e);
+			   " PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint="
+			   FL_STR(DB_CHECKPOINT_PAGES), path, "cannot open", e);
 	if (err == 0)
 		err = exec(db, "BEGIN IMMEDIATE; COMMIT", path, "cannot write", e);
 	/* The page cache's size again, now that the pages are 64 KiB: SQLite
@@ -847,6 +845,45 @@ int db_application_id(sqlite3 *db)
 	int app = 0;
 
 	return int_pragma(db, "PRAGMA application_id", &app) == SQLITE_OK ? app : 0;
+}
+
+int db_open_beside(sqlite3 *writer, const char *path, sqlite3 **out,
+		   struct errmsg *e)
+{
+	struct stat sb;
+	int fd = -1, err;
+
+	for (size_t i = 0; i < nwriter_locks; i++)
+		if (writer_locks[i].db == writer)
+			fd = writer_locks[i].fd;
+	if (fd < 0 || fstat(fd, &sb) < 0)
+		return errmsg_set(e, EBADF, "cannot open '%s' again: faultline "
+				  "does not write it", path);
+	err = open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, out, e);
+	if (err == 0 && !same_file(path, &sb)) {
+		sqlite3_close(*out);
+		*out = NULL;
+		err = errmsg_set(e, EAGAIN, "cannot open '%s' again: it was "
+				 "replaced while faultline wrote it; check who "
+				 "else writes there", path);
+	}
+	return err;
+}
+
+int db_in_wal_mode(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int wal = 0;
+
+	/* A read first: the header is read at the connection's first. */
+	if (sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL,
+			 NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		wal = !sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "wal");
+	sqlite3_finalize(st);
+	return wal;
 }
 
 void db_close(sqlite3 *db)

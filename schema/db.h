@@ -98,6 +98,22 @@ int db_open_read(const char *path, sqlite3 **out, struct errmsg *e);
  */
 int db_end_write(sqlite3 *db, const char *path, struct errmsg *e);
 
+/* Pages of WAL that make a checkpoint: 8 MiB of 64 KiB pages (SQLite's
+ * default, 1000 pages, would be 64 MiB of them): each holds the loader
+ * up for less, so the events queued meanwhile, and faultline's memory,
+ * stay small.  The writer's own (wal_autocheckpoint), or a
+ * checkpointer's while one runs (schema/checkpointer.h). */
+#define DB_CHECKPOINT_PAGES 128
+
+/* A second connection to path, the file writer (a db_open_write handle)
+ * writes, for another thread: refused when path is no longer that file.
+ * 0 or a negative errno with e set; close it with db_close. */
+int db_open_beside(sqlite3 *writer, const char *path, sqlite3 **out,
+		   struct errmsg *e);
+
+/* Is db's file in WAL mode (read from the file, not assumed)?  1 or 0. */
+int db_in_wal_mode(sqlite3 *db);
+
 /* Makes the secondary indexes (after a load).  0 or negative errno. */
 int db_build_indexes(sqlite3 *db, const char *path, struct errmsg *e);
 

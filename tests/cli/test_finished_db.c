@@ -13,6 +13,8 @@
 #include <sched.h>
 
 #include "../integration/run.h"
+#include "../../schema/checkpointer.h"
+#include "../../schema/db.h"
 
 /* Does path exist? */
 static int exists(const char *path)
@@ -293,6 +295,72 @@ static void a_readonly_file_in_a_readonly_directory_is_read(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* Bytes of path's main file (not its WAL). */
+static off_t main_file_size(const char *path)
+{
+	struct stat sb;
+
+	assert_int_equal(stat(path, &sb), 0);
+	return sb.st_size;
+}
+
+/* Commits n rows of a page each (64 KiB pages), one per transaction. */
+static void commit_pages(sqlite3 *db, int n)
+{
+	for (int i = 0; i < n; i++)
+		assert_int_equal(sqlite3_exec(db, "INSERT INTO filler VALUES "
+					      "(randomblob(60000))", NULL, NULL,
+					      NULL), SQLITE_OK);
+}
+
+/* While a checkpointer runs, the writer's commits copy nothing into the
+ * main file: the checkpointer's thread does (it grows by the pages the
+ * writer committed).  Once it stops, the writer checkpoints again. */
+static void a_checkpointer_copies_the_wal_and_the_writer_does_not(void **state)
+{
+	const char *path = scratch_path("ckpt.db");
+	struct checkpointer c;
+	struct errmsg e;
+	sqlite3 *db = NULL;
+	off_t before;
+	int waited;
+
+	(void)state;
+	errmsg_init(&e);
+	unlink(path);
+	assert_int_equal(db_open_write(path, &db, &e), 0);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE filler (b)", NULL, NULL,
+				      NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL,
+				      NULL, NULL), SQLITE_OK);
+	before = main_file_size(path);
+	assert_int_equal(checkpointer_start(&c, db, path, &e), 0);
+	commit_pages(db, 2 * DB_CHECKPOINT_PAGES);
+	/* A passive checkpoint copies what it can; within a bound, the
+	 * first half's pages are in the main file. */
+	for (waited = 0; waited < 10000; waited++) {
+		if (checkpointer_count(&c) > 0 &&
+		    main_file_size(path) >= before + DB_CHECKPOINT_PAGES * 65536)
+			break;
+		usleep(1000);
+	}
+	assert_true(checkpointer_count(&c) > 0);
+	assert_true(main_file_size(path) >= before + DB_CHECKPOINT_PAGES * 65536);
+	checkpointer_stop(&c);
+
+	/* Stopped: nothing more from the thread; the writer's own
+	 * checkpoint runs in the commit that passes the threshold. */
+	before = main_file_size(path);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL,
+				      NULL, NULL), SQLITE_OK);
+	before = main_file_size(path);
+	commit_pages(db, DB_CHECKPOINT_PAGES + 1);
+	assert_true(main_file_size(path) >= before + DB_CHECKPOINT_PAGES * 65536);
+	assert_int_equal(db_end_write(db, path, &e), 0);
+	db_close(db);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +374,7 @@ int main(void)
 					  kill_leftovers),
 		cmocka_unit_test_teardown(a_readonly_file_in_a_readonly_directory_is_read,
 					  kill_leftovers),
+		cmocka_unit_test(a_checkpointer_copies_the_wal_and_the_writer_does_not),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
