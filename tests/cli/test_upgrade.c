@@ -206,23 +206,31 @@ static void schemas_it_cannot_upgrade_are_refused_unchanged(void **state)
 				"sqlite_master"), 0);
 }
 
+/* A file of one recording (of `true`), then sql run on it: a file of an
+ * older schema, made from this one. */
+static void record_then_alter(const char *db, const char *sql)
+{
+	sqlite3 *h = NULL;
+	struct run r;
+
+	unlink(db);
+	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "--", "true",
+				       NULL), 0);
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+}
+
 /* Schema 8 added session_env: a schema-7 file gains it empty (its
  * sessions' environment was never read), keeps its sessions, and the
  * next recording into it stores its own. */
 static void a_schema_7_file_gains_the_environment_table(void **state)
 {
 	const char *db = scratch_path("v7.db");
-	sqlite3 *h = NULL;
 	struct run r;
 
 	(void)state;
-	unlink(db);
-	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "--", "true",
-				       NULL), 0);
-	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h, "DROP TABLE session_env; PRAGMA user_version = 7",
-				      NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(h);
+	record_then_alter(db, "DROP TABLE session_env; PRAGMA user_version = 7");
 	assert_int_equal(run_faultline(&r, "upgrade", db, NULL), 0);
 	assert_non_null(strstr(r.out, "from schema 7 to " FL_STR(SCHEMA_VERSION)));
 	assert_int_equal(db_int(db, "SELECT count(*) FROM session_env"), 0);
@@ -241,37 +249,31 @@ static void a_schema_7_file_gains_the_environment_table(void **state)
 static void a_schema_8_file_gains_the_metric_columns(void **state)
 {
 	const char *db = scratch_path("v8.db");
-	sqlite3 *h = NULL;
 	struct run r;
 
 	(void)state;
-	unlink(db);
-	assert_int_equal(run_faultline(&r, "record", "-q", "-o", db, "--", "true",
-				       NULL), 0);
-	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
 	/* Made again without them (DROP COLUMN stumbles on the comments
 	 * that schema.sql leaves before the last ones). */
-	assert_int_equal(sqlite3_exec(h, "CREATE TABLE d8 AS SELECT session_id,"
-				      " trigger, reason, trigger_ts, before_ns, after_ns,"
-				      " window_start_ts, window_end_ts, cut_short,"
-				      " whole_from_ts, history_bytes, history_peak_bytes,"
-				      " history_dropped_records, history_dropped_bytes,"
-				      " suppressed, aside_dropped FROM flight_dump;"
-				      " CREATE TABLE s8 AS SELECT session_id, triggers,"
-				      " dumps, suppressed_pending, suppressed_rate,"
-				      " suppressed_disk, max_dumps, period_ns, max_disk,"
-				      " disk_bytes FROM flight_summary;"
-				      " DROP TABLE flight_dump; DROP TABLE flight_summary;"
-				      " ALTER TABLE d8 RENAME TO flight_dump;"
-				      " ALTER TABLE s8 RENAME TO flight_summary;"
-				      " INSERT INTO flight_summary VALUES (1, 0, 0, 0, 0, 0,"
-				      " 10, 3600000000000, NULL, 0);"
-				      " PRAGMA user_version = 8", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(h);
+	record_then_alter(db, "CREATE TABLE d8 AS SELECT session_id,"
+			      " trigger, reason, trigger_ts, before_ns, after_ns,"
+			      " window_start_ts, window_end_ts, cut_short,"
+			      " whole_from_ts, history_bytes, history_peak_bytes,"
+			      " history_dropped_records, history_dropped_bytes,"
+			      " suppressed, aside_dropped FROM flight_dump;"
+			      " CREATE TABLE s8 AS SELECT session_id, triggers,"
+			      " dumps, suppressed_pending, suppressed_rate,"
+			      " suppressed_disk, max_dumps, period_ns, max_disk,"
+			      " disk_bytes FROM flight_summary;"
+			      " DROP TABLE flight_dump; DROP TABLE flight_summary;"
+			      " ALTER TABLE d8 RENAME TO flight_dump;"
+			      " ALTER TABLE s8 RENAME TO flight_summary;"
+			      " INSERT INTO flight_summary VALUES (1, 0, 0, 0, 0, 0,"
+			      " 10, 3600000000000, NULL, 0);"
+			      " PRAGMA user_version = 8");
 	assert_int_equal(db_int(db, "SELECT count(*) FROM pragma_table_info("
 				"'flight_dump') WHERE name = 'metric'"), 0);
 	assert_int_equal(run_faultline(&r, "upgrade", db, NULL), 0);
-	assert_non_null(strstr(r.out, "from schema 8 to 9"));
+	assert_non_null(strstr(r.out, "from schema 8 to " FL_STR(SCHEMA_VERSION)));
 	assert_int_equal(db_int(db, "SELECT count(*) FROM pragma_table_info("
 				"'flight_dump') WHERE name IN ('metric', 'metric_value',"
 				" 'metric_threshold')"), 3);
