@@ -350,7 +350,6 @@ static void a_checkpointer_copies_the_wal_and_the_writer_does_not(void **state)
 
 	/* Stopped: nothing more from the thread; the writer's own
 	 * checkpoint runs in the commit that passes the threshold. */
-	before = main_file_size(path);
 	assert_int_equal(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL,
 				      NULL, NULL), SQLITE_OK);
 	before = main_file_size(path);
