@@ -20,12 +20,18 @@
  * The consumer reads only between tail and head, which the producer
  * wrote and never gives back, so neither side waits for the other.
  *
- * Going round the whole buffer this way makes a step resident and gives
- * one back for every MiB that goes through (10% of the recorder's CPU on
- * a server switching 70,000 times a second).  Going back to the start
- * early while the consumer kept up was tried: a consumer that then
- * stalled left the producer only the start until it passed the pad, and
- * a switch storm lost 470,000 records with the spool holding 2.9 MB.
+ * Going round the whole buffer this way made a step resident and gave
+ * one back for every MiB that went through (10% of the recorder's CPU on
+ * a server switching 70,000 times a second, 18% of the armed flight
+ * recorder's on the fault loop).  So while the consumer keeps up, the
+ * producer stays at the buffer's start: each time it finds the spool
+ * empty, it moves both positions to the next lap's start (rewind), and
+ * the steps there stay resident.  Only a spool that holds something goes
+ * round, as far as the consumer lags.  (Going back early with a pad over
+ * the end was tried first: a consumer that then stalled left the
+ * producer only the start until it passed the pad, and a switch storm
+ * lost 470,000 records with the spool holding 2.9 MB.  A rewind skips no
+ * byte the consumer has yet to pass: the whole buffer stays free.)
  */
 #define STEP (1ull << 20)
 #define RESIDENT_BUDGET 2
@@ -168,16 +174,40 @@ void spool_release(struct spool *s)
 }
 
 /*
+ * An empty spool starts again at the buffer's start, whose steps are
+ * still resident (see Residency): tail first, and only from head, so a
+ * consumer that took an entry meanwhile keeps it; then head.  Until head
+ * follows, tail is ahead of it, which the consumer takes for empty
+ * (consumer_pos).  Producer.
+ */
+static void rewind_when_empty(struct spool *s)
+{
+	uint64_t off = s->head % s->cap, from = s->head, to;
+
+	if (off == 0)
+		return;
+	to = s->head - off + s->cap;
+	if (__atomic_compare_exchange_n(&s->tail, &from, to, 0,
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		__atomic_store_n(&s->head, to, __ATOMIC_SEQ_CST);
+}
+
+/*
  * Where an entry of `need` bytes (header included) can go, as a byte
  * position: at head, or after a pad at the buffer's start when the end
  * has too little contiguous room.  UINT64_MAX when neither has room.
  * *avail: the contiguous bytes at that position.  Producer.
  */
-static uint64_t place(const struct spool *s, uint64_t need, uint64_t *avail)
+static uint64_t place(struct spool *s, uint64_t need, uint64_t *avail)
 {
-	uint64_t used = s->head - other(&s->tail), free_bytes = s->cap - used;
-	uint64_t off = s->head % s->cap, to_end = s->cap - off;
-	uint64_t at_start = free_bytes > to_end ? free_bytes - to_end : 0;
+	uint64_t used, free_bytes, off, to_end, at_start;
+
+	rewind_when_empty(s);
+	used = s->head - other(&s->tail);
+	free_bytes = s->cap - used;
+	off = s->head % s->cap;
+	to_end = s->cap - off;
+	at_start = free_bytes > to_end ? free_bytes - to_end : 0;
 
 	if (to_end >= need && to_end <= free_bytes) {
 		*avail = to_end;
@@ -360,10 +390,28 @@ void spool_data_end(struct spool *s, int cpu, size_t n)
 	publish(s, pos + HDR + align8(n));
 }
 
+/*
+ * Where the consumer takes its next entry; UINT64_MAX while the producer
+ * has published nothing past it.  The producer's rewind moves tail, then
+ * head (rewind_when_empty): a tail ahead of head is a rewind half done,
+ * an empty spool, and a tail that moved while head was read is read
+ * again, so an entry is never looked for where tail was.  Consumer.
+ */
+static uint64_t consumer_pos(struct spool *s)
+{
+	for (;;) {
+		uint64_t t = __atomic_load_n(&s->tail, __ATOMIC_SEQ_CST);
+		uint64_t h = __atomic_load_n(&s->head, __ATOMIC_SEQ_CST);
+
+		if (__atomic_load_n(&s->tail, __ATOMIC_SEQ_CST) == t)
+			return h > t ? t : UINT64_MAX;
+	}
+}
+
 /* Has the producer published anything not yet taken?  Consumer. */
 static int spool_has_more(struct spool *s)
 {
-	return other(&s->head) != s->tail;
+	return consumer_pos(s) != UINT64_MAX;
 }
 
 const struct spool_entry *spool_next(struct spool *s, int wait)
@@ -371,9 +419,9 @@ const struct spool_entry *spool_next(struct spool *s, int wait)
 	const struct spool_entry *e = NULL;
 
 	for (;;) {
-		uint64_t off = s->tail % s->cap;
+		uint64_t tail = consumer_pos(s), off;
 
-		if (!spool_has_more(s)) {
+		if (tail == UINT64_MAX) {
 			if (!wait)
 				break;
 			sleep_unless(s, spool_has_more, &s->head_moves,
@@ -382,14 +430,15 @@ const struct spool_entry *spool_next(struct spool *s, int wait)
 		}
 		/* Too little left for a header, or a pad: the rest of the
 		 * buffer is unused, go on at its start. */
+		off = tail % s->cap;
 		if (s->cap - off < HDR ||
 		    ((const struct spool_entry *)(s->buf + off))->kind == SPOOL_PAD) {
-			move_and_wake(&s->tail, s->tail + s->cap - off,
+			move_and_wake(&s->tail, tail + s->cap - off,
 				      &s->tail_moves, &s->producer_sleeps);
 			continue;
 		}
 		e = (const void *)(s->buf + off);
-		s->next_tail = s->tail + HDR +
+		s->next_tail = tail + HDR +
 			       (e->kind == SPOOL_DATA ? align8(e->len) : 0);
 		break;
 	}
@@ -409,7 +458,8 @@ void spool_done(struct spool *s)
 
 uint64_t spool_used(struct spool *s)
 {
-	uint64_t tail = __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE);
+	uint64_t tail = __atomic_load_n(&s->tail, __ATOMIC_SEQ_CST);
+	uint64_t head = __atomic_load_n(&s->head, __ATOMIC_SEQ_CST);
 
-	return __atomic_load_n(&s->head, __ATOMIC_ACQUIRE) - tail;
+	return head > tail ? head - tail : 0;	/* a rewind half done: empty */
 }
