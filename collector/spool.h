@@ -94,7 +94,13 @@ struct spool_entry {
 			uint64_t mono_ns;	/* when it was asked for */
 			uint32_t source;	/* enum spool_trigger_source */
 		} trigger;
-		struct metric_sample metric;	/* SPOOL_METRIC */			/* SPOOL_TRIGGER */
+		struct metric_sample metric;	/* SPOOL_METRIC */
+		/* SPOOL_DATA, kept in record --flight's history
+		 * (record/flight_history.h); unset in the spool. */
+		struct {
+			uint64_t records;
+			uint64_t types;	/* 1 << PERF_RECORD_* of each, below 64 */
+		} kept;
 	} u;
 };
 

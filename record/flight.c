@@ -13,11 +13,13 @@
 #include "flight_watch.h"
 #include "session.h"
 
-/* A record a window needs from before it (see flight.h). */
+/* The records a window needs from before it (see flight.h). */
+#define NEEDED_BEFORE ((1ull << PERF_RECORD_MMAP) | (1ull << PERF_RECORD_MMAP2) | \
+		       (1ull << PERF_RECORD_COMM))
+
 static int needed_before(uint32_t type)
 {
-	return type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2 ||
-	       type == PERF_RECORD_COMM;
+	return type < 64 && (NEEDED_BEFORE & (1ull << type));
 }
 
 struct aside_walk {
@@ -47,7 +49,7 @@ static void on_drop(void *ctx, uint64_t pos, const struct spool_entry *e)
 	(void)pos;
 	if (e->kind == SPOOL_ANCHOR)
 		f->dropped_anchor = e->u.anchor;
-	if (e->kind == SPOOL_DATA)
+	if (e->kind == SPOOL_DATA && (e->u.kept.types & NEEDED_BEFORE))
 		perf_records_walk(spool_data(e), e->len, keep_aside, &w, &bad);
 }
 
@@ -110,22 +112,6 @@ void flight_release(struct flight *f)
 	flight_block_release(&f->blk);
 	flight_aside_release(&f->aside);
 	flight_history_release(&f->hist);
-}
-
-/* A target's new thread: its wake-ups from the next round on, as the
- * record pipeline does (collector/waking_filter.h), since nothing else
- * decodes while armed. */
-static int note_fork(void *ctx, const void *rec, size_t len)
-{
-	struct flight *f = ctx;
-	struct perf_rec r;
-
-	if (((const struct perf_event_header *)rec)->type != PERF_RECORD_FORK ||
-	    perf_rec_decode(&f->rs->rec.fmt, rec, len, &r) < 0)
-		return 0;
-	if (waking_filter_note(&f->rs->rec.waking, (pid_t)r.u.task.tid) < 0)
-		return errmsg_set(f->err, ENOMEM, "out of memory");
-	return 0;
 }
 
 /* Would a dump of a trigger at t_ns pass --max-dumps?  The oldest of the
@@ -222,14 +208,8 @@ static int take(struct flight *f, const struct spool_entry *e)
 	case SPOOL_METRIC:
 		on_metric(f, e);
 		break;
-	case SPOOL_DATA:
-		err = perf_records_walk(spool_data(e), e->len, note_fork, f,
-					&f->forks_walk_errors);
-		break;
 	case SPOOL_ROUND:
-		err = waking_filter_extend(&f->rs->rec.waking, f->err);
-		if (err == 0)
-			err = take_block(f);
+		err = take_block(f);
 		break;
 	case SPOOL_ANCHOR:
 		/* The flight session's end: its last anchor (not stored: its

@@ -1,9 +1,10 @@
 /*
  * flight: record --flight, the flight recorder.
  *
- * While armed, the engine's thread does not decode: it copies each spool
+ * While armed, the engine's thread stores no rows: it copies each spool
  * entry into a bounded history (flight_history.h), oldest rounds dropped
- * first and counted.  A trigger (SIGUSR2, 'snapshot' on --control: a
+ * first and counted, and its watch (flight_watch.h) decodes them only to
+ * hold spans against the triggers and count the minutes' histograms.  A trigger (SIGUSR2, 'snapshot' on --control: a
  * SPOOL_TRIGGER from the drain thread) at time T asks for the window
  * [T - before, T + after]; once a round's watermark passes T + after
  * (recording going on meanwhile), the window is dumped: a session of its
@@ -145,7 +146,6 @@ struct flight {
 	 * dumps, a ring; dump_times[dumps % max_dumps] is the oldest. */
 	uint64_t *dump_times;
 	uint64_t disk_at_start;		/* bytes of the database and its WAL */
-	uint64_t forks_walk_errors;	/* framing errors met noting forks */
 	struct errmsg *err;		/* borrowed: where a failure is said */
 	/* owned: the decoding for the duration triggers and the per-minute
 	 * histograms (flight_watch.h). */

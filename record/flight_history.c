@@ -79,18 +79,30 @@ static struct spool_entry *at(const struct flight_history *h, uint64_t pos)
 
 static int count_one(void *ctx, const void *rec, size_t len)
 {
-	(void)rec;
+	struct spool_entry *e = ctx;
+	uint32_t type = ((const struct perf_event_header *)rec)->type;
+
 	(void)len;
-	(*(uint64_t *)ctx)++;
+	e->u.kept.records++;
+	if (type < 64)
+		e->u.kept.types |= 1ull << type;
 	return 0;
+}
+
+/* What a DATA entry holds, into its u.kept: one walk when it comes in,
+ * none when it is dropped (a walk each for the count and for what goes
+ * aside was 4.5% of the armed recorder's CPU in a switch storm). */
+static void count_records(struct spool_entry *e)
+{
+	uint64_t bad = 0;
+
+	memset(&e->u, 0, sizeof(e->u));
+	perf_records_walk(spool_data(e), e->len, count_one, e, &bad);
 }
 
 uint64_t flight_history_records(const struct spool_entry *e)
 {
-	uint64_t n = 0, bad = 0;
-
-	perf_records_walk(spool_data(e), e->len, count_one, &n, &bad);
-	return n;
+	return e->u.kept.records;
 }
 
 /* Drops the oldest entry; a ROUND dropped says from when the history is
@@ -141,8 +153,13 @@ static void make_room(struct flight_history *h, size_t need)
  * history stays whole from its (new) start. */
 static void drop_all(struct flight_history *h, const struct spool_entry *e)
 {
+	struct spool_entry counted = *e;
+	uint64_t bad = 0;
+
+	memset(&counted.u, 0, sizeof(counted.u));
+	perf_records_walk(spool_data(e), e->len, count_one, &counted, &bad);
 	h->too_big++;
-	h->dropped_records += flight_history_records(e);
+	h->dropped_records += counted.u.kept.records;
 	h->dropped_bytes += e->len;
 	while (h->tail != h->head)
 		drop_oldest(h);
@@ -173,8 +190,10 @@ int flight_history_add(struct flight_history *h, const struct spool_entry *e,
 	make_resident(h, h->head % h->cap + size);
 	dst = at(h, h->head);
 	*dst = *e;
-	if (e->kind == SPOOL_DATA)
+	if (e->kind == SPOOL_DATA) {
 		memcpy(dst + 1, spool_data(e), e->len);
+		count_records(dst);
+	}
 	*pos = h->head;
 	h->head += size;
 	if (h->whole_from == UINT64_MAX && e->kind == SPOOL_ROUND)

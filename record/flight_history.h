@@ -68,7 +68,8 @@ int flight_history_add(struct flight_history *h, const struct spool_entry *e,
 const struct spool_entry *flight_history_at(const struct flight_history *h,
 					    uint64_t pos, uint64_t *next);
 
-/* The number of records in a DATA entry. */
+/* The number of records in a DATA entry of the history (counted as it
+ * came in: its u.kept, with the PERF_RECORD_ types among them). */
 uint64_t flight_history_records(const struct spool_entry *e);
 
 #endif
