@@ -26,9 +26,9 @@
 #include "event.h"
 
 struct order_queue {
-	struct ev *v;		/* owned: queued events, malloc'd */
-	size_t n, cap;
-	int sorted;		/* v[0..n) is in (mono_ts, seq) order */
+	struct ev *v;		/* owned: malloc'd; v[head..n) are queued */
+	size_t head, n, cap;
+	int sorted;		/* v[head..n) is in (mono_ts, seq) order */
 	/* Where each sorted run after the first begins in v, in push order:
 	 * the rings arrive as a few runs, merged at the flush. */
 	size_t *runs;		/* owned */
@@ -42,6 +42,9 @@ typedef int (*ev_fn)(void *ctx, const struct ev *e);
 
 void order_queue_init(struct order_queue *q);
 void order_queue_release(struct order_queue *q);
+
+/* The number of events queued. */
+size_t order_queue_count(const struct order_queue *q);
 
 /* Copies *e into the queue.  Returns 0 or -ENOMEM. */
 int order_queue_push(struct order_queue *q, const struct ev *e);

@@ -814,6 +814,8 @@ void record_pipeline_counts(const struct record_pipeline *p,
 	c->records_dropped = p->n.dropped;
 	/* After a failure: the records never decoded, and the events
 	 * decoded but still waiting to be ordered. */
-	c->records_unstored = p->n.unstored + (p->err.text[0] ? p->order.n : 0);
+	c->records_unstored = p->n.unstored;
+	if (p->err.text[0])
+		c->records_unstored += order_queue_count(&p->order);
 	c->clock_steps = p->clock.map.steps;
 }

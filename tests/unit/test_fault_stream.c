@@ -384,7 +384,7 @@ static void a_store_failure_stops_the_stream_with_its_error(void **state)
 	entry(fx, 300, 10, 0);
 	assert_int_equal(flush_all(fx), -ENOSPC);
 	assert_int_equal(fx->sink.nfaults, 1);
-	assert_int_equal(fx->q.n, 2);	/* the failing event and the one after */
+	assert_int_equal(order_queue_count(&fx->q), 2);	/* the failing event and the one after */
 	assert_stats(&fx->s.st, (struct fault_stats){ .entries = 1, .minor = 1,
 		     .paired = 1, .stored = 1 });
 }
