@@ -5,6 +5,7 @@
  * lying about its size yields -EBADMSG, never a read past `len`.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "../common/array.h"
@@ -416,7 +417,7 @@ int perf_rec_decode(const struct sample_fmt *f, const void *buf, size_t len,
 	size_t body_len;
 	int err;
 
-	memset(out, 0, sizeof(*out));
+	memset(out, 0, offsetof(struct perf_rec, u));
 	if (len < sizeof(struct perf_event_header))
 		return -EBADMSG;
 	memcpy(&out->type, b, 4);
@@ -425,11 +426,14 @@ int perf_rec_decode(const struct sample_fmt *f, const void *buf, size_t len,
 	if (out->size < sizeof(struct perf_event_header) || out->size > len)
 		return -EBADMSG;
 	body_len = out->size - sizeof(struct perf_event_header);
+	/* sample_decode clears the sample itself: one clearing of the
+	 * union, not two, for the records that are most of every ring. */
 	if (out->type == PERF_RECORD_SAMPLE) {
 		err = sample_decode(f, b + 8, body_len, &out->u.sample);
 		out->sid = out->u.sample.sid;
 		return err;
 	}
+	memset(&out->u, 0, sizeof(out->u));
 	return other_decode(f, out, b + 8, body_len);
 }
 
