@@ -107,7 +107,7 @@ done
 LONG_ROUNDS=${LONG_ROUNDS:-3}
 long_variants=(perf_a fl_a perf_t fl_t)
 for v in "${long_variants[@]}"; do declare -a "${v}_long=()"; done
-declare -A long_lost
+declare -A long_lost long_dropped	# all lost; faultline's dropped by its spool
 for ((r = 0; r < LONG_ROUNDS; r++)); do
 	for v in $(rotate "$r" "${long_variants[@]}"); do
 		run_variant "$v" "$((TRIPS * 10))" "$tmp/long"
@@ -115,7 +115,9 @@ for ((r = 0; r < LONG_ROUNDS; r++)); do
 		case "$v" in
 		perf_*) n=$(perf_lost "$tmp/perf.data") ;;
 		fl_*) n=$(sqlite3 "$tmp/fl.db" "SELECT records_lost + samples_lost +
-			records_dropped FROM session") ;;
+			records_dropped FROM session")
+			long_dropped[$v]=$((${long_dropped[$v]:-0} + $(sqlite3 "$tmp/fl.db" \
+				"SELECT records_dropped FROM session"))) ;;
 		esac
 		long_lost[$v]=$((${long_lost[$v]:-0} + n))
 	done
@@ -180,9 +182,10 @@ for pair in "fl_a perf_a" "fl_t perf_t"; do
 	echo "  $(label "$1") / $(label "$2"), a million more:" \
 		"$(calc "$(eval echo "\$${1}_more") / $(eval echo "\$${2}_more")" 1)x"
 done
-echo "  lost in the longer runs: perf -a ${long_lost[perf_a]}, faultline -a ${long_lost[fl_a]}," \
-	"perf CMD ${long_lost[perf_t]}, faultline CMD ${long_lost[fl_t]} (a tool that" \
-	"loses does less: its figure is then too low)"
+echo "  lost in the longer runs: perf -a ${long_lost[perf_a]}, faultline -a ${long_lost[fl_a]}" \
+	"(${long_dropped[fl_a]} of them by its spool), perf CMD ${long_lost[perf_t]}," \
+	"faultline CMD ${long_lost[fl_t]} (${long_dropped[fl_t]} by its spool; a tool" \
+	"that loses does less: its figure is then too low)"
 echo "-- lost over all $ROUNDS rounds (faultline: kernel and spool), records read, spool peak"
 for v in perf_a fl_a perf_t fl_t fl_tn; do
 	case "$v" in
