@@ -28,6 +28,26 @@ void order_queue_release(struct order_queue *q)
 	order_queue_init(q);
 }
 
+/*
+ * Moves the queued events to the array's start once those handed out
+ * are as many as those left (each event is moved at most about once),
+ * or, with always, at once.  Moving them at every flush was 5% of the
+ * armed recorder's CPU in a switch storm, where the slack keeps many
+ * events queued past each watermark.
+ */
+static void compact(struct order_queue *q, int always)
+{
+	size_t left = q->n - q->head;
+
+	if (!always && q->head < left)
+		return;
+	memmove(q->v, q->v + q->head, left * sizeof(*q->v));
+	for (size_t k = 0; k < q->nruns; k++)	/* pushes since the flush */
+		q->runs[k] -= q->head;
+	q->n = left;
+	q->head = 0;
+}
+
 size_t order_queue_count(const struct order_queue *q)
 {
 	return q->n - q->head;
@@ -35,6 +55,10 @@ size_t order_queue_count(const struct order_queue *q)
 
 int order_queue_push(struct order_queue *q, const struct ev *e)
 {
+	/* Room first from the events handed out: the array grows only
+	 * past the most events ever queued at once. */
+	if (q->n == q->cap && q->head)
+		compact(q, 1);
 	if (ARRAY_RESERVE(q->v, q->cap, q->n + 1) < 0)
 		return -ENOMEM;
 	if (q->flushed_to && e->mono_ts <= q->flushed_to)
@@ -159,24 +183,6 @@ static size_t cut_at(const struct order_queue *q, uint64_t watermark)
 	return lo;
 }
 
-/*
- * Moves the queued events to the array's start once those handed out
- * are as many as those left: each event is moved at most about once.
- * Moving them at every flush was 5% of the armed recorder's CPU in a
- * switch storm, where the slack keeps many events queued past each
- * watermark.
- */
-static void compact(struct order_queue *q)
-{
-	size_t left = q->n - q->head;
-
-	if (q->head < left)
-		return;
-	memmove(q->v, q->v + q->head, left * sizeof(*q->v));
-	q->n = left;
-	q->head = 0;
-}
-
 long order_queue_flush(struct order_queue *q, uint64_t watermark,
 		       ev_fn fn, void *ctx)
 {
@@ -194,7 +200,7 @@ long order_queue_flush(struct order_queue *q, uint64_t watermark,
 	}
 	n = i - q->head;
 	q->head = i;
-	compact(q);
+	compact(q, 0);
 	if (watermark > q->flushed_to && i == cut)
 		q->flushed_to = watermark == UINT64_MAX ? q->flushed_to : watermark;
 	return err < 0 ? err : (long)n;
