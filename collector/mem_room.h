@@ -1,9 +1,10 @@
 /*
- * mem_room: is there memory for what record makes resident at start (the
- * spool, the rings)?  The spool is populated when it is made
- * (collector/spool.c), so one larger than the memory faultline may use
- * is not refused by mmap: the kernel's OOM killer ends faultline instead,
- * with no word.  This looks first, at the two limits that apply: the
+ * mem_room: is there memory for what record may make resident (the
+ * spool, the rings)?  The spool becomes resident as records fill it, all
+ * of it when decoding falls behind by that much (collector/spool.c), so
+ * one larger than the memory faultline may use is not refused by mmap:
+ * the kernel's OOM killer ends faultline instead, in the middle of the
+ * burst, with no word.  This looks first, at the two limits that apply: the
  * memory cgroup faultline runs in (v1 memory.limit_in_bytes, v2
  * memory.max, the lowest on its path, less what the cgroup uses) and
  * the machine's MemAvailable.
