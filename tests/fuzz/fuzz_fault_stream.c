@@ -171,7 +171,7 @@ static void flush(struct model *m, uint64_t watermark)
 {
 	m->in_flush = 0;
 	check(order_queue_flush(&m->q, watermark, deliver, m) >= 0);
-	for (size_t i = 0; i < m->q.n; i++)
+	for (size_t i = m->q.head; i < m->q.n; i++)
 		check(m->q.v[i].mono_ts > watermark);
 	if (watermark != UINT64_MAX && watermark > m->flushed_to)
 		m->flushed_to = watermark;
@@ -268,7 +268,7 @@ static void check_end(const struct model *m)
 {
 	const struct fault_stats *st = &m->fs.st;
 
-	check(m->delivered == m->pushed && m->q.n == 0);
+	check(m->delivered == m->pushed && order_queue_count(&m->q) == 0);
 	check(m->q.late == m->late);
 	check(m->stores == st->stored);
 	check(m->stores_no_dur == st->unfinished + st->unpaired_exits);
