@@ -39,8 +39,8 @@ static void compact(struct order_queue *q, int always)
 {
 	size_t left = q->n - q->head;
 
-	if (!always && q->head < left)
-		return;
+	if (!q->head || (!always && q->head < left))
+		return;	/* nothing handed out (v may be NULL yet), or too few */
 	memmove(q->v, q->v + q->head, left * sizeof(*q->v));
 	for (size_t k = 0; k < q->nruns; k++)	/* pushes since the flush */
 		q->runs[k] -= q->head;
