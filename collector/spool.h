@@ -28,7 +28,9 @@
  * data, so nothing overtakes it.
  *
  * One producer (the drain thread) and one consumer (the engine's thread),
- * and no lock: each position is written by one side only and read by
+ * and no lock: each position is written by one side only (but for the
+ * producer's rewind of an empty spool to the buffer's start, a
+ * compare-and-swap of tail the consumer allows for: spool.c) and read by
  * the other with acquire/release ordering, and a side that must sleep
  * (the consumer on an empty spool, the producer at the end waiting for
  * room) sleeps on a futex word the other side bumps after each move.  So
