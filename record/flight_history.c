@@ -89,15 +89,16 @@ static int count_one(void *ctx, const void *rec, size_t len)
 	return 0;
 }
 
-/* What a DATA entry holds, into its u.kept: one walk when it comes in,
- * none when it is dropped (a walk each for the count and for what goes
- * aside was 4.5% of the armed recorder's CPU in a switch storm). */
-static void count_records(struct spool_entry *e)
+/* What DATA entry e holds, into into->u.kept (into may be e): one walk
+ * when an entry comes in, none when it is dropped (a walk each for the
+ * count and for what goes aside was 4.5% of the armed recorder's CPU in
+ * a switch storm). */
+static void count_records(struct spool_entry *into, const struct spool_entry *e)
 {
 	uint64_t bad = 0;
 
-	memset(&e->u, 0, sizeof(e->u));
-	perf_records_walk(spool_data(e), e->len, count_one, e, &bad);
+	memset(&into->u, 0, sizeof(into->u));
+	perf_records_walk(spool_data(e), e->len, count_one, into, &bad);
 }
 
 uint64_t flight_history_records(const struct spool_entry *e)
@@ -153,11 +154,9 @@ static void make_room(struct flight_history *h, size_t need)
  * history stays whole from its (new) start. */
 static void drop_all(struct flight_history *h, const struct spool_entry *e)
 {
-	struct spool_entry counted = *e;
-	uint64_t bad = 0;
+	struct spool_entry counted;
 
-	memset(&counted.u, 0, sizeof(counted.u));
-	perf_records_walk(spool_data(e), e->len, count_one, &counted, &bad);
+	count_records(&counted, e);
 	h->too_big++;
 	h->dropped_records += counted.u.kept.records;
 	h->dropped_bytes += e->len;
@@ -192,7 +191,7 @@ int flight_history_add(struct flight_history *h, const struct spool_entry *e,
 	*dst = *e;
 	if (e->kind == SPOOL_DATA) {
 		memcpy(dst + 1, spool_data(e), e->len);
-		count_records(dst);
+		count_records(dst, dst);
 	}
 	*pos = h->head;
 	h->head += size;
