@@ -282,6 +282,8 @@ UNIT_TESTS += test_block_rq
 UNIT_TESTS += test_pt_time test_pt_pmu test_pt_aux test_pt_decode test_pt_store
 # plot
 UNIT_TESTS += test_plot_reduce
+# a session row's end on a full disk
+UNIT_TESTS += test_loader_end
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
 		  $(BUILD)/tests/test_tracepoints $(BUILD)/tests/test_udp_sampler \
@@ -371,6 +373,7 @@ $(addprefix $(BUILD)/tests/,test_pt_aux test_pt_decode test_pt_store): tests/uni
 $(addprefix $(BUILD)/tests/,test_pt_decode test_pt_store): tests/unit/pt_fixture.h \
 		$(PTFIX)
 $(BUILD)/tests/test_pt_store: tests/unit/pt_db.h tests/integration/run.h
+$(BUILD)/tests/test_loader_end: tests/integration/run.h
 $(PTFIX): tests/fixtures/pt/ptcode.S
 	@mkdir -p $(dir $@)
 	$(CC) -shared -nostdlib -Wl,-Bsymbolic -Wl,--build-id=sha1 -o $@ $<

@@ -519,25 +519,42 @@ static void mark_killed(sqlite3 *db, const char *path)
 	killed_list_release(&k);
 }
 
-/* Four frames of 64 KiB pages: the session row's page, the WAL's own,
- * and room to spare. */
-#define WAL_RESERVE_BYTES (4 * (65536 + 24))
+/* Eight frames of 64 KiB pages: the session row's page and its WAL
+ * frame header, overflow pages of a long error text, and room to spare.
+ * The update writes over the frames of the transaction that failed,
+ * which took the room first. */
+#define DB_END_ROOM_BYTES (8 * (65536 + 24))
 
-void db_wal_reserve(const char *path)
+int db_end_room_take(sqlite3 *db)
 {
-	char wal[PATH_MAX];
-	struct stat sb;
+	const char *path = sqlite3_db_filename(db, "main");
+	char dir[PATH_MAX];
+	const char *slash;
 	int fd;
 
-	if (snprintf(wal, sizeof(wal), "%s-wal", path) >= (int)sizeof(wal))
-		return;
-	fd = open(wal, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (!path || !*path)
+		return -1;
+	slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path + 1),
+			  path) >= (int)sizeof(dir))
+		return -1;
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
-		(void)fallocate(fd, FALLOC_FL_KEEP_SIZE, sb.st_size,
-				WAL_RESERVE_BYTES);
-	close(fd);
+		return -1;
+	if (posix_fallocate(fd, 0, DB_END_ROOM_BYTES) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void db_end_room_release(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
 }
 
 void db_library_setup(void)

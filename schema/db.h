@@ -31,15 +31,19 @@
 #define FL_STR(x) FL_STR_(x)
 
 /*
- * Keeps room on the disk for the next transaction's first frames: blocks
- * allocated past the end of path's -wal (fallocate, FALLOC_FL_KEEP_SIZE),
- * taken by the writer after each commit.  A disk that fills up at a
- * commit's boundary then still takes the session row's last update (the
- * failed transaction's frames are written over by it); without the room
- * the row kept saying 'recording'.  Best effort: nothing is said when the
- * file system cannot.
+ * Keeps room on path's file system for a session row's last update: a
+ * file with no name (O_TMPFILE) in path's directory, DB_END_ROOM_BYTES
+ * long, given back by db_end_room_release just before that update.  A
+ * disk that fills up while recording then still takes the row's
+ * 'failed' and its counts.  Room taken past the -wal's end after each
+ * commit was not enough: once less than its size was left, a commit
+ * could fill the disk to the byte, and the row kept saying 'recording'.
+ * Returns the file's descriptor, or -1 where the file system keeps none
+ * (no O_TMPFILE, no room left, or db has no file): best effort, nothing
+ * is said.
  */
-void db_wal_reserve(const char *path);
+int db_end_room_take(sqlite3 *db);
+void db_end_room_release(int *fd);
 
 /* Called once, first thing in a process, before any database is opened:
  * SQLite then keeps no allocation statistics, which take a mutex on every

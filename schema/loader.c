@@ -78,7 +78,6 @@ int loader_commit(struct loader *l, struct errmsg *e)
 	}
 	l->in_txn = 0;
 	l->batch_rows = 0;
-	db_wal_reserve(l->path);
 	return 0;
 }
 
@@ -162,6 +161,7 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 	l->db = db;
 	l->path = path;
 	l->clock = clock;
+	l->end_room = db_end_room_take(db);
 	/* Statements first: a database they cannot be prepared on gets no
 	 * session row that would stay 'recording' forever. */
 	err = prepare(l, &l->fault, "INSERT INTO fault (session_id, ts, dur,"
@@ -880,10 +880,12 @@ int loader_end(struct loader *l, const struct clock_anchor *end,
 	err = loader_commit(l, how->error ? &ignored : e);
 	if (err < 0 && !how->error)
 		return err;
+	db_end_room_release(&l->end_room);
 	err = end_row(l, end, c, how, 1, how->error ? &ignored : e);
 	/* Its row matters more than its indexes: a full disk leaves room
-	 * for the one page it changes (the WAL's frames of the transaction
-	 * rolled back are written over), rarely for an index. */
+	 * for the one page it changes (the room just given back, or the
+	 * WAL's frames of the transaction rolled back, written over),
+	 * rarely for an index. */
 	if (err < 0 && how->error)
 		err = end_row(l, end, c, how, 0, e);
 	return err;
@@ -891,6 +893,7 @@ int loader_end(struct loader *l, const struct clock_anchor *end,
 
 void loader_release(struct loader *l)
 {
+	db_end_room_release(&l->end_room);
 	sqlite3_finalize(l->cgroup);
 	sqlite3_finalize(l->alive);
 	sqlite3_finalize(l->lat);

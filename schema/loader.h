@@ -97,6 +97,7 @@ struct loader {
 	uint64_t rows;		/* rows written by this loader */
 	/* Rows of transactions that could not commit (a full disk): lost. */
 	uint64_t rows_unwritten;
+	int end_room;		/* owned: db_end_room_take's file, or -1 */
 };
 
 /* Prepares the statements and writes the session row and its first
