@@ -1,3 +1,4 @@
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -435,6 +436,24 @@ static void print_foreign_ids(FILE *out, const struct record_pipeline *p)
 			(unsigned long long)p->n.time_reversed);
 }
 
+/* The file's size, and its -wal's where one stays beside it (the end
+ * could not fold it in: a full disk, a reader holding the file): the
+ * rows there are the file's too, and the disk holds them. */
+static void print_db_size(FILE *out, const char *path)
+{
+	struct stat sb, wal_sb;
+	char wal[PATH_MAX];
+
+	if (stat(path, &sb) != 0)
+		return;
+	if (snprintf(wal, sizeof(wal), "%s-wal", path) < (int)sizeof(wal) &&
+	    stat(wal, &wal_sb) == 0 && wal_sb.st_size > 0)
+		fprintf(out, "  database %.1f MB, and %.1f MB more in its -wal\n",
+			(double)sb.st_size / 1e6, (double)wal_sb.st_size / 1e6);
+	else
+		fprintf(out, "  database %.1f MB\n", (double)sb.st_size / 1e6);
+}
+
 void record_summary_print(FILE *out, const struct record_session *rs,
 			  const char *path)
 {
@@ -442,7 +461,6 @@ void record_summary_print(FILE *out, const struct record_session *rs,
 	const struct recorder *r = &rs->rec;
 	const struct fault_stats *st = &p->faults.st;
 	uint64_t lost = p->n.lost_records + p->n.lost_samples;
-	struct stat sb;
 
 	if (!rs->begun)
 		return;
@@ -526,8 +544,7 @@ void record_summary_print(FILE *out, const struct record_session *rs,
 	print_stacks(out, rs, path);
 	print_pt(out, rs, path);
 	print_own_cost(out, rs);
-	if (stat(path, &sb) == 0)
-		fprintf(out, "  database %.1f MB\n", (double)sb.st_size / 1e6);
+	print_db_size(out, path);
 }
 
 void record_status_line(void *ctx, const struct record_pipeline *p)

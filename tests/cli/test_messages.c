@@ -453,6 +453,9 @@ static void a_full_disk_stops_recording_and_keeps_what_was_committed(void **stat
 	/* The summary counts what the full disk lost. */
 	assert_non_null(strstr(r.err, "LOST to the failure: "));
 	assert_null(strstr(r.err, "nothing lost"));
+	/* The -wal could not be folded into the file (no room for it):
+	 * its size is said beside the file's. */
+	assert_non_null(strstr(r.err, " MB more in its -wal\n"));
 	assert_true(db_opens(db));
 	/* Ended failed, with the error, and the loss in the row. */
 	assert_int_equal(db_int(db, "SELECT count(*) FROM session WHERE status = "
