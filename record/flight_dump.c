@@ -93,8 +93,15 @@ static struct clock_anchor start_anchor(const struct flight *f, uint64_t from)
 	const struct spool_entry *e;
 	uint64_t next;
 
-	if (!a.mono_ns)
-		a = f->rs->pipe.clock.last;	/* the flight session's first */
+	/* Nothing dropped yet: the flight session's first anchor, the one
+	 * its session row starts at.  Not pipe.clock.last, which each
+	 * anchor the drain takes moves on (flight.c): a dump whose window
+	 * began before the history's first anchor started at the dump's
+	 * own moment, its row's start after its rows. */
+	if (!a.mono_ns && f->rs->pipe.clock.map.n)
+		a = f->rs->pipe.clock.map.v[0];
+	else if (!a.mono_ns)
+		a = f->rs->pipe.clock.last;
 	for (uint64_t p = h->tail; p != from && (e = flight_history_at(h, p, &next));
 	     p = next)
 		if (e->kind == SPOOL_ANCHOR)

@@ -506,6 +506,14 @@ static void stop_on_control_stops_and_makes_the_pending_dump(void **state)
 				"window_end_ts < trigger_ts + 3600000000000"), 1);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_summary WHERE "
 				"triggers = 1 AND dumps = 1"), 1);
+	/* Its window reached back before the recording began: the dump
+	 * starts where the recording did, not at the dump's moment (three
+	 * anchors later), and ends after it starts. */
+	assert_int_equal(db_int(db, "SELECT count(*) FROM session AS d JOIN "
+				"flight_dump AS f USING (session_id), session AS s "
+				"WHERE s.session_id = 1 AND d.start_ts = s.start_ts "
+				"AND d.start_ts <= f.trigger_ts AND d.end_ts > "
+				"d.start_ts"), 1);
 	free(db);
 	free(fifo);
 }
