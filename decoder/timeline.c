@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <string.h>
 
 #include "timeline.h"
@@ -96,20 +97,45 @@ static void open_interval(struct timeline *tl, enum thread_state_kind s,
 	tl->next_comm[0] = '\0';
 }
 
+static int asleep(enum thread_state_kind s)
+{
+	return s == TS_SLEEPING || s == TS_BLOCKED || s == TS_WAITING ||
+	       s == TS_OTHER;
+}
+
+/* A sleep no waking ended from inside, at its switch in: the waking
+ * that raced its switch out ends it at its start (timeline.h), and the
+ * thread waited runnable from there. */
+static int end_raced_sleep(struct timeline *tl, uint32_t tid, uint32_t pid,
+			   interval_fn fn, void *ctx)
+{
+	uint64_t out = tl->since;
+	int uncertain = tl->uncertain;
+	int err = close_open(tl, tid, pid, out, tl->state, &tl->early, fn, ctx);
+
+	open_interval(tl, TS_RUNNABLE, out, -1, 0);
+	tl->uncertain |= uncertain;
+	return err;
+}
+
 int timeline_switch_in(struct timeline *tl, uint32_t tid, uint32_t pid,
 		       uint64_t mono_ts, uint32_t cpu, interval_fn fn, void *ctx)
 {
+	enum thread_state_kind as;
+	int raced = 0, err;
+
+	if (tl->early_valid && asleep(tl->state))
+		raced = end_raced_sleep(tl, tid, pid, fn, ctx);
+	tl->early_valid = 0;
 	/* Switched in while running: the switch out went missing, and
 	 * what happened in between is not known. */
-	enum thread_state_kind as = tl->state == TS_RUNNING ? TS_UNKNOWN :
-				    tl->state;
-	int err = close_open(tl, tid, pid, mono_ts, as, NULL, fn, ctx);
-
+	as = tl->state == TS_RUNNING ? TS_UNKNOWN : tl->state;
+	err = close_open(tl, tid, pid, mono_ts, as, NULL, fn, ctx);
 	open_interval(tl, TS_RUNNING, mono_ts, (int32_t)cpu, 0);
 	/* What arrived for a switch out that never came is stale now. */
 	tl->detail.valid = 0;
 	tl->switch_stack = 0;
-	return err;
+	return raced < 0 ? raced : err;
 }
 
 int timeline_switch_out(struct timeline *tl, uint32_t tid, uint32_t pid,
@@ -131,6 +157,9 @@ int timeline_switch_out(struct timeline *tl, uint32_t tid, uint32_t pid,
 		next = TS_RUNNABLE;
 	else if (have)
 		next = state_from_prev_state(d->prev_state);
+	/* Runnable: no sleep began for an early waking to end. */
+	if (!asleep(next))
+		tl->early_valid = 0;
 	open_interval(tl, next, mono_ts, -1, preempt != 0);
 	if (have) {
 		tl->next_tid = d->next_tid;
@@ -173,15 +202,18 @@ int timeline_waking(struct timeline *tl, uint32_t tid, uint32_t pid,
 {
 	int err;
 
-	switch (tl->state) {
-	case TS_SLEEPING:
-	case TS_BLOCKED:
-	case TS_WAITING:
-	case TS_OTHER:
-		break;
-	default:
-		return 0;	/* awake already: nothing ends */
+	if (tl->state == TS_RUNNING) {
+		/* Its sleep has not begun: kept for it (timeline.h). */
+		tl->early = *w;
+		snprintf(tl->early_comm, sizeof(tl->early_comm), "%s",
+			 w->comm ? w->comm : "");
+		tl->early.comm = tl->early_comm;
+		tl->early_valid = 1;
+		return 0;
 	}
+	if (!asleep(tl->state))
+		return 0;	/* awake already: nothing ends */
+	tl->early_valid = 0;
 	err = close_open(tl, tid, pid, mono_ts, tl->state, w, fn, ctx);
 	open_interval(tl, TS_RUNNABLE, mono_ts, -1, 0);
 	return err;

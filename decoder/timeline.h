@@ -14,7 +14,9 @@
  *                              thread's sched_switch, or `waiting` (S or D
  *                              unknown) without one
  *   waking at t by w on cpu c  a sleeping/blocked/waiting interval ends at
- *                              t, naming its waker; a runnable one opens
+ *                              t, naming its waker; a runnable one opens.
+ *                              While running: kept for the sleep the next
+ *                              switch out begins (below)
  *   exit at t, end of record   the open interval ends there
  *
  * Matching is by sequence, not by a time window.  In __schedule() the
@@ -25,6 +27,17 @@
  * Each is kept from its arrival to the next switch out or switch in of
  * the thread, and used only by a switch out on the same CPU; one left
  * over (its switch out lost) is dropped at the next switch in.
+ *
+ * A wake-up can race the switch out it ends.  The kernel traces
+ * sched_waking only for a thread that has set itself to sleep (a
+ * running one fails ttwu_state_match), and one that is still leaving its
+ * CPU is then enqueued again once it has left: its waking comes a few us
+ * before its switch out.  On redis-server under redis-benchmark that was
+ * half of its main thread's sleeps.  So a waking while running is kept
+ * until the next switch in; a sleep that no waking ends from inside is
+ * ended by it, at once: 0 ns long, then runnable.  A sleep that does get
+ * its own waking (the thread ran on after the first, its sleep not yet
+ * begun) takes that one.
  *
  * A switch in while running, or a switch out while off the CPU, means a
  * record went missing: the interval between is stored as `unknown`.  A
@@ -88,6 +101,15 @@ struct switch_detail {
 	char next_comm[TL_COMM_LEN];
 };
 
+/* Who woke a thread, as the stream knows it. */
+struct waker {
+	uint32_t tid;		/* 0: an interrupt, or a CPU's idle task */
+	uint32_t cpu;
+	enum wake_ctx ctx;
+	const char *comm;	/* borrowed for the call; "" when not known */
+	uint32_t stack_id;	/* the wake-up's kernel stack, 0: none */
+};
+
 struct timeline {
 	enum thread_state_kind state;	/* of the open interval */
 	uint64_t since;			/* its start, CLOCK_MONOTONIC ns */
@@ -106,19 +128,16 @@ struct timeline {
 	uint64_t preempted_out;		/* those with the PREEMPT flag */
 	uint64_t running_ns;		/* time in running intervals */
 	uint32_t stack_id;		/* of the open interval, 0: none */
+	/* The last waking while running, since the last switch in, for the
+	 * sleep the next switch out begins (see above); early.comm points
+	 * to early_comm. */
+	int early_valid;
+	struct waker early;
+	char early_comm[TL_COMM_LEN];
 };
 
 /* What the timeline calls to store a finished interval: 0 or -errno. */
 typedef int (*interval_fn)(void *ctx, const struct state_interval *iv);
-
-/* Who woke a thread, as the stream knows it. */
-struct waker {
-	uint32_t tid;		/* 0: an interrupt, or a CPU's idle task */
-	uint32_t cpu;
-	enum wake_ctx ctx;
-	const char *comm;	/* borrowed for the call; "" when not known */
-	uint32_t stack_id;	/* the wake-up's kernel stack, 0: none */
-};
 
 /* The state a sched_switch prev_state value reports. */
 enum thread_state_kind state_from_prev_state(uint32_t prev_state);

@@ -333,6 +333,68 @@ static void a_short_runnable_wait_names_nothing(void **state)
 	assert_int_equal(fx->iv[1].nran, 0);
 }
 
+/* redis-server under redis-benchmark: the client's waking comes 0.7 us
+ * before the server thread's switch out (it was still leaving the CPU),
+ * and no waking comes while it is off.  The sleep is ended by it at
+ * once, and the thread waits runnable until its switch in. */
+static void a_waking_that_races_the_switch_out_ends_its_sleep(void **state)
+{
+	struct fixture *fx = *state;
+
+	push(fx, EV_SWITCH_IN, 100, 7, 1, 0);
+	sched(fx, EV_SCHED_SWITCH, 199, 7, 1, 0x1);	/* S */
+	sched(fx, EV_WAKING, 200, 7, 0, 42);	/* tid 42 on cpu 0 */
+	push(fx, EV_SWITCH_OUT, 201, 7, 1, 0);
+	push(fx, EV_SWITCH_IN, 230, 7, 1, 0);
+	finish(fx, 300);
+	assert_int_equal(fx->n, 4);
+	assert_iv(&fx->iv[0], TS_RUNNING, 100, 101, 1);
+	assert_iv(&fx->iv[1], TS_SLEEPING, 201, 0, -1);
+	assert_int_equal(fx->iv[1].waker_tid, 42);
+	assert_int_equal(fx->iv[1].waker_cpu, 0);
+	assert_iv(&fx->iv[2], TS_RUNNABLE, 201, 29, -1);
+	assert_int_equal(fx->iv[2].waker_tid, -1);
+	assert_iv(&fx->iv[3], TS_RUNNING, 230, 70, 1);
+}
+
+/* A waking while running whose sleep never began (the thread ran on):
+ * the sleep that does begin later takes its own waking, not that one. */
+static void a_sleep_with_its_own_waking_does_not_take_an_earlier_one(void **state)
+{
+	struct fixture *fx = *state;
+
+	push(fx, EV_SWITCH_IN, 100, 7, 0, 0);
+	sched(fx, EV_WAKING, 150, 7, 1, 42);
+	push(fx, EV_SWITCH_OUT, 300, 7, 0, 0);
+	sched(fx, EV_WAKING, 400, 7, 1, 43);
+	push(fx, EV_SWITCH_IN, 450, 7, 0, 0);
+	finish(fx, 500);
+	assert_int_equal(fx->n, 4);
+	assert_iv(&fx->iv[1], TS_WAITING, 300, 100, -1);
+	assert_int_equal(fx->iv[1].waker_tid, 43);
+	assert_iv(&fx->iv[2], TS_RUNNABLE, 400, 50, -1);
+}
+
+/* A waking while running is for the next switch out only: a preempted
+ * one begins no sleep, and the switch in after it forgets the waking;
+ * a later sleep without a waking of its own names no waker. */
+static void an_early_waking_is_forgotten_at_the_next_switch_in(void **state)
+{
+	struct fixture *fx = *state;
+
+	push(fx, EV_SWITCH_IN, 100, 7, 0, 0);
+	sched(fx, EV_WAKING, 150, 7, 1, 42);
+	push(fx, EV_SWITCH_OUT, 200, 7, 0, 1);	/* preempted */
+	push(fx, EV_SWITCH_IN, 250, 7, 0, 0);
+	push(fx, EV_SWITCH_OUT, 300, 7, 0, 0);
+	push(fx, EV_SWITCH_IN, 350, 7, 0, 0);
+	finish(fx, 400);
+	assert_int_equal(fx->n, 5);
+	assert_iv(&fx->iv[1], TS_RUNNABLE, 200, 50, -1);
+	assert_iv(&fx->iv[3], TS_WAITING, 300, 50, -1);
+	assert_int_equal(fx->iv[3].waker_tid, -1);
+}
+
 #define TL_TEST(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void)
@@ -348,6 +410,9 @@ int main(void)
 		TL_TEST(cpu_wide_events_do_not_add_threads_unless_told),
 		TL_TEST(a_runnable_wait_names_what_held_its_cpu),
 		TL_TEST(a_short_runnable_wait_names_nothing),
+		TL_TEST(a_waking_that_races_the_switch_out_ends_its_sleep),
+		TL_TEST(a_sleep_with_its_own_waking_does_not_take_an_earlier_one),
+		TL_TEST(an_early_waking_is_forgotten_at_the_next_switch_in),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
