@@ -1161,7 +1161,8 @@ SELECT w.session_id, w.tid, w.ts, w.dur, 'sleeping', w.state_id, NULL, w.stack_i
 -- that is not running and not uncertain (records were lost in it: its
 -- state may be wrong, and nothing is said of why).  A runnable interval was 'preempted' (it began
 -- with an involuntary switch: by_* is the thread that took the CPU) or
--- 'wakeup-latency' (it follows a sleep: by_* is the waker, detail its
+-- 'wakeup-latency' (it follows a sleep, a 0 ns one where the wake-up raced
+-- the switch out: by_* is the waker, detail its
 -- CPU, or for an interrupt or an idle task, by_tid 0, what woke it as
 -- thread_state_waker says), else 'runnable'.  Any other interval takes the class of the
 -- innermost kernel frame of its stack that names one (frame_wait_class):
@@ -1220,8 +1221,8 @@ SELECT session_id, state_id, tid, ts, dur, state,
                END AS detail
           FROM thread_state x
           LEFT JOIN thread_state p ON x.state = 'runnable'
-           AND p.session_id = x.session_id AND p.tid = x.tid
-           AND p.ts = (SELECT max(q.ts) FROM thread_state q
-                        WHERE q.session_id = x.session_id AND q.tid = x.tid
-                          AND q.ts < x.ts)
+           AND p.rowid = (SELECT q.rowid FROM thread_state q
+                           WHERE q.session_id = x.session_id AND q.tid = x.tid
+                             AND q.ts <= x.ts AND (q.ts < x.ts OR q.rowid < x.rowid)
+                           ORDER BY q.ts DESC, q.rowid DESC LIMIT 1)
          WHERE x.state != 'running' AND x.uncertain = 0) r;

@@ -284,8 +284,15 @@ static void ping_and_pong_wake_each_other(void **state)
 	/* A wake-up ends the sleep and starts a wait for a CPU. */
 	assert_int_equal(db_int(db_path(), "SELECT count(*) FROM thread_state a JOIN "
 				"thread_state b ON b.tid = a.tid AND b.ts = a.ts + a.dur "
-				"WHERE a.tid = %lld AND a.waker_tid IS NOT NULL AND "
-				"b.state != 'runnable'", ping.tid), 0);
+				"AND b.rowid != a.rowid WHERE a.tid = %lld AND "
+				"a.waker_tid IS NOT NULL AND b.state != 'runnable'",
+				ping.tid), 0);
+	/* And the readers call that wait a wake-up's, with its waker, also
+	 * where the wake-up raced the switch out (a sleep 0 ns long, at the
+	 * wait's own ts); only the wait after its creation follows none. */
+	assert_true(db_int(db_path(), "SELECT count(*) FROM thread_state_reason "
+			   "WHERE tid = %lld AND state = 'runnable' AND reason = "
+			   "'runnable'", ping.tid) <= 1);
 }
 
 /* The sleeper's 10 timed sleeps (nanosleep: S, 20 ms) end by the timer's
