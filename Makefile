@@ -284,6 +284,8 @@ UNIT_TESTS += test_pt_time test_pt_pmu test_pt_aux test_pt_decode test_pt_store
 UNIT_TESTS += test_plot_reduce
 # a session row's end on a full disk
 UNIT_TESTS += test_loader_end
+# diagnose: files grouped by directory
+UNIT_TESTS += test_by_directory
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
 		  $(BUILD)/tests/test_tracepoints $(BUILD)/tests/test_udp_sampler \

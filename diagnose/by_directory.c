@@ -70,30 +70,69 @@ static size_t bound(const char *const *u, size_t n, const char *dir, size_t len,
 	return lo;
 }
 
-/* The length of the deepest directory of path, two levels down at
- * least ("/usr/lib", not "/usr"), with more than DIR_GROUP_MIN of the
- * distinct paths u[0..n) under it; 0 when none has. */
+/* How many distinct entries right below "dir/" (dir[0..len)) lead to
+ * the sorted distinct paths u[0..n): "4f" and "a1" for .git/objects/4f/x
+ * and .git/objects/a1/y.  Sorted paths through one entry are adjacent. */
+static size_t entries_below(const char *const *u, size_t n, const char *dir,
+			    size_t len)
+{
+	size_t lo = bound(u, n, dir, len, 0), hi = bound(u, n, dir, len, 1);
+	size_t count = 0, last_len = 0;
+	const char *last = NULL;
+
+	for (size_t i = lo; i < hi; i++) {
+		const char *e = u[i] + len + 1;
+		size_t elen = strcspn(e, "/");
+
+		if (!last || elen != last_len || strncmp(e, last, elen)) {
+			count++;
+			last = e;
+			last_len = elen;
+		}
+	}
+	return count;
+}
+
+/* The length of path's directory that holds path[0..len), two levels
+ * down at least; 0 when there is none. */
+static size_t parent_dir(const char *path, size_t len)
+{
+	while (len > 0 && path[len - 1] != '/')
+		len--;
+	if (len <= 1)
+		return 0;
+	len--;	/* the directory, without its '/' */
+	return memchr(path + 1, '/', len - 1) ? len : 0;
+}
+
+/* The length of the directory of path that groups it, 0 when none does:
+ * the deepest, two levels down at least ("/usr/lib", not "/usr"), with
+ * more than DIR_GROUP_MIN of the distinct paths u[0..n) under it; or,
+ * where a directory above that has more than DIR_GROUP_MIN entries right
+ * below it leading to them, the highest such.  The second step keeps git's loose objects one
+ * group where some of its 256 directories hold many objects each:
+ * .git/objects/, not .git/objects/4f/ beside .git/objects/a1/. */
 static size_t group_of(const char *path, const char *const *u, size_t n)
 {
-	size_t len = strlen(path);
+	size_t len = strlen(path), up;
 
-	while (len > 1) {
-		while (len > 0 && path[len - 1] != '/')
-			len--;
-		if (len <= 1)
-			break;
-		len--;	/* the directory, without its '/' */
-		if (!memchr(path + 1, '/', len - 1))
-			break;	/* one level down: too wide to be a cause */
+	while ((len = parent_dir(path, len)) > 0)
 		if (bound(u, n, path, len, 1) - bound(u, n, path, len, 0) >
 		    DIR_GROUP_MIN)
-			return len;
-	}
-	return 0;
+			break;
+	if (len == 0)
+		return 0;
+	for (up = len; (up = parent_dir(path, up)) > 0;)
+		if (entries_below(u, n, path, up) > DIR_GROUP_MIN)
+			len = up;
+	return len;
 }
 
 /* "DIR/ (N files)" for each distinct path u[0..n) under a directory with
- * many of them (NULL for the others), into names[0..n). */
+ * many of them (NULL for the others), into names[0..n).  A directory that
+ * has many only counting those that chose a deeper one is no group for
+ * the few left: /usr/lib/locale/locale-archive stays itself beside
+ * /usr/lib/x86_64-linux-gnu/ (9 files), not "/usr/lib/ (1 files)". */
 static int name_groups(char *const *u, size_t n, char **names)
 {
 	size_t *ug = calloc(n ? n : 1, sizeof(*ug));
@@ -109,6 +148,8 @@ static int name_groups(char *const *u, size_t n, char **names)
 			continue;
 		for (size_t m = 0; m < n; m++)	/* the paths that chose it */
 			files += ug[m] == ug[i] && !strncmp(u[m], u[i], ug[i]);
+		if (files <= DIR_GROUP_MIN)
+			continue;	/* the others went deeper: no group */
 		if (!(names[i] = malloc(ug[i] + 32))) {
 			free(ug);
 			return -ENOMEM;

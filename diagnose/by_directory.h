@@ -4,7 +4,10 @@
  * it, two levels down at least) take the directory as their culprit
  * ("/src/.git/objects/ (218 files)"), so they make one finding; each
  * stall's evidence still names its file.  A file goes under the deepest
- * such directory.
+ * such directory, or under one higher up that has more than DIR_GROUP_MIN
+ * entries (files or directories) right below it leading to such files:
+ * .git/objects/ for objects in many of its 256 directories, however many
+ * each directory holds.
  */
 #ifndef FL_DIAG_BY_DIRECTORY_H
 #define FL_DIAG_BY_DIRECTORY_H
