@@ -1,21 +1,23 @@
 #include <errno.h>
 
+#include <string.h>
+
+#include "../common/json.h"
 #include "../common/strbuf.h"
 #include "cpu_holders.h"
 
 /* How many holders the detail names before summing the rest. */
 #define HOLDERS_NAMED 3
 
-/* Every thread that ran on the CPU during the waits (ran_instead). */
+/* Every thread that ran on the CPU during the finding's waits
+ * (ran_instead: a wait's rows carry its start). */
 static const char ran_instead_sql[] =
 	"SELECT r.holder, sum(r.dur) AS ns"
 	"  FROM ran_instead_named r"
-	"  JOIN thread_state x ON x.session_id = r.session_id AND x.tid = r.tid"
-	"   AND x.ts = r.ts AND x.state = 'runnable'"
-	" WHERE r.session_id = ?1 AND r.tid = ?2 AND r.ts >= ?3 AND r.ts < ?4"
-	"   AND x.preempted = ?5"
+	" WHERE r.session_id = :session AND r.tid = :tid"
+	"   AND r.ts IN (SELECT value FROM json_each(:waits))"
 	"   AND r.ran_tid NOT IN (SELECT t.tid FROM recorder_thread t"
-	"                          WHERE t.session_id = ?1)"
+	"                          WHERE t.session_id = :session)"
 	" GROUP BY r.ran_tid ORDER BY ns DESC, r.ran_tid";
 
 /* The thread that took the CPU at each preempting switch: all a session
@@ -24,15 +26,46 @@ static const char next_tid_sql[] =
 	"SELECT coalesce(nullif(by_comm, ''), '?') || ' (' || by_tid || ')',"
 	"       sum(dur) AS ns"
 	"  FROM thread_state_reason"
-	" WHERE session_id = ?1 AND tid = ?2 AND reason = 'preempted'"
-	"   AND by_tid IS NOT NULL AND by_tid NOT IN (0, ?2) AND by_recorder = 0"
-	"   AND ts >= ?3 AND ts < ?4 AND ?5 = 1"
+	" WHERE session_id = :session AND tid = :tid AND reason = 'preempted'"
+	"   AND by_tid IS NOT NULL AND by_tid NOT IN (0, :tid) AND by_recorder = 0"
+	"   AND ts IN (SELECT value FROM json_each(:waits))"
 	" GROUP BY by_tid ORDER BY ns DESC, by_tid";
 
-/* Runs sql for f and words its (who, ns) rows into sb; the row count,
- * or -ENOMEM. */
+/* The start times of f's stalls, its runnable waits, as a JSON array
+ * into sb.  c->res's stalls are sorted by (tid, ts). */
+static void wait_starts(const struct diag_ctx *c, const struct diag_finding *f,
+			struct strbuf *sb)
+{
+	const struct diag_result *res = c->res;
+	size_t lo = 0, hi = res->nstalls;
+	int first = 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (res->stalls[mid].tid < f->tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	strbuf_addc(sb, '[');
+	for (size_t i = lo; i < res->nstalls && res->stalls[i].tid == f->tid; i++) {
+		const struct diag_stall *s = &res->stalls[i];
+
+		if (s->pattern != f->pattern || strcmp(s->culprit, f->culprit))
+			continue;
+		if (!first)
+			strbuf_addc(sb, ',');
+		json_int(sb, s->ts);
+		first = 0;
+	}
+	strbuf_addc(sb, ']');
+}
+
+/* Runs sql for f's waits (the JSON array waits) and words its
+ * (who, ns) rows into sb; the row count, or -ENOMEM. */
 static int word_holders(sqlite3 *db, const char *sql, const struct diag_ctx *c,
-			const struct diag_finding *f, int preempted,
+			const struct diag_finding *f, const char *waits,
 			struct strbuf *sb)
 {
 	sqlite3_stmt *st = NULL;
@@ -42,11 +75,11 @@ static int word_holders(sqlite3 *db, const char *sql, const struct diag_ctx *c,
 	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return rc == SQLITE_NOMEM ? -ENOMEM : 0;	/* an older file */
-	sqlite3_bind_int64(st, 1, c->session_id);
-	sqlite3_bind_int64(st, 2, f->tid);
-	sqlite3_bind_int64(st, 3, f->first_ts);
-	sqlite3_bind_int64(st, 4, f->last_end_ts);
-	sqlite3_bind_int(st, 5, preempted);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":session"),
+			   c->session_id);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":tid"), f->tid);
+	sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":waits"), waits,
+			  -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t ns = sqlite3_column_int64(st, 1);
 
@@ -69,15 +102,21 @@ static int word_holders(sqlite3 *db, const char *sql, const struct diag_ctx *c,
 int diag_cpu_holders(sqlite3 *db, const struct diag_ctx *c,
 		     struct diag_finding *f, int preempted)
 {
-	struct strbuf sb;
-	int n;
+	struct strbuf sb, waits;
+	int n = -ENOMEM;
 
 	strbuf_init(&sb);
-	n = word_holders(db, ran_instead_sql, c, f, preempted, &sb);
-	if (n == 0)
-		n = word_holders(db, next_tid_sql, c, f, preempted, &sb);
+	strbuf_init(&waits);
+	wait_starts(c, f, &waits);
+	if (strbuf_error(&waits))
+		goto out;
+	n = word_holders(db, ran_instead_sql, c, f, strbuf_str(&waits), &sb);
+	if (n == 0 && preempted)
+		n = word_holders(db, next_tid_sql, c, f, strbuf_str(&waits), &sb);
 	if (n > 0)
 		f->detail = strbuf_detach(&sb);
+out:
+	strbuf_release(&waits);
 	strbuf_release(&sb);
 	return n < 0 ? n : 0;
 }

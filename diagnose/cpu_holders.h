@@ -8,10 +8,10 @@
 #include "pattern.h"
 
 /*
- * Sets f->detail to the threads that held the CPU during f's thread's
- * runnable waits over the finding's span (preempted ones, or those after
- * a wake-up), most time first: "cc1 (22745) 4.100 ms, idle 0.300 ms,
- * 3 others 0.400 ms".  From ran_instead (every thread that ran there
+ * Sets f->detail to the threads that held the CPU during f's stalls,
+ * its thread's runnable waits (preempted ones, or those after a
+ * wake-up), most time first: "cc1 (22745) 4.100 ms, idle 0.300 ms,
+ * 3 others 0.400 ms"; never more than the time the finding lost.  From ran_instead (every thread that ran there
  * meanwhile); where the session has none, for preempted waits, from the
  * thread that took the CPU at each switch (sched_switch's next_pid).
  * faultline's own threads are the recorder finding's, not named here.

@@ -177,7 +177,7 @@ int diag_group(sqlite3 *db, const struct diag_request *req,
 	       struct diag_result *res, struct errmsg *e)
 {
 	const struct diag_ctx c = { req->session_id, res->recorder_pid,
-				    req->min_dur_ns };
+				    req->min_dur_ns, res };
 	int err;
 
 	if (res->nstalls)

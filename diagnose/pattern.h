@@ -39,6 +39,9 @@ struct diag_ctx {
 	int64_t session_id;
 	int64_t recorder_pid;	/* 0 when unknown */
 	uint64_t min_dur_ns;	/* :min_dur, as the fingerprints had it */
+	/* Every stall counted, sorted by (tid, ts): a finding's are those of
+	 * its pattern, thread and culprit (diag_finding_stalls). */
+	const struct diag_result *res;
 };
 
 struct diag_pattern {

@@ -297,7 +297,8 @@ static const char fixture_rows[] =
 	"INSERT INTO thread VALUES (S, 900001, 900001, 'numa-t', T0, T0 + 9e8),"
 	" (S, 900002, 900001, 'rec-victim', T0, T0 + 9e8),"
 	" (S, 900003, 900001, 'reclaimer', T0, T0 + 9e8),"
-	" (S, 900004, 900001, 'swapper-t', T0, T0 + 9e8);"
+	" (S, 900004, 900001, 'swapper-t', T0, T0 + 9e8),"
+	" (S, 900006, 900001, 'held-victim', T0, T0 + 9e8);"
 	"INSERT OR IGNORE INTO recorder_thread VALUES (S, 900100, 'faultline');"
 	/* Two stacks: NUMA hinting, and reclaim under a cgroup's limit. */
 	"INSERT INTO stack VALUES (S, 9001, 900001, 2, 'fp', NULL),"
@@ -319,7 +320,18 @@ static const char fixture_rows[] =
 	"INSERT INTO thread_state (session_id, tid, pid, ts, dur, state, preempted,"
 	" uncertain, next_tid, next_comm) VALUES"
 	" (S, 900002, 900001, T0 + 4e8, 3e6, 'runnable', 1, 0, 900100, 'faultline'),"
-	" (S, 900002, 900001, T0 + 5e8, 2e6, 'runnable', 0, 0, NULL, NULL);";
+	" (S, 900002, 900001, T0 + 5e8, 2e6, 'runnable', 0, 0, NULL, NULL),"
+	/* Preemptions of 3 ms and 2 ms (stalls) with a 0.2 ms one (none)
+	 * between them, each with the thread that ran meanwhile. */
+	" (S, 900006, 900001, T0 + 6e8, 1e6, 'running', 0, 0, NULL, NULL),"
+	" (S, 900006, 900001, T0 + 601e6, 3e6, 'runnable', 1, 0, 900001, 'numa-t'),"
+	" (S, 900006, 900001, T0 + 604e6, 1e6, 'running', 0, 0, NULL, NULL),"
+	" (S, 900006, 900001, T0 + 605e6, 2e5, 'runnable', 1, 0, 900003, 'reclaimer'),"
+	" (S, 900006, 900001, T0 + 6052e5, 8e5, 'running', 0, 0, NULL, NULL),"
+	" (S, 900006, 900001, T0 + 606e6, 2e6, 'runnable', 1, 0, 900001, 'numa-t');"
+	"INSERT INTO ran_instead VALUES (S, 900006, T0 + 601e6, 0, 900001, 'numa-t', 3e6),"
+	" (S, 900006, T0 + 605e6, 0, 900003, 'reclaimer', 2e5),"
+	" (S, 900006, T0 + 606e6, 0, 900001, 'numa-t', 2e6);";
 
 static void what_the_machine_cannot_make_is_named_from_its_rows(void **state)
 {
@@ -368,6 +380,12 @@ static void what_the_machine_cannot_make_is_named_from_its_rows(void **state)
 	assert_true(has_finding(json, "anon-swapped", 900004, NULL));
 	/* The recorder's stall is not counted again as preemption. */
 	assert_false(has_finding(json, "preemption", 900002, NULL));
+	/* What held the CPU is told for the finding's stalls only: not for
+	 * the wait under --min-duration between them. */
+	json = diagnose_json(db, "--tid=900006");
+	if (!has_finding(json, "preemption", 900006,
+			 "\"detail\":\"numa-t (900001) 5.000 ms\""))
+		fail_msg("not only the stall's holder in:\n%s", json);
 
 	/* A 0.3 ms preemption on CPU 5, under --min-duration: a finding only
 	 * where CPU 5 is isolated, named with --isolated or, without it, by
