@@ -281,6 +281,69 @@ static void equal_timestamps_across_many_runs_keep_their_push_order(void **state
 	}
 }
 
+/* Pushed events, for the stable sort they must come out in. */
+struct pushed {
+	uint64_t ts;
+	uint32_t id;	/* push order */
+};
+
+static int by_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+static int by_ts_then_push(const void *a, const void *b)
+{
+	const struct pushed *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * Rounds of three rings, each sorted, with ties, over a span three times
+ * what each flush hands out, so that what a flush leaves behind and the
+ * next rings interleave (as a switch storm's do behind the slack), and
+ * some of a ring may sort before all of the left-behind: the events come
+ * out as a stable sort of everything pushed.  None is late: each ring
+ * starts past the last watermark.
+ */
+static void rings_interleaving_what_a_flush_left_come_out_as_a_stable_sort(void **state)
+{
+	struct fixture *fx = *state;
+	static struct pushed all[40 * 3 * 50];
+	uint64_t x = 88172645463325252ull, w = 0, ts[50];
+	size_t n = 0;
+
+	for (int round = 0; round < 40; round++) {
+		for (uint32_t cpu = 0; cpu < 3; cpu++) {
+			for (int i = 0; i < 50; i++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				ts[i] = w + 1 + x % (round % 5 == 4 ? 40 : 3000);
+			}
+			qsort(ts, 50, sizeof(*ts), by_u64);
+			for (int i = 0; i < 50; i++) {
+				all[n].ts = ts[i];
+				all[n].id = (uint32_t)n;
+				push(&fx->q, ts[i], (uint32_t)n++, cpu);
+			}
+		}
+		w += 1000;
+		order_queue_flush(&fx->q, w, record_ev, fx->log);
+	}
+	order_queue_flush(&fx->q, UINT64_MAX, record_ev, fx->log);
+	qsort(all, n, sizeof(*all), by_ts_then_push);
+	assert_int_equal(fx->log->n, n);
+	assert_int_equal(fx->q.late, 0);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(fx->log->ts[i], all[i].ts);
+		assert_int_equal(fx->log->tid[i], all[i].id);
+	}
+}
+
 #define ORDER_TEST(t) cmocka_unit_test_setup_teardown(t, fixture_setup, fixture_teardown)
 
 int main(void)
@@ -296,6 +359,7 @@ int main(void)
 		ORDER_TEST(a_flush_to_uint64_max_empties_the_queue),
 		ORDER_TEST(events_past_the_first_allocation_come_out_sorted),
 		ORDER_TEST(events_left_behind_a_lagging_watermark_stay_in_order),
+		ORDER_TEST(rings_interleaving_what_a_flush_left_come_out_as_a_stable_sort),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
