@@ -259,17 +259,19 @@ static void disk_reads_block_and_sleeps_sleep(void **state)
 
 /* Each of the pair sleeps in read() until the other writes: the other is
  * its waker, a thread (sched_waking runs in the waker's context).
- * Allowed: 1% + 3 of the sleeps ended by someone else, as a thread also
+ * Allowed: 1% + 5 of the sleeps ended by someone else, as a thread also
  * waits now and then on the C library, the thread that created it, or in
  * the sanitizer pass its runtime's locks: a few waits however many round
- * trips slept (43 of 1000 did, once, there, and 2 of them were such). */
+ * trips slept.  Once there 43 of 1000 did, and 2 of them were such; once
+ * pong slept 7 times, 4 of them such: sharing a CPU with ping, it was
+ * preempted by each wake-up it gave and found ping's byte waiting. */
 static void assert_woken_by(struct acct a, struct acct by)
 {
 	long long n = db_int(db_path(), "SELECT count(*) FROM thread_state WHERE "
 			     "tid = %lld AND state = 'sleeping' AND waker_tid = %lld "
 			     "AND waker_context = 'thread'", a.tid, by.tid);
 
-	if (n > a.nvcsw || n < a.nvcsw - a.nvcsw / 100 - 3)
+	if (n > a.nvcsw || n < a.nvcsw - a.nvcsw / 100 - 5)
 		fail_msg("%lld of %lld sleeps of %lld ended by %lld", n, a.nvcsw,
 			 a.tid, by.tid);
 }
