@@ -109,9 +109,10 @@ static size_t parent_dir(const char *path, size_t len)
  * the deepest, two levels down at least ("/usr/lib", not "/usr"), with
  * more than DIR_GROUP_MIN of the distinct paths u[0..n) under it; or,
  * where a directory above that has more than DIR_GROUP_MIN entries right
- * below it leading to them, the highest such.  The second step keeps git's loose objects one
- * group where some of its 256 directories hold many objects each:
- * .git/objects/, not .git/objects/4f/ beside .git/objects/a1/. */
+ * below it leading to them, the highest such.  The second step keeps
+ * git's loose objects one group where some of its 256 directories hold
+ * many objects each: .git/objects/, not .git/objects/4f/ beside
+ * .git/objects/a1/. */
 static size_t group_of(const char *path, const char *const *u, size_t n)
 {
 	size_t len = strlen(path), up;
