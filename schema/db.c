@@ -557,10 +557,21 @@ void db_end_room_release(int *fd)
 	*fd = -1;
 }
 
+/*
+ * The least a sorter's in-memory run holds, in pages (SQLite's
+ * SQLITE_CONFIG_PMASZ; its default is 250).  With faultline's 64 KiB
+ * pages the default made every run at least 16 MB, whatever the page
+ * cache's size: building the indexes of 1.3M faults took the recorder
+ * from 20 to 44 MB.  16 pages (1 MiB) lets the cache size the runs, as
+ * it did with 4 KiB pages.
+ */
+#define SORTER_MIN_RUN_PAGES 16
+
 void db_library_setup(void)
 {
 	/* SQLITE_MISUSE once SQLite has started: then nothing changes. */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	sqlite3_config(SQLITE_CONFIG_PMASZ, (unsigned)SORTER_MIN_RUN_PAGES);
 }
 
 int db_open_write(const char *path, sqlite3 **out, struct errmsg *e)
