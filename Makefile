@@ -286,6 +286,8 @@ UNIT_TESTS += test_plot_reduce
 UNIT_TESTS += test_loader_end
 # diagnose: files grouped by directory
 UNIT_TESTS += test_by_directory
+# symbolizing: the kallsyms lines a session's kernel frames need
+UNIT_TESTS += test_kallsyms_pick
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
 		  $(BUILD)/tests/test_tracepoints $(BUILD)/tests/test_udp_sampler \

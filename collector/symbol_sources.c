@@ -11,8 +11,9 @@
 #include <unistd.h>
 
 #include "../common/array.h"
-#include "../common/file.h"
 #include "../common/outside_file.h"
+#include "../common/strbuf.h"
+#include "../decoder/kallsyms.h"
 #include "symbol_sources.h"
 
 void symbol_sources_init(struct symbol_sources *s)
@@ -78,12 +79,63 @@ out:
 	return err;
 }
 
-/* /proc/kallsyms into s; a kernel without one is no error. */
-static int read_kallsyms(struct symbol_sources *s, struct errmsg *e)
-{
-	int err = read_text_file("/proc/kallsyms", &s->kallsyms,
-				 &s->kallsyms_len, e);
+#define KALLSYMS "/proc/kallsyms"
 
+/* One read of /proc/kallsyms, a line at a time: each to see (first
+ * read), or each kept into out (second).  0, -ENOENT, or -errno/-ENOMEM
+ * with e set. */
+static int kallsyms_read(struct kallsyms_pick *p, struct strbuf *out,
+			 struct errmsg *e)
+{
+	FILE *f = fopen(KALLSYMS, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int err = 0;
+
+	if (!f)
+		return errno == ENOENT ? -ENOENT :
+		       errmsg_set(e, errno, "cannot read '%s': %s", KALLSYMS,
+				  strerror(errno));
+	while (err == 0 && getline(&line, &cap, f) > 0) {
+		if (!out)
+			err = kallsyms_pick_see(p, line);
+		else if (kallsyms_pick_keeps(p, line))
+			strbuf_adds(out, line);
+	}
+	if (err == 0 && ferror(f))
+		err = errmsg_set(e, EIO, "cannot read '%s'", KALLSYMS);
+	if (err == 0 && out && strbuf_error(out))
+		err = -ENOMEM;
+	free(line);
+	fclose(f);
+	return err == -ENOMEM ? nomem(e) : err;
+}
+
+/* What /proc/kallsyms says of addrs into s, read twice to hold only the
+ * lines that name them (decoder/kallsyms.h); a kernel without one is no
+ * error. */
+static int read_kallsyms(struct symbol_sources *s, const uint64_t *addrs,
+			 size_t n, struct errmsg *e)
+{
+	struct kallsyms_pick p;
+	struct strbuf kept;
+	int err;
+
+	kallsyms_pick_init(&p);
+	strbuf_init(&kept);
+	err = kallsyms_read(&p, NULL, e);
+	if (err == 0 && kallsyms_pick_settle(&p, addrs, n) < 0)
+		err = nomem(e);
+	if (err == 0)
+		err = kallsyms_read(&p, &kept, e);
+	if (err == 0) {
+		s->kallsyms_len = kept.len;
+		s->kallsyms = strbuf_detach(&kept);
+		if (!s->kallsyms)
+			err = nomem(e);
+	}
+	strbuf_release(&kept);
+	kallsyms_pick_release(&p);
 	return err == -ENOENT ? 0 : err;
 }
 
@@ -169,8 +221,9 @@ int symbol_sources_gather(struct symbol_sources *s,
 			s->vdso = NULL;
 			s->vdso_len = 0;
 		}
-		if (w->kernel_frames)
-			err = read_kallsyms(s, e);
+		if (w->nkernel_addrs)
+			err = read_kallsyms(s, w->kernel_addrs,
+					    w->nkernel_addrs, e);
 	}
 	for (size_t i = 0; i < w->npids && err == 0; i++)
 		err = read_perf_map(s, w->pids[i], e);

@@ -30,7 +30,9 @@
 struct symbol_sources_want {
 	const char *kernel;	/* borrowed: the release the session was
 				 * recorded on; NULL when not known */
-	int kernel_frames;	/* some of its frames are the kernel's */
+	const uint64_t *kernel_addrs;	/* borrowed: what its kernel frames
+					 * are named by (sym_input_kernel_addrs) */
+	size_t nkernel_addrs;
 	const int64_t *pids;	/* borrowed: the processes of its user frames,
 				 * ascending, distinct (sym_input_user_pids) */
 	size_t npids;

@@ -94,11 +94,25 @@ int sym_input_add_mapping(struct sym_input *in, int64_t pid,
 	return 0;
 }
 
-int sym_input_has_kernel_frames(const struct sym_input *in)
+int sym_input_kernel_addrs(const struct sym_input *in, uint64_t **addrs,
+			   size_t *n)
 {
-	for (size_t i = 0; i < in->nframes; i++)
-		if (in->frames[i].kernel)
-			return 1;
+	uint64_t *v = NULL;
+	size_t cap = 0, k = 0;
+
+	for (size_t i = 0; i < in->nframes; i++) {
+		const struct sym_frame *f = &in->frames[i];
+
+		if (!f->kernel)
+			continue;
+		if (ARRAY_RESERVE(v, cap, k + 1) < 0) {
+			free(v);
+			return -ENOMEM;
+		}
+		v[k++] = f->addr - (uint64_t)f->return_addr;
+	}
+	*addrs = v;
+	*n = k;
 	return 0;
 }
 

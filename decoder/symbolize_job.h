@@ -72,8 +72,12 @@ int sym_input_add_frame(struct sym_input *in, const struct sym_frame *f);
 int sym_input_add_mapping(struct sym_input *in, int64_t pid,
 			  const struct sym_mapping *m);
 
-/* Does any frame hold a kernel address? */
-int sym_input_has_kernel_frames(const struct sym_input *in);
+/* The addresses the kernel frames are named by (a return address's
+ * call, addr - 1), in frame order, in *addrs (owned by the caller,
+ * free(); NULL when there are none) and *n: what kallsyms must name.
+ * 0 or -ENOMEM. */
+int sym_input_kernel_addrs(const struct sym_input *in, uint64_t **addrs,
+			   size_t *n);
 
 /* The distinct processes of the user frames, ascending, in *pids (owned
  * by the caller, free(); NULL when there are none) and *n: whose perf

@@ -11,16 +11,21 @@
 static int gather(struct symbol_sources *src, const char *kernel,
 		  const struct sym_input *in, struct errmsg *e)
 {
-	struct symbol_sources_want w = { kernel, sym_input_has_kernel_frames(in),
-					 NULL, 0 };
+	struct symbol_sources_want w = { kernel, NULL, 0, NULL, 0 };
+	uint64_t *addrs = NULL;
 	int64_t *pids = NULL;
 	int err;
 
-	if (sym_input_user_pids(in, &pids, &w.npids) < 0)
+	if (sym_input_kernel_addrs(in, &addrs, &w.nkernel_addrs) < 0 ||
+	    sym_input_user_pids(in, &pids, &w.npids) < 0) {
+		free(addrs);
 		return errmsg_set(e, ENOMEM, "out of memory while symbolizing");
+	}
+	w.kernel_addrs = addrs;
 	w.pids = pids;
 	err = symbol_sources_gather(src, &w, e);
 	free(pids);
+	free(addrs);
 	return err;
 }
 
