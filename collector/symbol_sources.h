@@ -53,7 +53,8 @@ struct symbol_sources {
 	char release[65];	/* the running kernel's (uname -r); "" unknown */
 	int same_kernel;	/* the session was recorded on the running kernel */
 	char *debuginfo_path;	/* owned; libdwfl's format */
-	char *kallsyms;		/* owned; NUL-terminated; NULL: not gathered */
+	char *kallsyms;		/* owned; NUL-terminated: the lines of
+				 * /proc/kallsyms gathered; NULL: none */
 	size_t kallsyms_len;
 	const void *vdso;	/* borrowed: this process's image; NULL: none */
 	size_t vdso_len;
@@ -78,8 +79,9 @@ int symbol_sources_debug_dirs(struct symbol_sources *s,
 
 /*
  * The rest of what w needs: the running kernel's release; when it is the
- * session's, this process's vDSO image and, if w has kernel frames,
- * /proc/kallsyms (absent: none); each pid's /tmp/perf-PID.map (absent or
+ * session's, this process's vDSO image and, if w has kernel frames, the
+ * lines of /proc/kallsyms that name them (decoder/kallsyms.h's pick;
+ * absent: none); each pid's /tmp/perf-PID.map (absent or
  * unreadable: none; untrusted, as perf decides: none, counted and named
  * in s->skipped).  0, or -errno with e for a file that is there and
  * cannot be read, or -ENOMEM.
