@@ -78,6 +78,12 @@ enum spool_trigger_source {
 	TRIGGER_CONTROL,	/* 'snapshot' on the --control FIFO */
 };
 
+/* What a SPOOL_DATA entry holds, counted by whoever walked it. */
+struct spool_kept {
+	uint64_t records;
+	uint64_t types;		/* 1 << PERF_RECORD_* of each, below 64 */
+};
+
 struct spool_entry {
 	uint32_t kind;		/* enum spool_kind */
 	uint32_t cpu;		/* SPOOL_DATA: the ring's CPU */
@@ -99,10 +105,7 @@ struct spool_entry {
 		struct metric_sample metric;	/* SPOOL_METRIC */
 		/* SPOOL_DATA, kept in record --flight's history
 		 * (record/flight_history.h); unset in the spool. */
-		struct {
-			uint64_t records;
-			uint64_t types;	/* 1 << PERF_RECORD_* of each, below 64 */
-		} kept;
+		struct spool_kept kept;
 	} u;
 };
 

@@ -219,9 +219,12 @@ static int take(struct flight *f, const struct spool_entry *e)
 	}
 	if (err < 0)
 		return err;
-	flight_history_add(&f->hist, e, &pos);
+	/* Decoded first: what a DATA entry holds is counted as it is, not
+	 * in a walk of its own. */
 	if (f->watch && (err = flight_watch_take(f->watch, e)) < 0)
 		return err;
+	flight_history_add(&f->hist, e, f->watch && e->kind == SPOOL_DATA ?
+			   &f->watch->p.last_data : NULL, &pos);
 	if (e->kind == SPOOL_ROUND && f->pending &&
 	    window_passed(f, e->u.watermark))
 		return flight_dump(f, e->u.watermark == UINT64_MAX);

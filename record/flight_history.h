@@ -55,12 +55,14 @@ void flight_history_release(struct flight_history *h);
 /*
  * Copies e (and, for SPOOL_DATA, its e->len bytes at spool_data(e)) in,
  * dropping the oldest rounds to make room; *pos gets its position.
+ * kept: what a DATA entry holds, when the caller has walked it already
+ * (the record pipeline counts as it decodes); NULL: counted here.
  * A DATA entry larger than half the buffer is not kept: it is counted
  * (too_big, dropped_*) and the history restarts after it, as if all
  * before it had been dropped.  Returns 1 when kept, 0 when not.
  */
 int flight_history_add(struct flight_history *h, const struct spool_entry *e,
-		       uint64_t *pos);
+		       const struct spool_kept *kept, uint64_t *pos);
 
 /* The entry at pos (tail <= pos < head, an entry's position), borrowed
  * until the next add; *next gets the position after it.  Pads are

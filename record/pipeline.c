@@ -589,7 +589,11 @@ static int on_spool_lost(struct record_pipeline *p, const struct spool_entry *e)
 static int on_spooled_record(void *ctx, const void *rec, size_t len)
 {
 	struct record_pipeline *p = ctx;
+	uint32_t type = ((const struct perf_event_header *)rec)->type;
 
+	p->last_data.records++;
+	if (type < 64)
+		p->last_data.types |= 1ull << type;
 	return on_record(p, (int)p->cpu_of_entry, rec, len, 1);
 }
 
@@ -600,6 +604,7 @@ static int on_entry(struct record_pipeline *p, const struct spool_entry *e)
 		if (p->test_bytes_per_s)
 			sleep_ns(e->len * 1000000000ull / p->test_bytes_per_s);
 		p->cpu_of_entry = e->cpu;
+		memset(&p->last_data, 0, sizeof(p->last_data));
 		return perf_records_walk(spool_data(e), e->len, on_spooled_record,
 					 p, &p->n.framing_errors);
 	case SPOOL_ROUND:

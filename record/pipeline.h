@@ -123,6 +123,9 @@ struct record_pipeline {
 	uint64_t stored_until;		/* CLOCK_MONOTONIC: every event before
 					 * it has left the order queue */
 	uint64_t cpu_of_entry;		/* the CPU of the SPOOL_DATA being read */
+	/* What the last SPOOL_DATA taken held, counted as it was decoded
+	 * (record --flight keeps it with the entry in its history). */
+	struct spool_kept last_data;
 	/* The time of the last fault sample read from each CPU's ring
 	 * (perf clock, CLOCK_MONOTONIC), for check_ring_time. */
 #define RING_TIME_CPUS 1024

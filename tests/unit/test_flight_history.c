@@ -64,9 +64,9 @@ static void entries_come_back_in_order_across_the_end(void **state)
 	for (int i = 0; i < 400; i++) {
 		assert_int_equal(flight_history_add(&h, data(&d, (uint32_t)i % 2,
 							     25, 40, (uint8_t)i),
-						    &pos), 1);
+						    NULL, &pos), 1);
 		assert_int_equal(flight_history_add(&h, round_at(&r, ++w * 10),
-						    &pos), 1);
+						    NULL, &pos), 1);
 	}
 	assert_true(h.head > 4 * CAP);
 	assert_true(h.peak <= CAP);
@@ -106,9 +106,9 @@ static void the_oldest_rounds_go_first_and_the_rest_is_whole(void **state)
 	assert_int_equal(h.whole_from, 0);
 	/* Two CPUs' entries a round, 64 records of 64 bytes each. */
 	for (uint64_t w = 1; w <= 100; w++) {
-		flight_history_add(&h, data(&d, 0, 64, 64, 1), &pos);
-		flight_history_add(&h, data(&d, 1, 64, 64, 2), &pos);
-		flight_history_add(&h, round_at(&r, w * 1000000), &pos);
+		flight_history_add(&h, data(&d, 0, 64, 64, 1), NULL, &pos);
+		flight_history_add(&h, data(&d, 1, 64, 64, 2), NULL, &pos);
+		flight_history_add(&h, round_at(&r, w * 1000000), NULL, &pos);
 	}
 	/* Dropped: whole rounds, every record counted. */
 	for (pos = h.tail; (e = flight_history_at(&h, pos, &next)); pos = next) {
@@ -137,17 +137,17 @@ static void an_entry_too_big_restarts_the_history(void **state)
 
 	(void)state;
 	assert_int_equal(flight_history_init(&h, CAP), 0);
-	flight_history_add(&h, data(&d, 0, 10, 64, 1), &pos);
-	flight_history_add(&h, round_at(&r, 5), &pos);
+	flight_history_add(&h, data(&d, 0, 10, 64, 1), NULL, &pos);
+	flight_history_add(&h, round_at(&r, 5), NULL, &pos);
 	/* Larger than half the buffer: not kept, nor anything before it. */
 	d.e.kind = SPOOL_DATA;
 	d.e.len = CAP / 2 + 8;
-	assert_int_equal(flight_history_add(&h, &d.e, &pos), 0);
+	assert_int_equal(flight_history_add(&h, &d.e, NULL, &pos), 0);
 	assert_int_equal(h.too_big, 1);
 	assert_null(flight_history_at(&h, h.tail, &next));
 	assert_int_equal(h.whole_from, UINT64_MAX);
 	/* Whole again from the next round on. */
-	flight_history_add(&h, round_at(&r, 7), &pos);
+	flight_history_add(&h, round_at(&r, 7), NULL, &pos);
 	assert_int_equal(h.whole_from, 7 + RECORDER_ORDER_SLACK_NS);
 	flight_history_release(&h);
 }
