@@ -106,7 +106,7 @@ static void sets_close_before(struct waking_filter *wf, size_t keep_from)
 	wf->sets = 1;
 }
 
-/* The threads of the targets that exist now. */
+/* The threads of the targets that exist now (known ones stay). */
 static int targets_now(struct waking_filter *wf, const struct target_set *t)
 {
 	int err = 0;
@@ -123,8 +123,20 @@ static int targets_now(struct waking_filter *wf, const struct target_set *t)
 	}
 	for (size_t i = 0; i < t->ntids && err == 0; i++)
 		err = tid_add(&wf->tids, &wf->ntids, &wf->captids, t->tids[i]);
-	if (err == 0)
-		err = tid_add(&wf->tids, &wf->ntids, &wf->captids, t->child);
+	if (err == 0 && t->child > 0) {
+		pid_t *tids = NULL;
+		size_t n = 0;
+
+		/* Its threads by now (at the start, the child alone). */
+		if (proc_list_tids(t->child, &tids, &n) == 0)
+			for (size_t k = 0; k < n && err == 0; k++)
+				err = tid_add(&wf->tids, &wf->ntids,
+					      &wf->captids, tids[k]);
+		free(tids);
+		if (err == 0)
+			err = tid_add(&wf->tids, &wf->ntids, &wf->captids,
+				      t->child);
+	}
 	return err;
 }
 
@@ -206,10 +218,11 @@ void waking_filter_stop(struct waking_filter *wf)
 
 int waking_filter_note(struct waking_filter *wf, pid_t tid)
 {
-	/* Above: the first set's filter names it already. */
-	if (!wf->r || wf->unfiltered || (wf->above && tid > wf->above) ||
-	    tid_in(wf->tids, wf->ntids, tid))
+	if (!wf->r || wf->unfiltered || tid_in(wf->tids, wf->ntids, tid))
 		return 0;
+	/* Above: a set names it already; known, for the next rebase. */
+	if (wf->above && tid > wf->above)
+		return tid_add(&wf->tids, &wf->ntids, &wf->captids, tid);
 	return tid_add(&wf->pending, &wf->npending, &wf->cappending, tid);
 }
 
@@ -253,5 +266,53 @@ int waking_filter_extend(struct waking_filter *wf, struct errmsg *e)
 	for (size_t i = 0; i < wf->npending && err == 0; i++)
 		err = tid_add(&wf->tids, &wf->ntids, &wf->captids, wf->pending[i]);
 	wf->npending = 0;
+	return err;
+}
+
+/* The set that replaces the others for waking_filter_rebase: every
+ * target thread known and listed now, and every pid above last. */
+static int rebase_locked(struct waking_filter *wf, pid_t last, struct errmsg *e)
+{
+	char filter[WAKING_FILTER_MAX];
+	size_t old = wf->nfds;
+	int err;
+
+	for (size_t i = 0; i < wf->ntids; i++)
+		if (wf->tids[i] > last)
+			last = wf->tids[i];
+	if (last <= wf->above ||
+	    filter_build(filter, wf->tids, wf->ntids, wf->pending,
+			 wf->npending, last) < 0)
+		return 0;	/* too many to name: the sets stay */
+	err = set_open(wf, filter, e);
+	if (err < 0)
+		return err;
+	sets_close_before(wf, old);
+	wf->above = last;
+	wf->extensions++;
+	wf->rebases++;
+	return 0;
+}
+
+int waking_filter_rebase(struct waking_filter *wf, uint64_t now_ns,
+			 struct errmsg *e)
+{
+	pid_t last;
+	int err = 0;
+
+	if (!wf->r || !wf->above || wf->unfiltered || now_ns < wf->next_rebase_ns)
+		return 0;
+	wf->next_rebase_ns = now_ns + WAKING_REBASE_NS;
+	/* Read before the listing: a target thread born after it is above
+	 * it, one born before is listed (or its FORK record names it). */
+	last = proc_last_pid();
+	if (last <= wf->above)
+		return 0;	/* none born since, or pids wrapped */
+	if (targets_now(wf, wf->r->cfg.targets) < 0)
+		return errmsg_set(e, ENOMEM, "out of memory");
+	pthread_mutex_lock(&wf->lock);
+	if (!wf->stopped)
+		err = rebase_locked(wf, last, e);
+	pthread_mutex_unlock(&wf->lock);
 	return err;
 }

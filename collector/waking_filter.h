@@ -14,7 +14,12 @@
  * record: the kernel sets a perf tracepoint event's filter once (a
  * second PERF_EVENT_IOC_SET_FILTER answers EEXIST).  Until then its
  * wake-ups have no waker, and its thread_state rows say none rather than
- * a wrong one.  Past WAKING_SETS_MAX sets, one set naming every thread
+ * a wrong one.  "Every pid handed out after the start" grows to take
+ * every process started since, a load generator started after the
+ * recorder or, over days, most of the machine: at most once a second
+ * (WAKING_REBASE_NS), when pids were handed out since, one set naming
+ * every target thread known (from FORK records, and listed in /proc)
+ * and the pids handed out from then on replaces the others.  Past WAKING_SETS_MAX sets, one set naming every thread
  * so far replaces them; past what one filter can name, one unfiltered set
  * (every wake-up on the machine, as with -a; the decoder keeps the
  * targets').
@@ -63,7 +68,12 @@ struct waking_filter {
 	pid_t *pending;		/* owned: new threads, not yet in a set */
 	size_t npending, cappending;
 	uint64_t extensions;	/* sets opened after the first */
+	uint64_t rebases;	/* of them, to move above up */
+	uint64_t next_rebase_ns;	/* CLOCK_MONOTONIC */
 };
+
+/* How often at most "every pid above" moves up (see above). */
+#define WAKING_REBASE_NS (1000ull * 1000 * 1000)
 
 /*
  * Opens the first set, disabled, naming the threads of r's targets that
@@ -85,5 +95,12 @@ int waking_filter_note(struct waking_filter *wf, pid_t tid);
 /* Pipeline thread: opens a set for the noted threads, enabled if
  * recording is on.  0 or -errno with e. */
 int waking_filter_extend(struct waking_filter *wf, struct errmsg *e);
+/* Pipeline thread, after waking_filter_extend: once WAKING_REBASE_NS
+ * has passed since the last time (now_ns, CLOCK_MONOTONIC), and pids
+ * were handed out since the first set's, moves "every pid above" up to
+ * the last one handed out, in one set that replaces the others.  0 or
+ * -errno with e. */
+int waking_filter_rebase(struct waking_filter *wf, uint64_t now_ns,
+			 struct errmsg *e);
 
 #endif

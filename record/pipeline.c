@@ -543,6 +543,8 @@ static int on_round(struct record_pipeline *p, uint64_t watermark)
 	long n;
 
 	if (err == 0)
+		err = waking_filter_rebase(p->waking, monotonic_ns(), &p->err);
+	if (err == 0)
 		err = pt_round(p, watermark == UINT64_MAX);
 	if (err == 0)
 		err = held_records_replay(&p->held, replay_held, p);

@@ -2,8 +2,9 @@
  * Wake-ups and switches for per-thread targets: the kernel records the
  * targets' own (per-task sched_switch and sched_waking, sched_waking on
  * every CPU filtered on the woken pid), not every thread's on the
- * machine; and a target thread whose pid the filter could not foresee
- * (pids wrapped) is added to it while recording.
+ * machine, nor for long those of a process started after the recording;
+ * and a target thread whose pid the filter could not foresee (pids
+ * wrapped) is added to it while recording.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -148,6 +149,47 @@ static void a_storm_outside_the_targets_is_not_recorded(void **state)
 	if (seen > t1 - t0)
 		fail_msg("%lld records read while the storm made %ld round trips",
 			 seen, t1 - t0);
+}
+
+/*
+ * The same storm started after the recording began: the filter's "every
+ * pid handed out after the start" (new target threads) takes it in at
+ * first, until it moves up past the storm's pids, at most a second
+ * later (WAKING_REBASE_NS).  Before it moved, a long recording beside a
+ * load started after it (a benchmark's client) recorded two wake-ups a
+ * round trip, each with its kernel callchain, for as long as it ran.
+ * The storm runs until it made three times its round trips of the first
+ * two seconds, so at most a quarter of them fall in the first two.
+ */
+static void a_storm_started_later_is_left_out_within_a_second(void **state)
+{
+	char *fifo = scratch_path("waking.fifo");
+	struct storm s;
+	struct run r;
+	long t0, t2, t1;
+	long long seen;
+
+	(void)state;
+	record_workload(&r, fifo);
+	storm_start(&s);
+	t0 = trips(&s);
+	sleep_ms(2000);
+	t2 = trips(&s);
+	for (int waited = 0; waited < 60000 &&
+	     (trips(&s) < t2 + 3 * (t2 - t0) || trips(&s) < t2 + 20000);
+	     waited += 10)
+		sleep_ms(10);
+	t1 = trips(&s);
+	say(fifo, "gq");
+	assert_int_equal(run_wait(&r), 0);
+	storm_stop(&s);
+	if (t1 < t2 + 3 * (t2 - t0) || t1 < t2 + 20000)
+		fail_msg("the storm made %ld round trips in 2 s, then %ld in 60 s",
+			 t2 - t0, t1 - t2);
+	seen = db_int(db_path(), "SELECT records_seen FROM session");
+	if (seen > t1 - t0)
+		fail_msg("%lld records read while the storm made %ld round trips "
+			 "(%ld in its first 2 s)", seen, t1 - t0, t2 - t0);
 }
 
 static long long read_ll(const char *path)
@@ -322,6 +364,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(a_storm_outside_the_targets_is_not_recorded,
+					  kill_leftovers),
+		cmocka_unit_test_teardown(a_storm_started_later_is_left_out_within_a_second,
 					  kill_leftovers),
 		cmocka_unit_test_teardown(a_thread_born_after_a_wrap_gets_its_wakers,
 					  put_last_pid_back),
