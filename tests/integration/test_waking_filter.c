@@ -230,8 +230,9 @@ static int set_last_pid(pid_t pid)
 	return err;
 }
 
-/* How many perf events pid holds open. */
-static int perf_fd_count(pid_t pid)
+/* pid's perf event descriptors, in the order /proc lists them, into
+ * fds[max]; how many. */
+static int perf_fds_list(pid_t pid, int *fds, int max)
 {
 	char path[300], link[64];
 	struct dirent *d;
@@ -245,14 +246,34 @@ static int perf_fd_count(pid_t pid)
 
 		snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)pid, d->d_name);
 		len = readlink(path, link, sizeof(link) - 1);
-		if (len > 0) {
-			link[len] = '\0';
-			n += !strcmp(link, "anon_inode:[perf_event]");
-		}
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		if (!strcmp(link, "anon_inode:[perf_event]") && n < max)
+			fds[n++] = atoi(d->d_name);
 	}
 	if (dir)
 		closedir(dir);
 	return n;
+}
+
+/*
+ * How many perf events pid holds open: the count of two listings in a
+ * row that agree.  The recorder replaces its sched_waking set while it
+ * records (waking_filter.h: a new set opens, then the old one closes),
+ * and a listing read across that can miss both, counting a set too few.
+ */
+static int perf_fd_count(pid_t pid)
+{
+	int a[512], b[512], na = perf_fds_list(pid, a, 512), nb;
+
+	for (int tries = 0; tries < 1000; tries++, na = nb) {
+		nb = perf_fds_list(pid, b, 512);
+		if (na == nb && !memcmp(a, b, (size_t)na * sizeof(*a)))
+			break;
+		memcpy(a, b, sizeof(a));
+	}
+	return na;
 }
 
 /* Waits until thread tid sleeps in a pipe read (its wchan says so; where
