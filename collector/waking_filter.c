@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +227,21 @@ int waking_filter_note(struct waking_filter *wf, pid_t tid)
 	return tid_add(&wf->pending, &wf->npending, &wf->cappending, tid);
 }
 
+/* Forgets the known threads that exited, so that a process that starts
+ * and ends threads for days keeps its filter short: they would fill
+ * WAKING_FILTER_MAX after some 330, and rebasing would stop.  A pid the
+ * kernel handed to another thread since stays named: its wake-ups are
+ * recorded and the decoder drops them. */
+static void tids_forget_exited(struct waking_filter *wf)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < wf->ntids; i++)
+		if (kill(wf->tids[i], 0) == 0 || errno != ESRCH)
+			wf->tids[kept++] = wf->tids[i];
+	wf->ntids = kept;
+}
+
 /* A set naming only the pending threads while there is room for one;
  * else one set naming every thread (or none, unfiltered) that replaces
  * the others, opened before they close so no wake-up falls between (one
@@ -239,6 +255,7 @@ static int extend_locked(struct waking_filter *wf, struct errmsg *e)
 	if (wf->sets < WAKING_SETS_MAX &&
 	    filter_build(filter, wf->pending, wf->npending, NULL, 0, 0) == 0)
 		return set_open(wf, filter, e);
+	tids_forget_exited(wf);
 	if (filter_build(filter, wf->tids, wf->ntids, wf->pending,
 			 wf->npending, wf->above) < 0)
 		wf->unfiltered = 1;
@@ -308,6 +325,7 @@ int waking_filter_rebase(struct waking_filter *wf, uint64_t now_ns,
 	last = proc_last_pid();
 	if (last <= wf->above)
 		return 0;	/* none born since, or pids wrapped */
+	tids_forget_exited(wf);
 	if (targets_now(wf, wf->r->cfg.targets) < 0)
 		return errmsg_set(e, ENOMEM, "out of memory");
 	pthread_mutex_lock(&wf->lock);

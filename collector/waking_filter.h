@@ -19,10 +19,12 @@
  * recorder or, over days, most of the machine: at most once a second
  * (WAKING_REBASE_NS), when pids were handed out since, one set naming
  * every target thread known (from FORK records, and listed in /proc)
- * and the pids handed out from then on replaces the others.  Past WAKING_SETS_MAX sets, one set naming every thread
- * so far replaces them; past what one filter can name, one unfiltered set
- * (every wake-up on the machine, as with -a; the decoder keeps the
- * targets').
+ * and the pids handed out from then on replaces the others; the threads
+ * that exited since are left out of it, so a process that starts and
+ * ends threads for days keeps a short filter.  Past WAKING_SETS_MAX
+ * sets, one set naming every live thread so far replaces them; past
+ * what one filter can name, one unfiltered set (every wake-up on the
+ * machine, as with -a; the decoder keeps the targets').
  *
  * Threads: waking_filter_open runs before recording; waking_filter_start
  * and waking_filter_stop on the drain thread, waking_filter_note and
@@ -63,7 +65,8 @@ struct waking_filter {
 	 * new thread is covered from its first instruction until pids
 	 * wrap; 0 for -t alone. */
 	pid_t above;
-	pid_t *tids;		/* owned: every thread a set names */
+	pid_t *tids;		/* owned: every thread a set names, less
+				 * those found exited when sets merge */
 	size_t ntids, captids;
 	pid_t *pending;		/* owned: new threads, not yet in a set */
 	size_t npending, cappending;

@@ -3,7 +3,8 @@
  *
  * Usage: waking_workload INFO_FILE FIFO
  * The main thread waits for a first byte on FIFO (the test may set the
- * next pid before sending it), then starts a thread, which writes
+ * next pid before sending it; 'c' has it start and join CHURN_THREADS
+ * threads that end at once, first), then starts a thread, which writes
  * "tid=N" to INFO_FILE and reads FIFO one byte at a time, sleeping in
  * read() until the test writes the next, until it reads 'q'.
  */
@@ -15,6 +16,10 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* More than the sched_waking filter could name (collector/
+ * waking_filter.h), were exited threads kept in it. */
+#define CHURN_THREADS 1000
 
 struct reader {
 	const char *info;
@@ -44,6 +49,22 @@ static void *read_until_q(void *arg)
 	return NULL;
 }
 
+static void *end_at_once(void *arg)
+{
+	return arg;
+}
+
+static void churn(void)
+{
+	pthread_t t;
+
+	for (int i = 0; i < CHURN_THREADS; i++) {
+		if (pthread_create(&t, NULL, end_at_once, NULL) != 0)
+			die("pthread_create");
+		pthread_join(t, NULL);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct reader r;
@@ -61,6 +82,8 @@ int main(int argc, char **argv)
 		die(argv[2]);
 	if (read(r.fd, &c, 1) != 1)
 		die("read");
+	if (c == 'c')
+		churn();
 	if (pthread_create(&t, NULL, read_until_q, &r) != 0)
 		die("pthread_create");
 	pthread_join(t, NULL);
