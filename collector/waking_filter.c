@@ -317,8 +317,12 @@ int waking_filter_rebase(struct waking_filter *wf, uint64_t now_ns,
 	pid_t last;
 	int err = 0;
 
-	if (!wf->r || !wf->above || wf->unfiltered || now_ns < wf->next_rebase_ns)
+	if (!wf->r || !wf->above || wf->unfiltered || !wf->passed_above ||
+	    now_ns < wf->next_rebase_ns)
 		return 0;
+	/* What was read so far is handled here, or cannot be (pids wrapped;
+	 * too many threads to name): only later wake-ups call again. */
+	wf->passed_above = 0;
 	wf->next_rebase_ns = now_ns + WAKING_REBASE_NS;
 	/* Read before the listing: a target thread born after it is above
 	 * it, one born before is listed (or its FORK record names it). */

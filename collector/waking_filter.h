@@ -16,8 +16,8 @@
  * wake-ups have no waker, and its thread_state rows say none rather than
  * a wrong one.  "Every pid handed out after the start" grows to take
  * every process started since, a load generator started after the
- * recorder or, over days, most of the machine: at most once a second
- * (WAKING_REBASE_NS), when pids were handed out since, one set naming
+ * recorder or, over days, most of the machine: once a wake-up of such a
+ * pid is read, at most every WAKING_REBASE_NS, one set naming
  * every target thread known (from FORK records, and listed in /proc)
  * and the pids handed out from then on replaces the others; the threads
  * that exited since are left out of it, so a process that starts and
@@ -73,10 +73,11 @@ struct waking_filter {
 	uint64_t extensions;	/* sets opened after the first */
 	uint64_t rebases;	/* of them, to move above up */
 	uint64_t next_rebase_ns;	/* CLOCK_MONOTONIC */
+	int passed_above;	/* a wake-up of a pid above was read */
 };
 
 /* How often at most "every pid above" moves up (see above). */
-#define WAKING_REBASE_NS (1000ull * 1000 * 1000)
+#define WAKING_REBASE_NS (100ull * 1000 * 1000)
 
 /*
  * Opens the first set, disabled, naming the threads of r's targets that
@@ -98,11 +99,21 @@ int waking_filter_note(struct waking_filter *wf, pid_t tid);
 /* Pipeline thread: opens a set for the noted threads, enabled if
  * recording is on.  0 or -errno with e. */
 int waking_filter_extend(struct waking_filter *wf, struct errmsg *e);
-/* Pipeline thread, after waking_filter_extend: once WAKING_REBASE_NS
- * has passed since the last time (now_ns, CLOCK_MONOTONIC), and pids
- * were handed out since the first set's, moves "every pid above" up to
- * the last one handed out, in one set that replaces the others.  0 or
- * -errno with e. */
+/* Pipeline thread: a sched_waking record woke tid.  One above the bound
+ * says the filter passes a thread born since, perhaps of no target: a
+ * rebase is due.  Wake-ups alone say so, as the threads a filter passes
+ * cost only when they wake. */
+static inline void waking_filter_seen(struct waking_filter *wf, pid_t tid)
+{
+	if (wf->above && tid > wf->above)
+		wf->passed_above = 1;
+}
+
+/* Pipeline thread, after waking_filter_extend: once a wake-up above the
+ * bound was seen, WAKING_REBASE_NS after the last time at the soonest
+ * (now_ns, CLOCK_MONOTONIC), and pids were handed out since, moves
+ * "every pid above" up to the last one handed out, in one set that
+ * replaces the others.  0 or -errno with e. */
 int waking_filter_rebase(struct waking_filter *wf, uint64_t now_ns,
 			 struct errmsg *e);
 

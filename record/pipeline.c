@@ -346,6 +346,8 @@ static int on_tracepoint(struct record_pipeline *p, int cpu, const void *bytes,
 	if (!p->have_sched || !sched_ev(&p->sched, role, &r.u.sample,
 					(uint32_t)cpu, &e))
 		return 0;
+	if (e.kind == EV_WAKING)
+		waking_filter_seen(p->waking, (pid_t)e.tid);
 	if (e.kind == EV_WAKING && !p->checks_only &&
 	    (err = record_stacks_kernel_chain(&p->stacks, &r.u.sample,
 					      &e.u.sched.waker_stack_id, &p->err)) < 0)
