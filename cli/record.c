@@ -67,6 +67,7 @@ struct record_args {
 	int no_symbolize;
 	int no_thread_states;		/* --no-thread-states */
 	int no_ran_instead;		/* --no-ran-instead */
+	int no_wakers;			/* --no-wakers */
 	struct syscall_set syscalls;	/* --syscalls[=LIST] */
 	int syscalls_on;
 	uint64_t min_syscall_dur_ns;
@@ -528,6 +529,7 @@ static const char record_usage[] =
 	"                        [--stacks fp|dwarf|none] [--stack-size BYTES]\n"
 	"                        [--stacks-on EVENTS] [--no-symbolize]\n"
 	"                        [--no-thread-states] [--no-ran-instead]\n"
+	"                        [--no-wakers]\n"
 	"                        [--syscalls[=LIST]] [--min-syscall-duration DUR]\n"
 	"                        [--latency START/END[:FIELD]]... [--block-io]\n"
 	"                        [--pt[=MODE]] [--pt-size SIZE] [--pt-config TERMS]\n"
@@ -752,6 +754,10 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		{ 0, "no-ran-instead", NULL, "no switch records of other threads "
 		  "(runnable waits do not say what ran instead; less cost where "
 		  "the machine switches a lot)", OPT_FLAG, &a->no_ran_instead, NULL },
+		{ 0, "no-wakers", NULL, "no wake-ups on every CPU (sleeps end at "
+		  "the switch in, with no waker and no runnable wait; less cost "
+		  "where the machine wakes threads a lot)", OPT_FLAG,
+		  &a->no_wakers, NULL },
 		/* Intel PT. */
 		{ 0, "pt", "MODE", "Intel PT: the code path into each major fault "
 		  "(fault, default), into stalls (stall), or all of it (full)",
@@ -956,6 +962,7 @@ static void make_config(struct record_args *a, struct record_config *c,
 	c->symbolize = !a->no_symbolize;
 	c->thread_states = !a->no_thread_states;
 	c->ran_instead = !a->no_ran_instead;
+	c->wakers = !a->no_wakers;
 	c->syscalls = a->syscalls_on ? &a->syscalls : NULL;
 	c->min_syscall_dur_ns = a->min_syscall_dur_ns;
 	c->latencies = &a->latencies;

@@ -198,7 +198,7 @@ static void sched_switch_per_task(struct recorder *r, struct fault_attrs *fa)
 
 /* With -a or --comm, sched_switch and sched_waking on every CPU for
  * every thread; for per-thread targets, sched_waking filtered on them
- * (collector/waking_filter.h). */
+ * (collector/waking_filter.h); no sched_waking without cfg.wakers. */
 static int open_sched_tracepoints(struct recorder *r)
 {
 	struct errmsg why;
@@ -210,11 +210,13 @@ static int open_sched_tracepoints(struct recorder *r)
 	if (target_system_wide(r->cfg.targets)) {
 		err = tracepoint_open(r, r->sched_switch, ROLE_TP_SCHED_SWITCH, 0,
 				      NULL, &why);
-		if (err == 0)
+		if (err == 0 && r->cfg.wakers)
 			err = tracepoint_open(r, r->sched_waking,
 					      ROLE_TP_SCHED_WAKING, 0, NULL, &why);
-	} else {
+	} else if (r->cfg.wakers) {
 		err = waking_filter_open(&r->waking, r, r->sched_waking, &why);
+	} else {
+		err = 0;
 	}
 	if (err == -ENOMEM)
 		return err;

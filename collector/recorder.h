@@ -69,6 +69,9 @@ struct recorder_config {
 	/* --flight --trigger metric:NAME>VALUE: its lines' fds, borrowed
 	 * (-1 without them), and what is watched. */
 	struct metric_feed_config metrics;
+	/* 0: no sched_waking events (sleeps end at the switch in, with no
+	 * waker and no runnable wait before it). */
+	int wakers;
 };
 
 enum stop_reason {

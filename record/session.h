@@ -60,6 +60,8 @@ struct record_config {
 	/* 0 (--no-ran-instead): no CPU-wide switch records for per-thread
 	 * targets, no ran_instead rows. */
 	int ran_instead;
+	/* 0 (--no-wakers): no sched:sched_waking events, no wakers named. */
+	int wakers;
 	/* --syscalls: borrowed, NULL without it; calls this long or longer
 	 * are stored, shorter ones counted. */
 	const struct syscall_set *syscalls;

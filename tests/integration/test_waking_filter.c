@@ -93,18 +93,35 @@ static void storm_stop(struct storm *s)
  * returns; the FIFO is made first.  Without the switches of every thread
  * on every CPU (--no-ran-instead), which record the storm's by design:
  * what is tested here is that its wake-ups stay out. */
-static void record_workload(struct run *r, const char *fifo)
+static void record_workload_with(struct run *r, const char *fifo,
+				const char *option)
 {
-	char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
-			 (char *)db_path(), "--no-ran-instead", "--",
-			 (char *)workload(), scratch_path("waking.info"),
-			 (char *)fifo, NULL };
+	char *info = scratch_path("waking.info"), *argv[12];
+	int n = 0;
 
+	argv[n++] = (char *)faultline_bin();
+	argv[n++] = "record";
+	argv[n++] = "-q";
+	argv[n++] = "-o";
+	argv[n++] = (char *)db_path();
+	argv[n++] = "--no-ran-instead";
+	if (option)
+		argv[n++] = (char *)option;
+	argv[n++] = "--";
+	argv[n++] = (char *)workload();
+	argv[n++] = info;
+	argv[n++] = (char *)fifo;
+	argv[n] = NULL;
 	unlink(db_path());
-	unlink(argv[8]);
+	unlink(info);
 	unlink(fifo);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	assert_int_equal(start_recording(r, argv, 30000), 0);
+}
+
+static void record_workload(struct run *r, const char *fifo)
+{
+	record_workload_with(r, fifo, NULL);
 }
 
 static void say(const char *fifo, const char *bytes)
@@ -402,6 +419,42 @@ static void a_thread_born_after_a_wrap_gets_its_wakers(void **state)
 				"WHERE tid = %lld AND waker_tid >= 0", tid));
 }
 
+/*
+ * --no-wakers opens no sched_waking event: the thread's sleeps are still
+ * recorded (from its switches), each lasting until its switch in, none
+ * naming a waker, though the test wakes it each time.
+ */
+static void without_wakers_no_sleep_names_a_waker(void **state)
+{
+	char *fifo = scratch_path("waking.fifo"), *info = scratch_path("waking.info");
+	const int wakes = 10;
+	long long tid = -1, sleeps;
+	struct run r;
+
+	(void)state;
+	record_workload_with(&r, fifo, "--no-wakers");
+	say(fifo, "g");
+	for (int waited = 0; tid < 0 && waited < 30000; waited += 5) {
+		tid = info_get(info, "tid");
+		sleep_ms(5);
+	}
+	assert_true(tid > 0);
+	for (int i = 0; i < wakes; i++) {
+		assert_int_equal(wait_in_pipe_read(tid), 0);
+		say(fifo, i + 1 < wakes ? "x" : "q");
+	}
+	assert_int_equal(run_wait(&r), 0);
+	sleeps = db_int(db_path(), "SELECT count(*) FROM thread_state WHERE "
+			"tid = %lld AND state = 'sleeping'", tid);
+	if (sleeps < wakes)
+		fail_msg("%lld sleeps of thread %lld recorded; it slept %d times",
+			 sleeps, tid, wakes);
+	assert_int_equal(db_int(db_path(), "SELECT count(*) FROM thread_state "
+				"WHERE waker_tid IS NOT NULL"), 0);
+	assert_int_equal(db_int(db_path(), "SELECT json_extract(options, "
+				"'$.wakers') FROM session"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +466,8 @@ int main(void)
 					  kill_leftovers),
 		cmocka_unit_test_teardown(a_thread_born_after_a_wrap_gets_its_wakers,
 					  put_last_pid_back),
+		cmocka_unit_test_teardown(without_wakers_no_sleep_names_a_waker,
+					  kill_leftovers),
 	};
 
 	return cmocka_run_group_tests_name("waking filter", tests, NULL, NULL);
