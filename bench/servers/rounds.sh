@@ -7,7 +7,8 @@
 #                         -p and faultline record -p, into the arrays
 #                         bare, perf and fl; with FLIGHT=1 also perf
 #                         record --overwrite (perf_ow) and faultline
-#                         record --flight armed, never triggered (flight)
+#                         record --flight armed, never triggered (flight),
+#                         with FLIGHT_ARGS (e.g. --no-wakers) added
 #   server_summary UNIT   the three figures, each tool's loss against
 #                         bare (medians), faultline's loss / perf's, and
 #                         a sign test of the two losses round by round
@@ -34,8 +35,9 @@ start_tool() {
 	fl) rm -f "$tmp"/fl.db*
 	    taskset -c 0 "$FAULTLINE" record -q -o "$tmp/fl.db" -p "$server" >/dev/null 2>&1 & ;;
 	flight) rm -f "$tmp"/fl.db*
+	    # shellcheck disable=SC2086 # FLIGHT_ARGS: words
 	    taskset -c 0 "$FAULTLINE" record -q -o "$tmp/fl.db" -p "$server" --flight \
-		>/dev/null 2>&1 & ;;
+		${FLIGHT_ARGS:-} >/dev/null 2>&1 & ;;
 	esac
 	tool=$!
 	sleep 1
@@ -82,7 +84,7 @@ server_summary() {
 	sign_verdict faultline perf "${fl_loss[*]}" "${perf_loss[*]}"
 	[ "${FLIGHT:-0}" = 1 ] || return 0
 	BEST=max show "perf record -p --overwrite ($unit)" "${perf_ow[@]}"
-	BEST=max show "faultline record -p --flight ($unit)" "${flight[@]}"
+	BEST=max show "faultline record -p --flight${FLIGHT_ARGS:+ $FLIGHT_ARGS} ($unit)" "${flight[@]}"
 	p=$(printf '%s\n' "${perf_ow[@]}" | median)
 	f=$(printf '%s\n' "${flight[@]}" | median)
 	echo "  throughput lost (medians): perf --overwrite $(calc "100 * (1 - $p / $b)" 1)%," \
