@@ -181,6 +181,10 @@ void diag_render_text(const struct diag_request *req,
 	if (res->isolated_recorded[0])
 		strbuf_addf(sb, "isolated CPUs: %s (the machine's when it recorded; "
 			    "any preemption there is a finding)\n", res->isolated_recorded);
+	if (res->no_wakers)
+		strbuf_adds(sb, "recorded with --no-wakers: a wait for a CPU after "
+			    "a wake-up counts as part of the sleep before it, and "
+			    "no slow wake-up is found\n");
 	if (res->uncertain_intervals)
 		strbuf_addf(sb, "not judged: %lld interval%s off the CPU (%.3f ms) "
 			    "that records were lost in, whose state may be wrong "
@@ -322,6 +326,8 @@ void diag_render_json(const struct diag_request *req,
 	json_int(sb, (int64_t)res->nevents);
 	json_key(sb, "isolated_recorded", 0);
 	json_cstring_or_null(sb, res->isolated_recorded[0] ? res->isolated_recorded : NULL);
+	json_key(sb, "no_wakers", 0);
+	strbuf_adds(sb, res->no_wakers ? "true" : "false");
 	json_key(sb, "uncertain_intervals", 0);
 	json_int(sb, res->uncertain_intervals);
 	json_key(sb, "uncertain_ns", 0);

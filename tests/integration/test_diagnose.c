@@ -158,11 +158,36 @@ static void a_wakeup_left_waiting_behind_a_spinning_thread_is_slow(void **state)
 	for (int attempt = 0; attempt < 3; attempt++) {
 		record(db, NULL, wl);
 		json = diagnose_json(db, NULL);
+		assert_non_null(strstr(json, "\"no_wakers\":false"));
 		if (has_finding(json, "slow-wakeup", info_get(info, "victim"), NULL))
 			return;
 	}
 	fail_msg("no slow wake-up of %lld in 3 recordings; the last:\n%s",
 		 info_get(info, "victim"), json);
+}
+
+/* The same workload recorded with --no-wakers: no wake-up, so no slow
+ * one, and both outputs say why before any finding. */
+static void without_wakers_diagnose_says_no_slow_wakeup_is_found(void **state)
+{
+	const char *db = scratch_path("nowakers.db"), *info = scratch_path("nowakers.info");
+	char *wl[] = { (char *)build_bin("diagnose_workload"), "--wakeup", "--info",
+		       (char *)info, NULL };
+	char *fl[] = { "--no-wakers", NULL };
+	const char *json;
+	char text[1 << 16];
+	struct run r;
+
+	(void)state;
+	record(db, fl, wl);
+	json = diagnose_json(db, NULL);
+	assert_non_null(strstr(json, "\"no_wakers\":true"));
+	assert_false(has_finding(json, "slow-wakeup", info_get(info, "victim"), NULL));
+	if (run_faultline(&r, "diagnose", db, NULL) != 0)
+		fail_msg("faultline diagnose exited %d: %s", r.status, r.err);
+	slurp(r.outpath, text, sizeof(text));
+	if (!strstr(text, "recorded with --no-wakers: "))
+		fail_msg("no note of --no-wakers in diagnose's text:\n%s", text);
 }
 
 /*
@@ -468,6 +493,7 @@ int main(void)
 		cmocka_unit_test_teardown(many_cold_files_under_one_directory_are_one_finding, kill_leftovers),
 		cmocka_unit_test_teardown(a_busier_thread_pinned_beside_it_is_named_as_preemption, kill_leftovers),
 		cmocka_unit_test_teardown(a_wakeup_left_waiting_behind_a_spinning_thread_is_slow, kill_leftovers),
+		cmocka_unit_test_teardown(without_wakers_diagnose_says_no_slow_wakeup_is_found, kill_leftovers),
 		cmocka_unit_test_teardown(each_wait_gets_the_reason_its_stack_shows, kill_leftovers),
 		cmocka_unit_test_teardown(lazy_binding_names_the_thread_and_the_function_being_bound, kill_leftovers),
 		cmocka_unit_test_teardown(a_major_fault_on_an_evicted_file_page_names_the_file, kill_leftovers),
