@@ -202,7 +202,7 @@ static void sched_switch_per_task(struct recorder *r, struct fault_attrs *fa)
 static int open_sched_tracepoints(struct recorder *r)
 {
 	struct errmsg why;
-	int err;
+	int err = 0;
 
 	if (!r->sched_waking)
 		return 0;
@@ -215,8 +215,6 @@ static int open_sched_tracepoints(struct recorder *r)
 					      ROLE_TP_SCHED_WAKING, 0, NULL, &why);
 	} else if (r->cfg.wakers) {
 		err = waking_filter_open(&r->waking, r, r->sched_waking, &why);
-	} else {
-		err = 0;
 	}
 	if (err == -ENOMEM)
 		return err;

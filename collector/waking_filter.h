@@ -66,7 +66,7 @@ struct waking_filter {
 	 * wrap; 0 for -t alone. */
 	pid_t above;
 	pid_t *tids;		/* owned: every thread a set names, less
-				 * those found exited when sets merge */
+				 * those found exited at a rebase or merge */
 	size_t ntids, captids;
 	pid_t *pending;		/* owned: new threads, not yet in a set */
 	size_t npending, cappending;
