@@ -173,27 +173,30 @@ static int tracing_prepare(struct recorder *r, struct errmsg *e)
  * and other threads' switches cost nothing.  (sched_waking fires in the
  * waker's context: it is filtered instead, waking_filter.h.)  Tried once
  * on faultline's own thread first, so a refusal is the warning, not an
- * error later.
+ * error later.  The trial's event is returned (or -1), for the caller to
+ * close once the targets' are open: closed while it is the tracepoint's
+ * only event, its close waits for the kernel to unregister the
+ * tracepoint (33 ms here, before the command could start).
  */
-static void sched_switch_per_task(struct recorder *r, struct fault_attrs *fa)
+static int sched_switch_per_task(struct recorder *r, struct fault_attrs *fa)
 {
 	struct perf_event_attr sw;
 	struct errmsg why;
 	int fd;
 
 	if (!r->sched_waking || target_system_wide(r->cfg.targets))
-		return;
+		return -1;
 	tracepoint_attr(&sw, r->sched_switch, r->cfg.ring_bytes);
 	fd = perf_open(&sw, 0, -1);
 	if (fd < 0) {
 		errmsg_init(&why);
 		perf_open_explain(-fd, &sw, "sched:sched_switch", 0, -1, &why);
 		sched_tracing_lost(r, fd, why.text);
-		return;
+		return -1;
 	}
-	close(fd);
 	fault_attrs_add_tracepoint(fa, &sw, "sched:sched_switch",
 				   ROLE_TP_SCHED_SWITCH);
+	return fd;
 }
 
 /* With -a or --comm, sched_switch and sched_waking on every CPU for
@@ -267,12 +270,12 @@ static int open_targets(struct recorder *r, struct fault_attrs *fa,
 			struct errmsg *e)
 {
 	struct target_set *t = r->cfg.targets;
-	int gone, err = ring_owners_open(r, fa, e);
+	int gone, trial = -1, err = ring_owners_open(r, fa, e);
 
 	if (err == 0)
 		err = tracing_prepare(r, e);
 	if (err == 0)
-		sched_switch_per_task(r, fa);
+		trial = sched_switch_per_task(r, fa);
 	if (err == 0)
 		err = syscall_events_prepare(r, fa, e);
 	if (err == 0 && target_system_wide(t))
@@ -306,6 +309,8 @@ static int open_targets(struct recorder *r, struct fault_attrs *fa,
 		errmsg_set(&r->warning, EACCES, "stacks leave out kernel frames: "
 			   "the kernel refused them (perf_event_paranoid=%d); "
 			   "run as root or grant CAP_PERFMON", perf_paranoid());
+	if (trial >= 0)
+		close(trial);
 	return err;
 }
 
