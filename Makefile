@@ -68,7 +68,7 @@ COLLECTOR_SRC = collector/ring.c collector/spool.c collector/drain.c collector/p
 		collector/targets.c collector/tracepoints.c \
 		collector/event_resolve.c collector/perf_open.c \
 		collector/fault_events.c collector/recorder.c collector/symbol_sources.c \
-		collector/udp_sampler.c collector/waking_filter.c
+		collector/udp_sampler.c collector/waking_filter.c collector/event_close.c
 # is there memory for the spool and the rings, before they are made
 COLLECTOR_SRC += collector/mem_room.c
 # The record engine: ring records to rows (record/session.h).
@@ -288,6 +288,8 @@ UNIT_TESTS += test_loader_end
 UNIT_TESTS += test_by_directory
 # symbolizing: the kallsyms lines a session's kernel frames need
 UNIT_TESTS += test_kallsyms_pick
+# the events' closing, on a thread of its own
+UNIT_TESTS += test_event_close
 UNIT_BIN = $(addprefix $(BUILD)/tests/,$(UNIT_TESTS))
 INTEGRATION_BIN = $(BUILD)/tests/test_record $(BUILD)/tests/test_thread_state \
 		  $(BUILD)/tests/test_tracepoints $(BUILD)/tests/test_udp_sampler \

@@ -25,6 +25,7 @@ void recorder_init(struct recorder *r)
 {
 	memset(r, 0, sizeof(*r));
 	idmap_init(&r->ids);
+	event_close_init(&r->closing);
 	errmsg_init(&r->warning);
 	r->sigfd = -1;
 	r->child_pidfd = -1;
@@ -391,12 +392,21 @@ int recorder_open(struct recorder *r, const struct recorder_config *cfg,
 	return err;
 }
 
+void recorder_close_events(struct recorder *r)
+{
+	for (size_t i = 0; i < r->nfds; i++)
+		event_close_add(&r->closing, r->fds[i]);
+	r->nfds = r->nfds_to_enable = 0;
+	waking_filter_close_into(&r->waking, &r->closing);
+	event_close_start(&r->closing);
+}
+
 void recorder_release(struct recorder *r)
 {
+	recorder_close_events(r);
+	event_close_wait(&r->closing);
 	for (int i = 0; r->rings && i < r->ncpus; i++)
 		ring_unmap(&r->rings[i]);
-	for (size_t i = 0; i < r->nfds; i++)
-		close(r->fds[i]);
 	for (size_t i = 0; i < r->npidfds; i++)
 		if (r->pidfds[i] >= 0)
 			close(r->pidfds[i]);

@@ -22,6 +22,7 @@
 #include "../decoder/idmap.h"
 #include "../decoder/perf_record.h"
 #include "../decoder/tracepoint.h"
+#include "event_close.h"
 #include "pt_record.h"
 #include "ring.h"
 #include "stack_events.h"
@@ -116,6 +117,8 @@ struct recorder {
 	/* owned: sched_waking for per-thread targets; unused (.r NULL)
 	 * with -a or --comm, or without sched tracing. */
 	struct waking_filter waking;
+	/* owned: the events being closed (recorder_close_events) */
+	struct event_close closing;
 	struct errmsg warning;		/* set when something is left out */
 
 	/* Results of recorder_run. */
@@ -142,8 +145,9 @@ int recorder_map_ring(struct recorder *r, struct ring *ring, int idx, int fd,
 /* Sends event fd's records into cpus[idx]'s ring.  0 or -errno with e. */
 int recorder_share_ring(struct recorder *r, int idx, int fd, struct errmsg *e);
 
-/* Keeps fd among the recorder's events (closed by recorder_release);
- * closes it and returns -ENOMEM if the list cannot grow. */
+/* Keeps fd among the recorder's events (closed by recorder_close_events
+ * or recorder_release); closes it and returns -ENOMEM if the list cannot
+ * grow. */
 int recorder_keep_fd(struct recorder *r, int fd);
 
 /* Opens and maps everything, spawning the command (held before exec) if
@@ -151,7 +155,14 @@ int recorder_keep_fd(struct recorder *r, int fd);
 int recorder_open(struct recorder *r, const struct recorder_config *cfg,
 		  struct errmsg *e);
 
-/* Closes the events and unmaps the rings; waits for nothing. */
+/* Begins to close the events, on a thread, once their rings were read
+ * for the last time: the kernel's waits to unregister the tracepoints
+ * (collector/event_close.h) then pass while the caller finishes the
+ * database.  The rings stay mapped. */
+void recorder_close_events(struct recorder *r);
+
+/* Closes the events (waiting for those recorder_close_events began) and
+ * unmaps the rings. */
 void recorder_release(struct recorder *r);
 
 #endif

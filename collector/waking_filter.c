@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../common/array.h"
+#include "event_close.h"
 #include "procfs.h"
 #include "recorder.h"
 #include "waking_filter.h"
@@ -188,6 +189,18 @@ void waking_filter_release(struct waking_filter *wf)
 	free(wf->pending);
 	pthread_mutex_destroy(&wf->lock);
 	memset(wf, 0, sizeof(*wf));
+}
+
+void waking_filter_close_into(struct waking_filter *wf, struct event_close *c)
+{
+	if (!wf->r)
+		return;
+	pthread_mutex_lock(&wf->lock);
+	for (size_t i = 0; i < wf->nfds; i++)
+		event_close_add(c, wf->fds[i]);
+	wf->nfds = 0;
+	wf->sets = 0;
+	pthread_mutex_unlock(&wf->lock);
 }
 
 int waking_filter_start(struct waking_filter *wf, struct errmsg *e)

@@ -43,6 +43,7 @@
 
 #include "../common/errmsg.h"
 
+struct event_close;
 struct recorder;
 struct tep_event;
 
@@ -87,6 +88,10 @@ struct waking_filter {
 int waking_filter_open(struct waking_filter *wf, struct recorder *r,
 		       struct tep_event *ev, struct errmsg *e);
 void waking_filter_release(struct waking_filter *wf);
+
+/* Hands every set's fds to c to close (collector/event_close.h), once
+ * the filter is no longer extended or rebased. */
+void waking_filter_close_into(struct waking_filter *wf, struct event_close *c);
 
 /* Drain thread: enables the sets (recording begins), or disables them
  * for good (recording ends; no set opens after this). */

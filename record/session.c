@@ -352,6 +352,9 @@ int record_session_run(struct record_session *rs, struct errmsg *e)
 		*e = rs->pipe.err;
 	if (err < 0)
 		return end_failed(rs, err, e);
+	/* Nothing reads the rings now: the kernel's waits in closing their
+	 * events pass while the database is finished (recorder.h). */
+	recorder_close_events(&rs->rec);
 	record_symbolize_end(&rs->sym, rs->db, rs->cfg.output, rs->session_id,
 			     rs->pipe.stacks.tab.nframes, rs->cfg.symbolize);
 	record_pipeline_counts(&rs->pipe, &rs->rec, counts);
