@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/utsname.h>
 #include <cmocka.h>
 
 #include "run.h"
@@ -40,17 +41,78 @@ static struct acct acct_of(const char *role)
 	return a;
 }
 
+/*
+ * Does the kernel leave interrupt time out of a thread's charge
+ * (CONFIG_IRQ_TIME_ACCOUNTING)?  Taken as yes when its config cannot be
+ * read.
+ */
+static int irq_time_left_out(void)
+{
+	char path[300], line[256];
+	struct utsname u;
+	FILE *f;
+	int out = 0;
+
+	if (uname(&u) < 0)
+		return 1;
+	snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+	f = fopen(path, "r");
+	if (!f)
+		return 1;
+	while (fgets(line, sizeof(line), f))
+		out |= !strcmp(line, "CONFIG_IRQ_TIME_ACCOUNTING=y\n");
+	fclose(f);
+	return out;
+}
+
+/*
+ * Time every CPU spent that a thread on it may not be charged for, in
+ * /proc/stat's ticks: steal (left out of the charge with
+ * PARAVIRT_TIME_ACCOUNTING), and irq and softirq where they are left
+ * out too.
+ */
+static long long uncharged_ticks(int irq_too)
+{
+	long long user, nice, sys, idle, iowait, irq, softirq, steal, sum = 0;
+	char line[512];
+	FILE *f = fopen("/proc/stat", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "cpu", 3) && line[3] != ' ' &&
+		    sscanf(line, "%*s %lld %lld %lld %lld %lld %lld %lld %lld",
+			   &user, &nice, &sys, &idle, &iowait, &irq, &softirq,
+			   &steal) == 8)
+			sum += irq_too ? irq + softirq + steal : steal;
+	fclose(f);
+	return sum;
+}
+
+/* That time over the last recording, in ns, plus a tick for each
+ * counter summed (a difference of two readings may be a tick short of
+ * the ns a counter moved): what running time may exceed the CPU clock
+ * by, besides the switches' cost. */
+static long long uncharged_while_recording;
+
 static int record_once(void **state)
 {
 	char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
 			 (char *)db_path(), "--", (char *)getenv("SCHED_WORKLOAD"),
 			 scratch_path("sched.info"), scratch_path("sched.dat"), NULL };
 	struct run r;
+	long tick_ns = 1000000000L / sysconf(_SC_CLK_TCK);
+	int irq_too = irq_time_left_out();
+	long long before = uncharged_ticks(irq_too), counters;
+	int err;
 
 	(void)state;
 	if (!argv[6])
 		argv[6] = "build/release/tests/sched_workload";
-	return run_argv(&r, argv) == 0 ? 0 : -1;
+	err = run_argv(&r, argv);
+	counters = sysconf(_SC_NPROCESSORS_CONF) * (irq_too ? 3 : 1);
+	uncharged_while_recording = (uncharged_ticks(irq_too) - before +
+				     counters) * tick_ns;
+	return err == 0 ? 0 : -1;
 }
 
 /* Two CPU hogs for the whole recording, so that threads are preempted
@@ -127,8 +189,10 @@ static void switch_outs_equal_the_kernels_context_switch_counts(void **state)
  * one, so no bound that way would hold; the test below checks that side
  * instant by instant instead.
  * Tolerance 1 ms + 2% + 20 us a switch: a switch-out record is written
- * after the charge stops, and interrupt and steal time may be left out
- * of the charge.
+ * after the charge stops; and interrupt and steal time may be left out
+ * of the charge, so whatever of it /proc/stat counted on any CPU during
+ * the recording is allowed too (the spinning thread once ran 319 ms by
+ * its intervals against 300 ms charged, with two hogs, on a shared VM).
  */
 static void running_time_never_exceeds_the_threads_cpu_clock(void **state)
 {
@@ -143,9 +207,11 @@ static void running_time_never_exceeds_the_threads_cpu_clock(void **state)
 				       a.tid, a.real0_ns);
 		long long switches = a.nvcsw + a.nivcsw;
 
-		if (run > a.cpu_ns + 1000000 + a.cpu_ns / 50 + 20000 * switches)
-			fail_msg("%s: running %lld ns, CPU clock %lld ns", roles[i],
-				 run, a.cpu_ns);
+		if (run > a.cpu_ns + 1000000 + a.cpu_ns / 50 + 20000 * switches +
+			  uncharged_while_recording)
+			fail_msg("%s: running %lld ns, CPU clock %lld ns, %lld ns "
+				 "of steal and interrupts", roles[i], run, a.cpu_ns,
+				 uncharged_while_recording);
 	}
 	assert_true(acct_of("spin").cpu_ns >= 300000000);
 }
