@@ -29,7 +29,6 @@
 #include "../decoder/pt_sideband.h"
 #include "../decoder/sample_owner.h"
 #include "../decoder/pt_trace.h"
-#include "../schema/pt_store.h"
 #include "procfs.h"
 #include "pt_record.h"
 #include "recorder.h"
@@ -62,20 +61,22 @@ static int to_mono(const struct pt_recording *pr, uint64_t perf_ns,
 
 static int store_trace(struct round *d, const struct pt_trace *t)
 {
-	int64_t id;
+	const struct pt_rows *rows = d->pr->rows;
 
-	if (!d->pr->store)
+	if (!rows)
 		return 0;
 	d->pr->st.traces++;
 	d->pr->st.bytes += t->len;
-	return pt_store_trace(d->pr->store, t, &id, d->e);
+	return rows->trace(rows->ctx, t, d->e);
 }
 
 static int store_gap(struct round *d, int64_t tid, const struct pt_gap *g)
 {
-	if (!d->pr->store)
+	const struct pt_rows *rows = d->pr->rows;
+
+	if (!rows)
 		return 0;
-	return pt_store_gap(d->pr->store, 0, tid, d->b ? d->b->cpu : -1, g, d->e);
+	return rows->gap(rows->ctx, tid, d->b ? d->b->cpu : -1, g, d->e);
 }
 
 /* Offset of the TIME field in a record of fmt f: in a sample after

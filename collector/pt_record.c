@@ -15,7 +15,6 @@
 
 #include "../common/array.h"
 #include "../common/clock.h"
-#include "../schema/pt_store.h"
 #include "perf_open.h"
 #include "procfs.h"
 #include "pt_record.h"
@@ -302,13 +301,13 @@ int pt_record_after_open(struct pt_recording *pr, struct recorder *r,
 	return err;
 }
 
-int pt_record_set_store(struct pt_recording *pr, struct pt_store *store,
-			struct errmsg *e)
+int pt_record_set_rows(struct pt_recording *pr, const struct pt_rows *rows,
+		       struct errmsg *e)
 {
-	pr->store = store;
+	pr->rows = rows;
 	if (!pr->vdso)
 		return 0;
-	return pt_store_vdso(store, pr->vdso, pr->vdso_len, e);
+	return rows->vdso(rows->ctx, pr->vdso, pr->vdso_len, e);
 }
 
 int pt_record_to_mono(const struct pt_recording *pr, uint64_t perf_ns,
@@ -336,7 +335,7 @@ int pt_record_finish(struct pt_recording *pr, const struct recorder *r,
 
 	if (err == 0)
 		err = take_pair(pr, e);
-	if (err < 0 || !pr->store)
+	if (err < 0 || !pr->rows)
 		return err;
 	memset(&info, 0, sizeof(info));
 	info.mode = pt_mode_name(pr->set.mode);
@@ -349,8 +348,5 @@ int pt_record_finish(struct pt_recording *pr, const struct recorder *r,
 	info.max_nonturbo_ratio = pr->pmu.max_nonturbo_ratio;
 	info.mtc_period = (uint32_t)pt_config_get(&pr->pmu, pr->config, "mtc_period");
 	pt_cpu_signature("/", &info.cpu_family, &info.cpu_model, &info.cpu_stepping);
-	err = pt_store_clock(pr->store, &info, &pr->clock, e);
-	if (err == 0)
-		err = pt_store_commit(pr->store, e);
-	return err;
+	return pr->rows->clock(pr->rows->ctx, &info, &pr->clock, e);
 }

@@ -17,7 +17,7 @@
  *                          after it is opened in the group.
  *   pt_record_after_open   the vDSO from a target's memory, the first
  *                          calibration pair.
- *   pt_record_set_store    once the session row exists: where traces go.
+ *   pt_record_set_rows     once the session row exists: where traces go.
  *   pt_record_round        each round of the engine's pipeline, before
  *                          it orders the round's records (the PT buffers
  *                          are read by the pipeline's thread, not by the
@@ -57,7 +57,22 @@
 #include "ring.h"
 
 struct recorder;
-struct pt_store;
+struct pt_trace;
+
+/* Where a recording's PT rows go (record/pt.c writes them through
+ * schema/pt_store.h; the collector writes no database).  Each returns 0
+ * or -errno with e; what it is handed is borrowed for the call. */
+struct pt_rows {
+	void *ctx;
+	int (*trace)(void *ctx, const struct pt_trace *t, struct errmsg *e);
+	/* tid / cpu < 0: unknown */
+	int (*gap)(void *ctx, int64_t tid, int cpu, const struct pt_gap *g,
+		   struct errmsg *e);
+	int (*vdso)(void *ctx, const void *image, size_t len, struct errmsg *e);
+	/* At the end: the session's PT parameters and its clock. */
+	int (*clock)(void *ctx, const struct pt_session_info *info,
+		     const struct pt_clock *c, struct errmsg *e);
+};
 
 /* Where the fault-mode carriers' samples go on, rewritten on
  * CLOCK_MONOTONIC and without their AUX bytes: the record engine's
@@ -126,7 +141,7 @@ struct pt_recording {
 	struct pt_out *outs;		/* owned: stall mode, by tid hash */
 	size_t capouts;
 	int sigfd;			/* owned: SIGUSR2, stall mode; -1 */
-	struct pt_store *store;		/* borrowed, from pt_record_set_store */
+	const struct pt_rows *rows;	/* borrowed, from pt_record_set_rows */
 	void *vdso;			/* owned copy, or NULL */
 	size_t vdso_len;
 	uint8_t *scratch;		/* owned: a forwarded record, a copy */
@@ -172,9 +187,9 @@ int pt_record_carrier_opened(struct pt_recording *pr, uint64_t id);
 int pt_record_after_open(struct pt_recording *pr, struct recorder *r,
 			 struct errmsg *e);
 
-/* Also stores the vDSO image.  0 or -errno with e. */
-int pt_record_set_store(struct pt_recording *pr, struct pt_store *store,
-			struct errmsg *e);
+/* Also hands on the vDSO image.  0 or -errno with e. */
+int pt_record_set_rows(struct pt_recording *pr, const struct pt_rows *rows,
+		       struct errmsg *e);
 
 int pt_record_round(struct pt_recording *pr, const struct recorder *r,
 		    const struct pt_sink *sink, struct errmsg *e);

@@ -81,4 +81,14 @@ int pt_clock_perf_to_mono(const struct pt_clock *c, uint64_t perf_ns,
 int pt_clock_tsc_to_mono(const struct pt_clock *c, uint64_t tsc,
 			 uint64_t *mono_ns);
 
+/* What pt_clock holds besides the time conversion. */
+struct pt_session_info {
+	const char *mode;	/* "fault", "stall", "full"; borrowed */
+	uint32_t pmu_type;
+	uint64_t config;
+	uint64_t snapshot_bytes, aux_bytes;
+	uint32_t cpu_family, cpu_model, cpu_stepping;	/* 0: unknown */
+	uint32_t tsc_art_num, tsc_art_den, max_nonturbo_ratio, mtc_period;
+};
+
 #endif

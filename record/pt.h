@@ -38,6 +38,7 @@ struct record_pt {
 	struct pt_recording rec;	/* owned */
 	struct pt_store store;		/* owned once begun */
 	int store_begun;
+	struct pt_rows rows;		/* rec's rows: into store */
 	int decoded;			/* record_pt_end's decode ran and succeeded */
 	struct pt_replay_stats st;	/* what it decoded */
 	struct errmsg failed;		/* why it did not, if it failed */

@@ -28,16 +28,6 @@
 #include "../decoder/pt_time.h"
 #include "../decoder/pt_trace.h"
 
-/* What pt_clock holds besides the time conversion. */
-struct pt_session_info {
-	const char *mode;	/* "fault", "stall", "full"; borrowed */
-	uint32_t pmu_type;
-	uint64_t config;
-	uint64_t snapshot_bytes, aux_bytes;
-	uint32_t cpu_family, cpu_model, cpu_stepping;	/* 0: unknown */
-	uint32_t tsc_art_num, tsc_art_den, max_nonturbo_ratio, mtc_period;
-};
-
 struct pt_store {
 	sqlite3 *db;		/* borrowed */
 	const char *path;	/* borrowed: for messages */
