@@ -81,62 +81,42 @@ out:
 
 #define KALLSYMS "/proc/kallsyms"
 
-/* One read of /proc/kallsyms, a line at a time: each to see (first
- * read), or each kept into out (second).  0, -ENOENT, or -errno/-ENOMEM
- * with e set. */
-static int kallsyms_read(struct kallsyms_pick *p, struct strbuf *out,
-			 struct errmsg *e)
-{
-	FILE *f = fopen(KALLSYMS, "re");
-	char *line = NULL;
-	size_t cap = 0;
-	int err = 0;
-
-	if (!f)
-		return errno == ENOENT ? -ENOENT :
-		       errmsg_set(e, errno, "cannot read '%s': %s", KALLSYMS,
-				  strerror(errno));
-	while (err == 0 && getline(&line, &cap, f) > 0) {
-		if (!out)
-			err = kallsyms_pick_see(p, line);
-		else if (kallsyms_pick_keeps(p, line))
-			strbuf_adds(out, line);
-	}
-	if (err == 0 && ferror(f))
-		err = errmsg_set(e, EIO, "cannot read '%s'", KALLSYMS);
-	if (err == 0 && out && strbuf_error(out))
-		err = -ENOMEM;
-	free(line);
-	fclose(f);
-	return err == -ENOMEM ? nomem(e) : err;
-}
-
-/* What /proc/kallsyms says of addrs into s, read twice to hold only the
- * lines that name them (decoder/kallsyms.h); a kernel without one is no
- * error. */
+/* What /proc/kallsyms says of addrs into s: one read, a line at a time,
+ * keeping only the lines that name them (decoder/kallsyms.h).  A kernel
+ * without one is no error. */
 static int read_kallsyms(struct symbol_sources *s, const uint64_t *addrs,
 			 size_t n, struct errmsg *e)
 {
 	struct kallsyms_pick p;
 	struct strbuf kept;
+	FILE *f = fopen(KALLSYMS, "re");
+	char *line = NULL;
+	size_t cap = 0;
 	int err;
 
-	kallsyms_pick_init(&p);
+	if (!f)
+		return errno == ENOENT ? 0 :
+		       errmsg_set(e, errno, "cannot read '%s': %s", KALLSYMS,
+				  strerror(errno));
 	strbuf_init(&kept);
-	err = kallsyms_read(&p, NULL, e);
-	if (err == 0 && kallsyms_pick_settle(&p, addrs, n) < 0)
-		err = nomem(e);
+	err = kallsyms_pick_init(&p, addrs, n);
+	while (err == 0 && getline(&line, &cap, f) > 0)
+		err = kallsyms_pick_line(&p, line);
+	if (err == 0 && ferror(f))
+		err = errmsg_set(e, EIO, "cannot read '%s'", KALLSYMS);
 	if (err == 0)
-		err = kallsyms_read(&p, &kept, e);
+		err = kallsyms_pick_text(&p, &kept);
 	if (err == 0) {
 		s->kallsyms_len = kept.len;
 		s->kallsyms = strbuf_detach(&kept);
 		if (!s->kallsyms)
-			err = nomem(e);
+			err = -ENOMEM;
 	}
+	free(line);
+	fclose(f);
 	strbuf_release(&kept);
 	kallsyms_pick_release(&p);
-	return err == -ENOENT ? 0 : err;
+	return err == -ENOMEM ? nomem(e) : err;
 }
 
 /*

@@ -78,17 +78,6 @@ int kallsyms_parse(struct addr_syms *t, const char *text, size_t len,
 	return 0;
 }
 
-void kallsyms_pick_init(struct kallsyms_pick *p)
-{
-	memset(p, 0, sizeof(*p));
-}
-
-void kallsyms_pick_release(struct kallsyms_pick *p)
-{
-	free(p->addr);
-	kallsyms_pick_init(p);
-}
-
 /* A line's address when it is a code symbol's: 1, else 0 (a line that
  * does not parse is no symbol, as kallsyms_parse skips it). */
 static int code_line(const char *line, uint64_t *addr)
@@ -104,19 +93,6 @@ static int code_line(const char *line, uint64_t *addr)
 	       is_code(type);
 }
 
-int kallsyms_pick_see(struct kallsyms_pick *p, const char *line)
-{
-	uint64_t addr;
-
-	if (!code_line(line, &addr))
-		return 0;
-	p->any_addr |= addr != 0;
-	if (ARRAY_RESERVE(p->addr, p->cap, p->n + 1) < 0)
-		return -ENOMEM;
-	p->addr[p->n++] = addr;
-	return 0;
-}
-
 static int by_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -124,27 +100,15 @@ static int by_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Sorts v[0..n) and drops repeats; the count left. */
-static size_t sort_distinct(uint64_t *v, size_t n)
-{
-	size_t k = 0;
-
-	qsort(v, n, sizeof(*v), by_u64);
-	for (size_t i = 0; i < n; i++)
-		if (!k || v[k - 1] != v[i])
-			v[k++] = v[i];
-	return k;
-}
-
-/* The index of the first of v[0..n) above x (n when none is). */
-static size_t first_above(const uint64_t *v, size_t n, uint64_t x)
+/* The index of the first of v[0..n) at or above x (n when none is). */
+static size_t first_at_or_above(const uint64_t *v, size_t n, uint64_t x)
 {
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (v[mid] <= x)
+		if (v[mid] < x)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -152,47 +116,104 @@ static size_t first_above(const uint64_t *v, size_t n, uint64_t x)
 	return lo;
 }
 
-int kallsyms_pick_settle(struct kallsyms_pick *p, const uint64_t *want,
-			 size_t n)
+int kallsyms_pick_init(struct kallsyms_pick *p, const uint64_t *want,
+		       size_t n)
 {
-	uint64_t *keep;
 	size_t k = 0;
 
-	p->n = sort_distinct(p->addr, p->n);
-	if (!p->any_addr)
-		return 0;	/* hidden: kallsyms_pick_keeps keeps one line */
-	keep = malloc((2 * n + 1) * sizeof(*keep));
-	if (!keep)
+	memset(p, 0, sizeof(*p));
+	strbuf_init(&p->zero_line);
+	p->want = malloc((n ? n : 1) * sizeof(*p->want));
+	p->gaps = calloc(n + 1, sizeof(*p->gaps));
+	if (!p->want || !p->gaps) {
+		kallsyms_pick_release(p);
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		size_t above = first_above(p->addr, p->n, want[i]);
-
-		if (above == 0)
-			continue;	/* below every symbol: none names it */
-		keep[k++] = p->addr[above - 1];
-		if (above < p->n)
-			keep[k++] = p->addr[above];
 	}
-	free(p->addr);
-	p->addr = keep;
-	p->cap = 2 * n + 1;
-	p->n = sort_distinct(keep, k);
+	if (n)
+		memcpy(p->want, want, n * sizeof(*want));
+	qsort(p->want, n, sizeof(*p->want), by_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!k || p->want[k - 1] != p->want[i])
+			p->want[k++] = p->want[i];
+	p->n = k;
+	for (size_t i = 0; i <= k; i++) {
+		strbuf_init(&p->gaps[i].hi_lines);
+		strbuf_init(&p->gaps[i].lo_line);
+	}
 	return 0;
 }
 
-int kallsyms_pick_keeps(struct kallsyms_pick *p, const char *line)
+void kallsyms_pick_release(struct kallsyms_pick *p)
 {
+	for (size_t i = 0; p->gaps && i <= p->n; i++) {
+		strbuf_release(&p->gaps[i].hi_lines);
+		strbuf_release(&p->gaps[i].lo_line);
+	}
+	free(p->gaps);
+	free(p->want);
+	strbuf_release(&p->zero_line);
+	memset(p, 0, sizeof(*p));
+}
+
+/* line, cut at its newline, and one newline, into sb (emptied first
+ * when reset). */
+static void put_line(struct strbuf *sb, const char *line, int reset)
+{
+	if (reset)
+		strbuf_reset(sb);
+	strbuf_add(sb, line, strcspn(line, "\n"));
+	strbuf_addc(sb, '\n');
+}
+
+int kallsyms_pick_line(struct kallsyms_pick *p, const char *line)
+{
+	struct kallsyms_gap *g;
 	uint64_t addr;
-	size_t i;
 
 	if (!code_line(line, &addr))
 		return 0;
-	if (!p->any_addr) {
-		if (p->hidden_kept || !p->n)
-			return 0;
-		p->hidden_kept = 1;
-		return 1;
+	if (!addr) {
+		if (!p->zero_line.len)
+			put_line(&p->zero_line, line, 0);
+		return strbuf_error(&p->zero_line) ? -ENOMEM : 0;
 	}
-	i = first_above(p->addr, p->n, addr);
-	return i > 0 && p->addr[i - 1] == addr;
+	p->any_addr = 1;
+	g = &p->gaps[first_at_or_above(p->want, p->n, addr)];
+	if (!g->used || addr > g->hi) {
+		put_line(&g->hi_lines, line, 1);
+		g->hi = addr;
+	} else if (addr == g->hi) {
+		put_line(&g->hi_lines, line, 0);
+	}
+	if (!g->used || addr < g->lo) {
+		put_line(&g->lo_line, line, 1);
+		g->lo = addr;
+	}
+	g->used = 1;
+	return strbuf_error(&g->hi_lines) || strbuf_error(&g->lo_line) ?
+	       -ENOMEM : 0;
+}
+
+int kallsyms_pick_text(const struct kallsyms_pick *p, struct strbuf *out)
+{
+	int floor_below = 0;
+
+	if (!p->any_addr) {
+		strbuf_add(out, p->zero_line.buf, p->zero_line.len);
+		return strbuf_error(out) ? -ENOMEM : 0;
+	}
+	for (size_t i = 0; i <= p->n; i++) {
+		const struct kallsyms_gap *g = &p->gaps[i];
+
+		if (!g->used)
+			continue;
+		/* Its lowest ends the size of the floor below, if any. */
+		if (floor_below && (i == p->n || g->lo != g->hi))
+			strbuf_add(out, g->lo_line.buf, g->lo_line.len);
+		/* Its highest is the floor of want[i]. */
+		if (i < p->n)
+			strbuf_add(out, g->hi_lines.buf, g->hi_lines.len);
+		floor_below = 1;
+	}
+	return strbuf_error(out) ? -ENOMEM : 0;
 }

@@ -13,6 +13,7 @@
 #ifndef FL_KALLSYMS_H
 #define FL_KALLSYMS_H
 
+#include "../common/strbuf.h"
 #include "addr_syms.h"
 
 /* No kernel function is near this long; a longer gap to the next symbol
@@ -32,39 +33,49 @@ int kallsyms_parse(struct addr_syms *t, const char *text, size_t len,
  * Picking from a kallsyms text only the lines that name given addresses,
  * without holding the whole text: on a 6.18 kernel it is 5 MB of 120,000
  * lines, and read and parsed whole it took a recording's end from 20 to
- * 38 MB.  The text is read twice, a line at a time:
+ * 38 MB.  The text is read once, a line at a time (the kernel takes about
+ * 37 ms to write it out each time it is read):
  *
- *	kallsyms_pick_init(&p);
- *	each line of the first read: kallsyms_pick_see(&p, line);
- *	kallsyms_pick_settle(&p, want, nwant);
- *	each line of the second: if (kallsyms_pick_keeps(&p, line)) keep it
+ *	kallsyms_pick_init(&p, want, nwant);
+ *	each line: kallsyms_pick_line(&p, line);
+ *	kallsyms_pick_text(&p, &kept);
  *	kallsyms_pick_release(&p);
  *
  * The lines kept parse (kallsyms_parse) to the same symbol and size for
  * every wanted address as the whole text: all code symbols at the highest
  * address at or below it, and the first code symbol above that one, where
- * its size ends.  Where every address reads 0 (hidden) one code line is
- * kept, so the parse says hidden.  A module loaded or unloaded between the
- * reads changes what is named no more than reading once later would.
+ * its size ends.  The wanted addresses cut the address space into gaps;
+ * a symbol's line can only matter as the highest of its gap (a floor) or
+ * the lowest (where the size of the floor below ends), so each gap keeps
+ * those as the text goes by.  Where every address reads 0 (hidden) one
+ * code line is kept, so the parse says hidden; lines at address 0 among
+ * others are left out (no kernel puts code there).
  */
-struct kallsyms_pick {
-	/* owned: the code symbols' addresses as seen; once settled, those
-	 * whose lines stay, ascending and distinct */
-	uint64_t *addr;
-	size_t n, cap;
-	int any_addr;		/* a code symbol's address read nonzero */
-	int hidden_kept;	/* hidden: the one line is kept */
+struct kallsyms_gap {
+	uint64_t lo, hi;		/* its lowest and highest code symbol */
+	struct strbuf hi_lines;		/* owned: every code line at hi */
+	struct strbuf lo_line;		/* owned: one code line at lo */
+	int used;			/* lo, hi and the lines are set */
 };
 
-void kallsyms_pick_init(struct kallsyms_pick *p);
-void kallsyms_pick_release(struct kallsyms_pick *p);
-/* A line of the first read.  0 or -ENOMEM. */
-int kallsyms_pick_see(struct kallsyms_pick *p, const char *line);
+struct kallsyms_pick {
+	uint64_t *want;		/* owned: the addresses, ascending, distinct */
+	size_t n;
+	/* owned: n + 1; gaps[i] holds (want[i - 1], want[i]], and the last
+	 * what lies above want[n - 1] */
+	struct kallsyms_gap *gaps;
+	struct strbuf zero_line;	/* owned: the first code line at 0 */
+	int any_addr;		/* a code symbol's address read nonzero */
+};
+
 /* The addresses to name, in any order (a return address's call is at
  * addr - 1: the caller gives that one).  0 or -ENOMEM. */
-int kallsyms_pick_settle(struct kallsyms_pick *p, const uint64_t *want,
-			 size_t n);
-/* Does this line of the second read stay? */
-int kallsyms_pick_keeps(struct kallsyms_pick *p, const char *line);
+int kallsyms_pick_init(struct kallsyms_pick *p, const uint64_t *want,
+		       size_t n);
+void kallsyms_pick_release(struct kallsyms_pick *p);
+/* A line of the text (its newline optional).  0 or -ENOMEM. */
+int kallsyms_pick_line(struct kallsyms_pick *p, const char *line);
+/* The lines kept, each with its newline, appended to out.  0 or -ENOMEM. */
+int kallsyms_pick_text(const struct kallsyms_pick *p, struct strbuf *out);
 
 #endif

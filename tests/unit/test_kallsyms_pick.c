@@ -16,33 +16,26 @@
 #include "../../common/strbuf.h"
 #include "../../decoder/kallsyms.h"
 
-/* Both reads of the pick over text; the kept lines, NUL-terminated. */
+/* The pick over text, a line at a time; the kept lines, NUL-terminated. */
 static char *pick_text(const char *text, const uint64_t *want, size_t n)
 {
 	struct kallsyms_pick p;
 	struct strbuf kept;
+	const char *line = text;
 	char *out;
 
-	kallsyms_pick_init(&p);
+	assert_int_equal(kallsyms_pick_init(&p, want, n), 0);
 	strbuf_init(&kept);
-	for (int pass = 0; pass < 2; pass++) {
-		const char *line = text;
+	while (*line) {
+		size_t len = strcspn(line, "\n");
+		char *copy = strndup(line, len + (line[len] == '\n'));
 
-		if (pass == 1)
-			assert_int_equal(kallsyms_pick_settle(&p, want, n), 0);
-		while (*line) {
-			size_t len = strcspn(line, "\n");
-			char *copy = strndup(line, len + (line[len] == '\n'));
-
-			assert_non_null(copy);
-			if (pass == 0)
-				assert_int_equal(kallsyms_pick_see(&p, copy), 0);
-			else if (kallsyms_pick_keeps(&p, copy))
-				strbuf_adds(&kept, copy);
-			free(copy);
-			line += len + (line[len] == '\n');
-		}
+		assert_non_null(copy);
+		assert_int_equal(kallsyms_pick_line(&p, copy), 0);
+		free(copy);
+		line += len + (line[len] == '\n');
 	}
+	assert_int_equal(kallsyms_pick_text(&p, &kept), 0);
 	kallsyms_pick_release(&p);
 	assert_non_null(out = strbuf_detach(&kept));
 	return out;
@@ -126,6 +119,30 @@ static void picked_lines_name_as_the_whole_text(void **state)
 	free(picked);
 }
 
+/* One pass in the text's order: an alias met after a lower symbol, a
+ * higher symbol before a lower one, a line at address 0 among others. */
+static void lines_out_of_order_name_as_the_whole_text(void **state)
+{
+	static const char text[] =
+		"ffffffff81000100 t b\n"
+		"ffffffff81000000 T a\n"
+		"ffffffff81000100 t b_alias\n"
+		"0000000000000000 t zero\n"
+		"ffffffff81000400 t d\n"
+		"ffffffff81000200 t c\n";
+	static const uint64_t want[] = {
+		0xffffffff81000300ull,	/* in c, which ends at d */
+		0xffffffff81000150ull,	/* in b and its alias, ending at c */
+	};
+	char *picked = pick_text(text, want, 2);
+
+	(void)state;
+	/* b, b_alias, c, d */
+	assert_int_equal(count_lines(picked), 4);
+	assert_int_equal(assert_same_names(text, picked, want, 2), 2);
+	free(picked);
+}
+
 static void hidden_addresses_keep_one_line(void **state)
 {
 	static const char text[] = "0000000000000000 T _stext\n"
@@ -205,6 +222,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(picked_lines_name_as_the_whole_text),
+		cmocka_unit_test(lines_out_of_order_name_as_the_whole_text),
 		cmocka_unit_test(hidden_addresses_keep_one_line),
 		cmocka_unit_test(the_running_kernels_symbols_name_the_same),
 	};
