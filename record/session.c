@@ -40,6 +40,7 @@ static void own_cost(struct session_counts *c)
 	c->recorder_sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
 			     (uint64_t)ru.ru_stime.tv_usec * 1000ull;
 	c->recorder_max_rss_bytes = (uint64_t)ru.ru_maxrss * 1024ull;
+	c->recorder_measured = 1;
 }
 
 void record_end_reason(const struct recorder *r, char *buf, size_t n)

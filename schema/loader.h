@@ -71,7 +71,11 @@ struct session_counts {
 	uint64_t records_lost, samples_lost, records_malformed;
 	uint64_t records_unknown, records_late, records_throttled;
 	uint64_t clock_steps;
+	/* What the recorder cost (getrusage of its process) when the
+	 * caller measured it (recorder_measured): loader_end adds what
+	 * building the indexes takes on its thread, after the measure. */
 	uint64_t recorder_user_ns, recorder_sys_ns, recorder_max_rss_bytes;
+	int recorder_measured;
 	uint64_t spool_bytes, spool_peak_bytes, records_dropped;
 	uint64_t records_unstored;	/* read after storing failed */
 };
@@ -205,10 +209,12 @@ int loader_alive(struct loader *l, uint64_t stored_mono_ts, struct errmsg *e);
  * says complete or stopped only once its indexes exist, and a recorder
  * killed before that leaves it 'recording' (then found killed).  A
  * failed session whose indexes cannot be made (a full disk) still gets
- * its row, without them.
+ * its row, without them.  With c->recorder_measured, what building the
+ * indexes cost is added to c's recorder cost first (most of a large
+ * recording's end), so the row and the caller say the same.
  */
 int loader_end(struct loader *l, const struct clock_anchor *end,
-	       const struct session_counts *c, const struct session_ending *how,
+	       struct session_counts *c, const struct session_ending *how,
 	       struct errmsg *e);
 
 /* Finalizes the statements (rolls back nothing: call commit first). */
