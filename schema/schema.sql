@@ -856,19 +856,22 @@ SELECT session_id, frame_id, idx, function, class,
          WHERE fr.kernel = 1)
  WHERE class IS NOT NULL;
 
--- What issued each wake-up that ended an interval, from its kernel stack
--- (thread_state.waker_stack_id): the innermost source in it ('timer',
+-- What issued a wake-up, from its kernel stack (stack.method 'kernel',
+-- thread_state.waker_stack_id): the innermost source in it ('timer',
 -- 'network receive', 'disk completion'), else, under a device's
 -- interrupt handler (the frame inside __handle_irq_event_percpu), 'irq'
 -- and the handler's name ('irq vring_interrupt'), else the innermost
--- means ('futex', 'pipe', ...); NULL when the stack names none, or none
--- was recorded.  state_id is thread_state's rowid.
-CREATE VIEW wake_source AS
-SELECT x.session_id, x.rowid AS state_id,
+-- means ('futex', 'pipe', ...); NULL when the stack names none.  Worked
+-- out once per stack: a busy thread's hundreds of thousands of wake-ups
+-- share a few stacks, and classifying each interval's took 20 us.  The
+-- GROUP BY keeps SQLite from folding it into a reader's query, where it
+-- would run again for every interval.
+CREATE VIEW wake_source_by_stack AS
+SELECT s.session_id, s.stack_id,
        coalesce((SELECT c.class FROM stack_frame sf
                    JOIN frame_wake_class c ON c.session_id = sf.session_id
                                           AND c.frame_id = sf.frame_id
-                  WHERE sf.session_id = x.session_id AND sf.stack_id = x.waker_stack_id
+                  WHERE sf.session_id = s.session_id AND sf.stack_id = s.stack_id
                     AND c.rank = 1
                   ORDER BY sf.depth, c.idx LIMIT 1),
                 (SELECT 'irq ' || y.function FROM stack_frame h
@@ -876,15 +879,26 @@ SELECT x.session_id, x.rowid AS state_id,
                    JOIN stack_frame sf ON sf.session_id = h.session_id
                     AND sf.stack_id = h.stack_id AND sf.depth = h.depth - 1
                    JOIN symbol y ON y.session_id = sf.session_id AND y.frame_id = sf.frame_id
-                  WHERE h.session_id = x.session_id AND h.stack_id = x.waker_stack_id
+                  WHERE h.session_id = s.session_id AND h.stack_id = s.stack_id
                     AND hy.function GLOB '__handle_irq_event_percpu*'
                   ORDER BY h.depth LIMIT 1),
                 (SELECT c.class FROM stack_frame sf
                    JOIN frame_wake_class c ON c.session_id = sf.session_id
                                           AND c.frame_id = sf.frame_id
-                  WHERE sf.session_id = x.session_id AND sf.stack_id = x.waker_stack_id
+                  WHERE sf.session_id = s.session_id AND sf.stack_id = s.stack_id
                   ORDER BY sf.depth, c.idx LIMIT 1)) AS source
+  FROM stack s
+ WHERE s.method = 'kernel'
+ GROUP BY s.session_id, s.stack_id;
+
+-- What issued each wake-up that ended an interval (wake_source_by_stack
+-- of its thread_state.waker_stack_id); source NULL when its stack names
+-- none.  state_id is thread_state's rowid.
+CREATE VIEW wake_source AS
+SELECT x.session_id, x.rowid AS state_id, w.source
   FROM thread_state x
+  LEFT JOIN wake_source_by_stack w ON w.session_id = x.session_id
+                                  AND w.stack_id = x.waker_stack_id
  WHERE x.waker_stack_id IS NOT NULL;
 
 -- What ended each interval off the CPU, in the one wording every reader
@@ -920,7 +934,8 @@ SELECT x.session_id, x.rowid AS state_id, x.tid, x.ts, x.waker_tid, x.waker_cpu,
                  || ' (' || x.waker_tid || ')'
        END AS waker
   FROM thread_state x
-  LEFT JOIN wake_source ws ON ws.session_id = x.session_id AND ws.state_id = x.rowid;
+  LEFT JOIN wake_source_by_stack ws ON ws.session_id = x.session_id
+                                   AND ws.stack_id = x.waker_stack_id;
 
 -- The system call each interval off the CPU lay in (record --syscalls):
 -- its thread's latest stored call that began at or before the interval
@@ -1114,11 +1129,9 @@ SELECT session_id, state_id, tid, ts, dur, stack_id, waited_on,
                         WHERE sf.session_id = x.session_id
                           AND sf.stack_id = x.stack_id AND w.reason IS NOT NULL
                         ORDER BY sf.depth, w.idx LIMIT 1),
-                      (SELECT CASE ws.source WHEN 'disk completion' THEN 'disk'
-                                WHEN 'network receive' THEN 'network'
-                                WHEN 'timer' THEN 'timer' END
-                         FROM wake_source ws
-                        WHERE ws.session_id = x.session_id AND ws.state_id = x.rowid),
+                      CASE ws.source WHEN 'disk completion' THEN 'disk'
+                           WHEN 'network receive' THEN 'network'
+                           WHEN 'timer' THEN 'timer' END,
                       CASE WHEN x.waker_context = 'softirq' THEN 'softirq'
                            WHEN x.waker_context IN ('hardirq', 'nmi') THEN 'interrupt'
                            WHEN x.waker_tid = 0 THEN 'interrupt'
@@ -1126,6 +1139,8 @@ SELECT session_id, state_id, tid, ts, dur, stack_id, waited_on,
                            ELSE 'waker not seen' END)
                END AS waited_on
           FROM thread_state x
+          LEFT JOIN wake_source_by_stack ws ON ws.session_id = x.session_id
+                                           AND ws.stack_id = x.waker_stack_id
          -- state != 'running': the off-CPU partial indexes serve it
          WHERE x.state != 'running' AND x.state = 'sleeping'
            AND x.uncertain = 0);
