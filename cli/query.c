@@ -102,8 +102,11 @@ static int run_on(sqlite3 *db, const char *path, struct query_def *q, char **arg
 	int err, status = 1;
 
 	/* A file of an older faultline may lack the views the canned
-	 * queries name stacks by (schema/views.h). */
+	 * queries name stacks and wake-ups by, or hold slower ones
+	 * (schema/views.h). */
 	err = schema_stack_views_current(db, e);
+	if (err == 0)
+		err = schema_wake_views_current(db, e);
 	if (err == 0)
 		err = query_check_session(db, path, q, args, nargs, e);
 	if (err == 0)

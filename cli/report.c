@@ -21,6 +21,7 @@
 #include "../diagnose/render.h"
 #include "../export/pg_conn.h"
 #include "../schema/db.h"
+#include "../schema/views.h"
 #include "../schema/query_def.h"
 #include "commands.h"
 #include "diagnose_cli.h"
@@ -599,6 +600,9 @@ int cmd_report(int argc, char **argv)
 	path = pg_shown(path, shown, sizeof(shown));
 	if (err == 0)
 		err = session_pick_recorded(db, path, id, &c, &e);
+	/* Its queries' views, as this faultline has them (schema/views.h). */
+	if (err == 0)
+		err = schema_wake_views_current(db, &e);
 	if (err < 0) {
 		db_close(db);
 		return error("report", "%s", e.text), 1;

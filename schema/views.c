@@ -30,9 +30,10 @@ static int view_sql(sqlite3 *db, const char *name, char **out)
 	return 0;
 }
 
-/* Makes view name current on db, want_db holding schema.sql's. */
+/* Makes view name current on db, mem holding schema.sql's; with force
+ * even when the file's is the same.  *made: a TEMP view was made. */
 static int view_current(sqlite3 *db, sqlite3 *mem, const char *name,
-			struct errmsg *e)
+			int force, int *made, struct errmsg *e)
 {
 	static const char create[] = "CREATE VIEW ";
 	char *want = NULL, *have = NULL;
@@ -47,7 +48,7 @@ static int view_current(sqlite3 *db, sqlite3 *mem, const char *name,
 		err = errmsg_set(e, EIO, "schema.sql has no view '%s'", name);
 		goto out;
 	}
-	if (have && !strcmp(have, want))
+	if (have && !strcmp(have, want) && !force)
 		goto out;
 	strbuf_addf(&sb, "DROP VIEW IF EXISTS temp.\"%s\"; CREATE TEMP VIEW %s",
 		    name, want + strlen(create));
@@ -58,6 +59,8 @@ static int view_current(sqlite3 *db, sqlite3 *mem, const char *name,
 	if (sqlite3_exec(db, strbuf_str(&sb), NULL, NULL, NULL) != SQLITE_OK)
 		err = errmsg_set(e, EIO, "cannot make the view '%s' current: %s",
 				 name, sqlite3_errmsg(db));
+	else
+		*made = 1;
 out:
 	strbuf_release(&sb);
 	free(want);
@@ -69,14 +72,16 @@ int schema_views_current(sqlite3 *db, const char *const *names, size_t n,
 			 struct errmsg *e)
 {
 	sqlite3 *mem = NULL;
-	int err = 0;
+	int err = 0, made = 0;
 
 	if (sqlite3_open(":memory:", &mem) != SQLITE_OK ||
 	    sqlite3_exec(mem, schema_sql, NULL, NULL, NULL) != SQLITE_OK)
 		err = errmsg_set(e, EIO, "cannot make the schema's view '%s': %s",
 				 n ? names[0] : "", sqlite3_errmsg(mem));
+	/* A view of the file reads the file's views, never a TEMP one: once
+	 * one is made TEMP, those after it (which read it) are too. */
 	for (size_t i = 0; i < n && err == 0; i++)
-		err = view_current(db, mem, names[i], e);
+		err = view_current(db, mem, names[i], made, &made, e);
 	sqlite3_close(mem);
 	return err;
 }
@@ -90,6 +95,18 @@ int schema_stack_views_current(sqlite3 *db, struct errmsg *e)
 {
 	static const char *const names[] = {
 		"stack_cut", "stack_shown", "stack_frame_name",
+	};
+
+	return schema_views_current(db, names, sizeof(names) / sizeof(names[0]), e);
+}
+
+int schema_wake_views_current(sqlite3 *db, struct errmsg *e)
+{
+	/* In the order they read each other: a TEMP view finds the TEMP
+	 * views made before it first. */
+	static const char *const names[] = {
+		"wake_source_by_stack", "wake_source", "thread_state_waker",
+		"sleep_wait", "stall",
 	};
 
 	return schema_views_current(db, names, sizeof(names) / sizeof(names[0]), e);

@@ -22,12 +22,19 @@
 int schema_view_current(sqlite3 *db, const char *name, struct errmsg *e);
 
 /* The same for names[0..n), in that order (a view before the views that
- * read it). */
+ * read it).  A view of the file reads the file's views, not TEMP ones, so
+ * once one is made TEMP every one after it is made TEMP too. */
 int schema_views_current(sqlite3 *db, const char *const *names, size_t n,
 			 struct errmsg *e);
 
 /* The stack views every reader of stacks uses: stack_cut, stack_shown and
  * stack_frame_name (schema.sql says what each holds). */
 int schema_stack_views_current(sqlite3 *db, struct errmsg *e);
+
+/* The views that say what issued a wake-up and what a stall is:
+ * wake_source_by_stack, wake_source, thread_state_waker, sleep_wait and
+ * stall.  A file whose views work out each interval's wake-up source
+ * again took seconds a million intervals where this takes a fraction. */
+int schema_wake_views_current(sqlite3 *db, struct errmsg *e);
 
 #endif

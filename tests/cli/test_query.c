@@ -611,6 +611,49 @@ static void idle_waits_keep_the_sleeps_that_are_no_stall_by_what_they_waited_on(
 		   "idle-waits", "session=1", NULL);
 }
 
+/* 'faultline query DB NAME --format csv': its output, owned. */
+static char *query_csv(const char *db, const char *name)
+{
+	char *argv[] = { (char *)faultline_bin(), "query", (char *)db,
+			 (char *)name, "--format", "csv", NULL };
+	struct run r;
+	char *out;
+
+	run_argv(&r, argv);
+	if (r.status != 0)
+		fail_msg("query %s exited %d: %s", name, r.status, r.err);
+	assert_non_null(out = strdup(full_stdout(&r)));
+	return out;
+}
+
+/*
+ * A file of an older faultline of this schema version holds its views
+ * as they were; readers answer with this faultline's.  Planted here, an
+ * older sleep_wait that called every sleep a wait on a lock: the file's
+ * own stall view, which reads it, then counts both sleeps as stalls.
+ */
+static void readers_use_this_faultlines_wake_views_over_a_files_older_ones(void **state)
+{
+	const char *older = fixture_copy("older-views.db",
+		"DROP VIEW sleep_wait;"
+		"CREATE VIEW sleep_wait AS SELECT session_id, rowid AS state_id, tid,"
+		" ts, dur, stack_id, 'lock' AS waited_on, 0 AS idle FROM thread_state"
+		" WHERE state = 'sleeping';");
+	const char *queries[] = { "idle-waits", "longest-stalls", "off-cpu" };
+
+	(void)state;
+	assert_int_equal(db_int(older, "SELECT count(*) FROM stall"
+				" WHERE stall = 'sleeping'"), 2);
+	for (size_t i = 0; i < sizeof(queries) / sizeof(queries[0]); i++) {
+		char *want = query_csv(fixture_db(), queries[i]);
+		char *got = query_csv(older, queries[i]);
+
+		assert_string_equal(got, want);
+		free(want);
+		free(got);
+	}
+}
+
 static void sessions_metrics_and_longest_faults_answer_too(void **state)
 {
 	(void)state;
@@ -992,6 +1035,7 @@ int main(void)
 		cmocka_unit_test(fault_latency_names_buckets_by_upper_bound_beside_the_exact_max),
 		cmocka_unit_test(off_cpu_splits_a_threads_time_by_state_and_waker),
 		cmocka_unit_test(idle_waits_keep_the_sleeps_that_are_no_stall_by_what_they_waited_on),
+		cmocka_unit_test(readers_use_this_faultlines_wake_views_over_a_files_older_ones),
 		cmocka_unit_test(lost_says_what_and_on_which_cpu),
 		cmocka_unit_test(an_empty_answer_still_shows_its_columns),
 		cmocka_unit_test(longest_stalls_come_with_their_states_and_stacks),
