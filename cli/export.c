@@ -25,6 +25,7 @@
 #include "../export/session_select.h"
 #include "../export/pg_conn.h"
 #include "../schema/db.h"
+#include "../schema/views.h"
 #include "commands.h"
 #include "opt.h"
 #include "session_pick.h"
@@ -164,6 +165,10 @@ static int export_write(const char *path, struct export_args *a)
 		err = session_pick(db, path, &a->session, &e);
 	if (err == 0)
 		err = session_info_read(db, path, a->session, &s, &e);
+	/* What issued the session's wake-ups, worked out once
+	 * (schema/views.h). */
+	if (err == 0)
+		err = schema_wake_views_current(db, s.id, &e);
 	if (err == 0 && session_info_empty(&s))
 		err = errmsg_set(&e, ENODATA, "session %" PRId64 " of '%s' holds "
 				 "nothing to export: no fault, thread state, "

@@ -17,6 +17,7 @@
 #include "../plot/when.h"
 #include "../export/pg_conn.h"
 #include "../schema/db.h"
+#include "../schema/views.h"
 #include "commands.h"
 #include "opt.h"
 #include "plot_finding.h"
@@ -220,6 +221,10 @@ static int plot_run(const char *path, struct plot_args *a, enum plot_format form
 		err = session_pick(db, path, &a->session, &e);
 	if (err == 0)
 		err = session_info_read(db, path, a->session, &si, &e);
+	/* What issued the session's wake-ups, worked out once
+	 * (schema/views.h). */
+	if (err == 0)
+		err = schema_wake_views_current(db, si.id, &e);
 	if (err == 0 && session_info_empty(&si))
 		err = errmsg_set(&e, ENODATA, "session %" PRId64 " of '%s' holds "
 				 "nothing to plot: no fault, thread state, "

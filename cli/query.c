@@ -93,6 +93,41 @@ static int list_queries(void)
 	return 0;
 }
 
+/*
+ * Does q read one session: its :session, the latest when not given?
+ * Such a query (the canned ones say "the session; the latest when
+ * NULL", and pick it as max(session_id)) runs on PostgreSQL on that
+ * session copied out (reader_open_session), so it runs on SQLite's views
+ * as on a file; the others run in PostgreSQL itself.
+ */
+static int reads_one_session(const struct query_def *q)
+{
+	return query_def_param(q, "session") &&
+	       strstr(q->sql, "(SELECT max(session_id) FROM session)");
+}
+
+/* The session a query reads, for the views of schema_wake_views_current:
+ * a query of one session (reads_one_session) reads the one given, else
+ * the latest; 0 for any other, which may read every session. */
+static int64_t session_read(sqlite3 *db, const struct query_def *q,
+			    char **args, int nargs)
+{
+	const char *given = query_arg_value(args, nargs, "session");
+	sqlite3_stmt *st = NULL;
+	int64_t id = 0;
+
+	if (!reads_one_session(q))
+		return 0;
+	if (given)
+		return (id = strtoll(given, NULL, 10)) > 0 ? id : 0;
+	if (sqlite3_prepare_v2(db, "SELECT max(session_id) FROM session", -1,
+			       &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return id;
+}
+
 /* Runs q on db (path names it) with args; the exit status.  Closes db. */
 static int run_on(sqlite3 *db, const char *path, struct query_def *q, char **args,
 		  int nargs, const struct table_style *style, struct errmsg *e)
@@ -106,9 +141,10 @@ static int run_on(sqlite3 *db, const char *path, struct query_def *q, char **arg
 	 * (schema/views.h). */
 	err = schema_stack_views_current(db, e);
 	if (err == 0)
-		err = schema_wake_views_current(db, e);
-	if (err == 0)
 		err = query_check_session(db, path, q, args, nargs, e);
+	if (err == 0)
+		err = schema_wake_views_current(db, session_read(db, q, args,
+								 nargs), e);
 	if (err == 0)
 		err = query_check_metric(db, path, q, args, nargs, e);
 	if (err == 0) {
@@ -129,19 +165,6 @@ static int run_on(sqlite3 *db, const char *path, struct query_def *q, char **arg
 	sqlite3_finalize(st);
 	db_close(db);
 	return status;
-}
-
-/*
- * Does q read one session: its :session, the latest when not given?
- * Such a query (the canned ones say "the session; the latest when
- * NULL", and pick it as max(session_id)) runs on PostgreSQL on that
- * session copied out (reader_open_session), so it runs on SQLite's views
- * as on a file; the others run in PostgreSQL itself.
- */
-static int reads_one_session(const struct query_def *q)
-{
-	return query_def_param(q, "session") &&
-	       strstr(q->sql, "(SELECT max(session_id) FROM session)");
 }
 
 /* Runs q on the database or results database at target; the exit status. */

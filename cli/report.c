@@ -602,7 +602,7 @@ int cmd_report(int argc, char **argv)
 		err = session_pick_recorded(db, path, id, &c, &e);
 	/* Its queries' views, as this faultline has them (schema/views.h). */
 	if (err == 0)
-		err = schema_wake_views_current(db, &e);
+		err = schema_wake_views_current(db, c.id, &e);
 	if (err < 0) {
 		db_close(db);
 		return error("report", "%s", e.text), 1;

@@ -10,6 +10,7 @@
 #define FL_SCHEMA_VIEWS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sqlite3.h>
 
 #include "../common/errmsg.h"
@@ -31,10 +32,18 @@ int schema_views_current(sqlite3 *db, const char *const *names, size_t n,
  * stack_frame_name (schema.sql says what each holds). */
 int schema_stack_views_current(sqlite3 *db, struct errmsg *e);
 
-/* The views that say what issued a wake-up and what a stall is:
- * wake_source_by_stack, wake_source, thread_state_waker, sleep_wait and
- * stall.  A file whose views work out each interval's wake-up source
- * again took seconds a million intervals where this takes a fraction. */
-int schema_wake_views_current(sqlite3 *db, struct errmsg *e);
+/*
+ * The views that say what issued a wake-up and what a stall is, for a
+ * reader of session_id (0: of every session): what wake_source_by_stack
+ * says of that session's stacks, worked out once into a TEMP table of
+ * that name, then wake_source, thread_state_waker, sleep_wait, stall and
+ * thread_state_reason as TEMP views reading it.  The file's own views
+ * work out each stack of every session again in each statement (a file
+ * recorded before them, each interval's); the TEMP table holds only the
+ * session's, so reading another session through these views afterwards
+ * finds no wake-up sources.
+ */
+int schema_wake_views_current(sqlite3 *db, int64_t session_id,
+			      struct errmsg *e);
 
 #endif
