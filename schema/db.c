@@ -751,12 +751,47 @@ static int read_immutable(const char *path, struct errmsg *e, int *immutable)
 	return err;
 }
 
+/*
+ * A writer killed in a transaction leaves a hot journal, which only a
+ * read-write open rolls back (SQLite does, as for any opener).  Read
+ * immutable, the file would be read as the writer left it; read
+ * read-only, it cannot be read at all.  The recorder's last transaction
+ * is the one that leaves WAL mode (db_end_write): killed in it, the
+ * header may still say WAL while the journal holds the page it changed.
+ * Rolled back here when the file is writable and nobody holds it.
+ */
+static void roll_back_hot_journal(const char *path)
+{
+	struct strbuf journal;
+	struct stat sb;
+	sqlite3 *db = NULL;
+	int fd;
+
+	strbuf_init(&journal);
+	strbuf_addf(&journal, "%s-journal", path);
+	if (strbuf_error(&journal) || stat(strbuf_str(&journal), &sb) != 0 ||
+	    sb.st_size == 0 || access(path, W_OK) != 0) {
+		strbuf_release(&journal);
+		return;
+	}
+	strbuf_release(&journal);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	if (!held_by_another(fd) &&
+	    sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK)
+		sqlite3_exec(db, "PRAGMA user_version", NULL, NULL, NULL);
+	sqlite3_close(db);
+	close(fd);
+}
+
 int db_open_read(const char *path, sqlite3 **out, struct errmsg *e)
 {
 	sqlite3 *db = NULL;
 	char *uri = NULL;
 	int err, immutable = 0, version;
 
+	roll_back_hot_journal(path);
 	err = read_immutable(path, e, &immutable);
 	if (err == 0 && immutable) {
 		uri = immutable_uri(path);

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <pwd.h>
 #include <sched.h>
+#include <sys/wait.h>
 
 #include "../integration/run.h"
 #include "../../schema/checkpointer.h"
@@ -360,6 +361,55 @@ static void a_checkpointer_copies_the_wal_and_the_writer_does_not(void **state)
 	unlink(path);
 }
 
+/* A process that dies in a write transaction on path, its pages spilled
+ * into the file: a hot journal beside it, made by SQLite itself. */
+static void die_in_a_transaction(const char *path)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		sqlite3 *h = NULL;
+
+		if (sqlite3_open(path, &h) != SQLITE_OK ||
+		    sqlite3_exec(h, "PRAGMA cache_size=1; BEGIN; CREATE TABLE spill(x);"
+				 " WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT"
+				 " i + 1 FROM c WHERE i < 50) INSERT INTO spill"
+				 " SELECT randomblob(60000) FROM c", NULL, NULL,
+				 NULL) != SQLITE_OK)
+			_exit(1);
+		_exit(0);	/* no COMMIT, no close */
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* A writer killed in a transaction (the recorder, in its last one)
+ * leaves a hot journal: a read-only open cannot read the file, and an
+ * immutable one would read what the dead writer left.  The first reader
+ * rolls it back, as any opener that may write does. */
+static void a_hot_journal_is_rolled_back_by_the_first_reader(void **state)
+{
+	const char *db = finished_db(), *hot = scratch_path("hot.db");
+	char journal[512];
+	struct run r;
+
+	(void)state;
+	copy_file(db, hot);
+	die_in_a_transaction(hot);
+	snprintf(journal, sizeof(journal), "%s-journal", hot);
+	assert_true(exists(journal));
+	assert_true(db_int(hot, "SELECT count(*) FROM session") == INT64_MIN);
+	if (run_faultline(&r, "query", hot, "sessions", "-f", "csv", NULL) != 0)
+		fail_msg("query %s: %s", hot, r.err);
+	assert_non_null(strstr(r.out, "\r\n1,complete,"));
+	assert_false(exists(journal));
+	assert_int_equal(db_int(hot, "SELECT count(*) FROM sqlite_master WHERE"
+				" name = 'spill'"), 0);
+	unlink(hot);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +424,8 @@ int main(void)
 		cmocka_unit_test_teardown(a_readonly_file_in_a_readonly_directory_is_read,
 					  kill_leftovers),
 		cmocka_unit_test(a_checkpointer_copies_the_wal_and_the_writer_does_not),
+		cmocka_unit_test_teardown(a_hot_journal_is_rolled_back_by_the_first_reader,
+					  kill_leftovers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
