@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/time.h>
 #include <time.h>
 
 static inline uint64_t clock_ns(clockid_t id)
@@ -26,6 +27,12 @@ static inline uint64_t clock_ns(clockid_t id)
 
 static inline uint64_t realtime_ns(void) { return clock_ns(CLOCK_REALTIME); }
 static inline uint64_t monotonic_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+
+/* A struct timeval (getrusage's CPU times) in ns. */
+static inline uint64_t timeval_ns(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
+}
 
 /*
  * A clock anchor: a CLOCK_REALTIME reading taken between two

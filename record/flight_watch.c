@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "../common/clock.h"
 #include "../schema/flight_store.h"
 #include "flight_watch.h"
 #include "session.h"
@@ -299,10 +300,8 @@ static int store_cost(struct flight_watch *w)
 	memset(&r, 0, sizeof(r));
 	r.mono_ns = monotonic_ns();
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
-		r.user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
-			    (uint64_t)ru.ru_utime.tv_usec * 1000ull;
-		r.sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
-			   (uint64_t)ru.ru_stime.tv_usec * 1000ull;
+		r.user_ns = timeval_ns(ru.ru_utime);
+		r.sys_ns = timeval_ns(ru.ru_stime);
 		r.max_rss_bytes = (uint64_t)ru.ru_maxrss * 1024ull;
 	}
 	r.rss_bytes = rss_now();

@@ -13,6 +13,7 @@
 #include "../collector/drain.h"
 #include "../collector/mem_room.h"
 #include "../collector/procfs.h"
+#include "../common/clock.h"
 #include "../common/version.h"
 #include "../schema/db.h"
 #include "../schema/flight_store.h"
@@ -35,10 +36,8 @@ static void own_cost(struct session_counts *c)
 
 	if (getrusage(RUSAGE_SELF, &ru) < 0)
 		return;
-	c->recorder_user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
-			      (uint64_t)ru.ru_utime.tv_usec * 1000ull;
-	c->recorder_sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
-			     (uint64_t)ru.ru_stime.tv_usec * 1000ull;
+	c->recorder_user_ns = timeval_ns(ru.ru_utime);
+	c->recorder_sys_ns = timeval_ns(ru.ru_stime);
 	c->recorder_max_rss_bytes = (uint64_t)ru.ru_maxrss * 1024ull;
 	c->recorder_measured = 1;
 }

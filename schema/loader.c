@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include "../common/array.h"
+#include "../common/clock.h"
 #include "db.h"
 #include "loader.h"
 
@@ -830,11 +831,6 @@ static void bind_end(struct loader *l, sqlite3_stmt *st,
 	else
 		sqlite3_bind_null(st, k++);
 	sqlite3_bind_int64(st, k, l->session_id);
-}
-
-static uint64_t timeval_ns(struct timeval tv)
-{
-	return (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
 }
 
 /* The indexes; with c->recorder_measured, the CPU time building them
