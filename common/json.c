@@ -116,6 +116,12 @@ void json_real(struct strbuf *sb, double v)
 		strbuf_adds(sb, "null");
 		return;
 	}
+	/* A negative zero (round(b - a, 3) of a tiny negative difference on
+	 * SQLite) is written as zero: SQLite's own text and PostgreSQL's
+	 * numeric round have no sign on it, and "-0" means nothing to a
+	 * reader. */
+	if (v == 0)
+		v = 0;
 	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(buf, sizeof(buf), "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)

@@ -13,6 +13,7 @@
 #include "../../common/demangle.h"
 #include "../../common/edit_distance.h"
 #include "../../common/json.h"
+#include "../../common/sql_value.h"
 #include "../../common/strbuf.h"
 #include "../../common/term_text.h"
 #include "../../common/utf8.h"
@@ -166,6 +167,41 @@ static void json_replaces_bytes_that_are_not_utf8(void **state)
 	assert_string_equal(escaped(&sb, "\xc0\xaf", 2), "\"\\ufffd\\ufffd\"");
 	assert_string_equal(escaped(&sb, "\xed\xa0\x80", 3), "\"\\ufffd\\ufffd\\ufffd\"");
 	assert_string_equal(escaped(&sb, "\xc3\xa9", 1), "\"\\ufffd\"");
+	strbuf_release(&sb);
+}
+
+/* A REAL is written as SQLite's own text writes it where the two can
+ * differ in meaning: a whole number keeps ".0", and a zero has no sign,
+ * whichever side of zero round() came from (PostgreSQL's round gives +0,
+ * and a comparison of the two engines' answers must not see "-0.0"). */
+static void a_real_is_written_as_sqlite_writes_it_and_zero_has_no_sign(void **state)
+{
+	static const char *const sql = "SELECT round(-0.0004, 3), -0.0, 5.0, 0.25, 1e-300 * -1e-300";
+	static const char *const want[] = { "0.0", "0.0", "5.0", "0.25", "0.0" };
+	struct strbuf sb;
+	sqlite3_stmt *st;
+	sqlite3 *db;
+
+	(void)state;
+	strbuf_init(&sb);
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(sqlite3_column_type(st, i), SQLITE_FLOAT);
+		strbuf_reset(&sb);
+		sql_value_csv(&sb, st, i);
+		assert_string_equal(strbuf_str(&sb), want[i]);
+		strbuf_reset(&sb);
+		sql_value_json(&sb, st, i);
+		assert_string_equal(strbuf_str(&sb), want[i]);
+		assert_string_equal((const char *)sqlite3_column_text(st, i), want[i]);
+	}
+	strbuf_reset(&sb);
+	json_real(&sb, -0.0);
+	assert_string_equal(strbuf_str(&sb), "0");
+	sqlite3_finalize(st);
+	sqlite3_close(db);
 	strbuf_release(&sb);
 }
 
@@ -338,6 +374,7 @@ int main(void)
 		cmocka_unit_test(json_keeps_utf8_and_escapes_control_characters),
 		cmocka_unit_test(json_replaces_bytes_that_are_not_utf8),
 		cmocka_unit_test(json_stops_a_fixed_size_string_at_its_nul),
+		cmocka_unit_test(a_real_is_written_as_sqlite_writes_it_and_zero_has_no_sign),
 		cmocka_unit_test(utf8_sequences_are_measured_by_rfc_3629),
 		cmocka_unit_test(terminal_text_shows_controls_and_bad_bytes_and_keeps_printable_utf8),
 		cmocka_unit_test(tracepoint_specs_parse_with_and_without_a_filter),
