@@ -168,6 +168,9 @@ static void a_storm_outside_the_targets_is_not_recorded(void **state)
 			 seen, t1 - t0);
 }
 
+/* The storm's round trips after its first two seconds, in those two. */
+#define STORM_AFTER 5
+
 /*
  * The same storm started after the recording began: the filter's "every
  * pid handed out after the start" (new target threads) takes it in at
@@ -175,8 +178,12 @@ static void a_storm_outside_the_targets_is_not_recorded(void **state)
  * later (WAKING_REBASE_NS).  Before it moved, a long recording beside a
  * load started after it (a benchmark's client) recorded two wake-ups a
  * round trip, each with its kernel callchain, for as long as it ran.
- * The storm runs until it made three times its round trips of the first
- * two seconds, so at most a quarter of them fall in the first two.
+ * The storm runs until it made five times its round trips of the first
+ * two seconds, so at most a sixth of them fall in the first two.  The
+ * move waits for the pipeline to read a wake-up of the storm, and the
+ * pipeline can lag: beside two CPU hogs, with churn, the storm once got
+ * in for about four seconds (1,035,276 records over 938,535 round trips,
+ * 234,483 in the first two), past the bound of three times.
  * With churn, the workload first starts and ends more threads than one
  * filter can name: the filter must forget them to move up.
  */
@@ -202,14 +209,14 @@ static void storm_started_after_recording(int churn)
 	sleep_ms(2000);
 	t2 = trips(&s);
 	for (int waited = 0; waited < 60000 &&
-	     (trips(&s) < t2 + 3 * (t2 - t0) || trips(&s) < t2 + 20000);
+	     (trips(&s) < t2 + STORM_AFTER * (t2 - t0) || trips(&s) < t2 + 20000);
 	     waited += 10)
 		sleep_ms(10);
 	t1 = trips(&s);
 	say(fifo, churn ? "q" : "gq");
 	assert_int_equal(run_wait(&r), 0);
 	storm_stop(&s);
-	if (t1 < t2 + 3 * (t2 - t0) || t1 < t2 + 20000)
+	if (t1 < t2 + STORM_AFTER * (t2 - t0) || t1 < t2 + 20000)
 		fail_msg("the storm made %ld round trips in 2 s, then %ld in 60 s",
 			 t2 - t0, t1 - t2);
 	seen = db_int(db_path(), "SELECT records_seen FROM session");
