@@ -149,6 +149,8 @@ DIAGNOSE_SRC = diagnose/engine.c diagnose/group.c diagnose/describe.c \
 DIAGNOSE_SRC += diagnose/p_file_io.c diagnose/p_fsync.c diagnose/p_futex.c
 # diagnose: the files of one directory, one finding
 DIAGNOSE_SRC += diagnose/by_directory.c
+# diagnose: time blocked in the kernel that no other pattern explains
+DIAGNOSE_SRC += diagnose/p_blocked.c
 DECODER_SRC += decoder/plt_bind.c
 CLI_SRC += cli/diagnose.c cli/diagnose_event.c
 # plot --finding N

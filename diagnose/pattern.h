@@ -80,5 +80,6 @@ extern const struct diag_pattern diag_recorder;
 extern const struct diag_pattern diag_cpu_quota;
 extern const struct diag_pattern diag_preemption;
 extern const struct diag_pattern diag_slow_wakeup;
+extern const struct diag_pattern diag_blocked;
 
 #endif

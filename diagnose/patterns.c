@@ -6,7 +6,8 @@
  * preemption; a quota's throttling before preemption and slow
  * wake-up; a futex wait, however its wake-up went, before the
  * recorder's, preemption and slow wake-up, which claim the runnable
- * end of one).
+ * end of one); last, a thread blocked in the kernel for a reason
+ * none of them names.
  */
 #include "../common/array.h"
 #include "pattern.h"
@@ -24,6 +25,7 @@ const struct diag_pattern *const diag_patterns[] = {
 	&diag_cpu_quota,
 	&diag_preemption,
 	&diag_slow_wakeup,
+	&diag_blocked,
 };
 
 const size_t diag_npatterns = ARRAY_SIZE(diag_patterns);
