@@ -151,6 +151,8 @@ DIAGNOSE_SRC += diagnose/p_file_io.c diagnose/p_fsync.c diagnose/p_futex.c
 DIAGNOSE_SRC += diagnose/by_directory.c
 # diagnose: time blocked in the kernel that no other pattern explains
 DIAGNOSE_SRC += diagnose/p_blocked.c
+# diagnose: the stalls no pattern named, counted and said
+DIAGNOSE_SRC += diagnose/unnamed.c
 DECODER_SRC += decoder/plt_bind.c
 CLI_SRC += cli/diagnose.c cli/diagnose_event.c
 # plot --finding N

@@ -114,6 +114,9 @@ struct diag_result {
 	/* The intervals off the CPU that records were lost in (uncertain):
 	 * not judged, so said (thread_state_reason leaves them out). */
 	int64_t uncertain_intervals, uncertain_ns;
+	/* The stalls (the stall view's, over the thresholds) that no
+	 * pattern named: time lost that no finding holds. */
+	int64_t unnamed_stalls, unnamed_ns;
 	/* 1: recorded with --no-wakers, so a wait for a CPU after a wake-up
 	 * is part of the sleep before it, and no slow wake-up is seen. */
 	int no_wakers;

@@ -124,7 +124,7 @@ static int load_events(sqlite3 *db, const struct diag_request *req,
 	return err;
 }
 
-static int wanted(const struct diag_request *req, int64_t tid)
+int diag_wanted(const struct diag_request *req, int64_t tid)
 {
 	if (!req->ntids)
 		return 1;
@@ -198,7 +198,7 @@ static int run_pattern(sqlite3 *db, const struct diag_request *req,
 		return diag_sql_fail(db, p->name, e);
 	bind_params(st, req, res->recorder_pid);
 	while (err == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (wanted(req, sqlite3_column_int64(st, 0)))
+		if (diag_wanted(req, sqlite3_column_int64(st, 0)))
 			err = add_stall(res, st, k);
 	if (err == 0 && rc != SQLITE_DONE)
 		err = diag_sql_fail(db, p->name, e);
@@ -311,6 +311,8 @@ int diag_run(sqlite3 *db, const struct diag_request *asked,
 		err = run_pattern(db, req, k, res, e);
 	if (err == 0)
 		err = diag_group(db, req, res, e);
+	if (err == 0)
+		err = diag_unnamed(db, req, res, e);
 	if (err == 0)
 		err = diag_thread_reasons(db, req->session_id, res, e);
 	return err;

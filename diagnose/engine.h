@@ -15,6 +15,15 @@ int diag_sql_fail(sqlite3 *db, const char *what, struct errmsg *e);
 int diag_group(sqlite3 *db, const struct diag_request *req,
 	       struct diag_result *res, struct errmsg *e);
 
+/* Is tid one of the threads req asks about (all when it names none)? */
+int diag_wanted(const struct diag_request *req, int64_t tid);
+
+/* Counts into res->unnamed_* the stalls of the stall view that overlap
+ * none of res's counted stalls (res->stalls as diag_group left them).
+ * 0, -ENOMEM, or a negative errno with e set. */
+int diag_unnamed(sqlite3 *db, const struct diag_request *req,
+		 struct diag_result *res, struct errmsg *e);
+
 /* Fills f's comm and stack (of its longest stall s).  0 or negative
  * errno with e set. */
 int diag_describe(sqlite3 *db, int64_t session, const struct diag_stall *s,

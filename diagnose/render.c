@@ -192,6 +192,13 @@ void diag_render_text(const struct diag_request *req,
 			    (long long)res->uncertain_intervals,
 			    res->uncertain_intervals == 1 ? "" : "s",
 			    (double)res->uncertain_ns / 1e6);
+	if (res->unnamed_stalls)
+		strbuf_addf(sb, "not named: %lld stall%s (%.3f ms) that no pattern "
+			    "explains ('faultline query DB longest-stalls' lists "
+			    "every stall)\n",
+			    (long long)res->unnamed_stalls,
+			    res->unnamed_stalls == 1 ? "" : "s",
+			    (double)res->unnamed_ns / 1e6);
 	if (!res->nfindings) {
 		strbuf_addf(sb, "no findings: no stall of a thread that had work "
 			    "matched a pattern (intervals off the CPU of %.3f ms or "
@@ -332,6 +339,10 @@ void diag_render_json(const struct diag_request *req,
 	json_int(sb, res->uncertain_intervals);
 	json_key(sb, "uncertain_ns", 0);
 	json_int(sb, res->uncertain_ns);
+	json_key(sb, "unnamed_stalls", 0);
+	json_int(sb, res->unnamed_stalls);
+	json_key(sb, "unnamed_ns", 0);
+	json_int(sb, res->unnamed_ns);
 	json_key(sb, "findings", 0);
 	strbuf_addc(sb, '[');
 	for (size_t i = 0; i < res->nfindings; i++) {
