@@ -172,6 +172,17 @@ static void text_threads(const struct diag_result *res, size_t shown,
 	}
 }
 
+/* "WHY: N NOUNs WHERE (X ms) TAIL": what no finding holds, and why;
+ * nothing when n is 0. */
+static void left_out(struct strbuf *sb, const char *why, int64_t n,
+		     const char *noun, const char *where, int64_t ns,
+		     const char *tail)
+{
+	if (n)
+		strbuf_addf(sb, "%s: %lld %s%s%s (%.3f ms) %s\n", why, (long long)n,
+			    noun, n == 1 ? "" : "s", where, (double)ns / 1e6, tail);
+}
+
 void diag_render_text(const struct diag_request *req,
 		      const struct diag_result *res, size_t max,
 		      struct strbuf *sb)
@@ -185,20 +196,12 @@ void diag_render_text(const struct diag_request *req,
 		strbuf_adds(sb, "recorded with --no-wakers: a wait for a CPU after "
 			    "a wake-up counts as part of the sleep before it, and "
 			    "no slow wake-up is found\n");
-	if (res->uncertain_intervals)
-		strbuf_addf(sb, "not judged: %lld interval%s off the CPU (%.3f ms) "
-			    "that records were lost in, whose state may be wrong "
-			    "(the lost table says when)\n",
-			    (long long)res->uncertain_intervals,
-			    res->uncertain_intervals == 1 ? "" : "s",
-			    (double)res->uncertain_ns / 1e6);
-	if (res->unnamed_stalls)
-		strbuf_addf(sb, "not named: %lld stall%s (%.3f ms) that no pattern "
-			    "explains ('faultline query DB longest-stalls' lists "
-			    "every stall)\n",
-			    (long long)res->unnamed_stalls,
-			    res->unnamed_stalls == 1 ? "" : "s",
-			    (double)res->unnamed_ns / 1e6);
+	left_out(sb, "not judged", res->uncertain_intervals, "interval", " off the CPU",
+		 res->uncertain_ns, "that records were lost in, whose state may "
+		 "be wrong (the lost table says when)");
+	left_out(sb, "not named", res->unnamed_stalls, "stall", "", res->unnamed_ns,
+		 "that no pattern explains ('faultline query DB longest-stalls' "
+		 "lists every stall)");
 	if (!res->nfindings) {
 		strbuf_addf(sb, "no findings: no stall of a thread that had work "
 			    "matched a pattern (intervals off the CPU of %.3f ms or "
