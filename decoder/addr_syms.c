@@ -22,7 +22,9 @@ int addr_syms_add(struct addr_syms *t, uint64_t start, uint64_t size,
 {
 	if (ARRAY_RESERVE(t->v, t->cap, t->n + 1) < 0)
 		return -ENOMEM;
-	t->v[t->n++] = (struct addr_sym){ start, size, name, module, 0 };
+	t->v[t->n] = (struct addr_sym){ start, size, name, module, 0,
+					(uint32_t)t->n };
+	t->n++;
 	return 0;
 }
 
@@ -32,8 +34,7 @@ static int by_start(const void *a, const void *b)
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	/* qsort is not stable: keep input order for equal starts. */
-	return x < y ? -1 : x > y;
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 void addr_syms_sort(struct addr_syms *t)

@@ -16,6 +16,9 @@ struct addr_sym {
 	const char *name;	/* borrowed from the table's text */
 	const char *module;	/* borrowed; kallsyms "[mod]" name, or NULL */
 	int guessed;		/* size is the gap to the next range, not given */
+	/* Its place among the ranges added: equal starts keep the order
+	 * they came in (qsort is not stable, and may compare copies). */
+	uint32_t order;
 };
 
 struct addr_syms {
