@@ -300,6 +300,8 @@ int diag_run(sqlite3 *db, const struct diag_request *asked,
 	/* A file of an older faultline may lack them (schema/views.h). */
 	err = schema_view_current(db, "frame_wait_class", e);
 	if (err == 0)
+		err = schema_view_current(db, "wait_in_call", e);
+	if (err == 0)
 		err = schema_wake_views_current(db, req->session_id, e);
 	if (err == 0)
 		err = schema_stack_views_current(db, e);

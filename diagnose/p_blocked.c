@@ -6,9 +6,10 @@
  * this one holds what the recording could not tell more of, which is
  * still time the thread lost, and never left out of the findings.
  * Grouped by what the interval's kernel stack names (record --stacks),
- * else by what ended it: the source of its wake-up ('disk completion',
- * from the wake-up's kernel stack), the kind of interrupt, or the
- * waking thread's name.
+ * else by the system call it lay in (record --syscalls: a call no
+ * pattern above takes, an openat, a getdents64), else by what ended it:
+ * the source of its wake-up ('disk completion', from the wake-up's
+ * kernel stack), the kind of interrupt, or the waking thread's name.
  */
 #include "pattern.h"
 
@@ -21,6 +22,7 @@ const struct diag_pattern diag_blocked = {
 	.sql =
 		"SELECT r.tid, r.ts, r.dur,\n"
 		"       CASE WHEN r.reason != 'blocked' THEN r.reason || ' (its kernel stack)'\n"
+		"            WHEN c.call IS NOT NULL THEN 'in ' || c.call\n"
 		"            WHEN s.source IS NOT NULL THEN 'woken by ' || s.source\n"
 		"            WHEN w.waker_context = 'softirq' THEN 'woken by a softirq'\n"
 		"            WHEN w.waker_context IN ('hardirq', 'nmi') OR w.waker_tid = 0\n"
@@ -31,6 +33,7 @@ const struct diag_pattern diag_blocked = {
 		"       'thread_state row ' || r.state_id || ': blocked for ' ||\n"
 		"         printf('%.3f ms', r.dur / 1e6) ||\n"
 		"         coalesce(' in ' || r.detail, '') ||\n"
+		"         coalesce(', in ' || c.waited_in, '') ||\n"
 		"         coalesce(', woken by ' || w.waker ||\n"
 		"                  CASE WHEN coalesce(w.waker_context, 'thread') = 'thread'\n"
 		"                       THEN coalesce(' (' || s.source || ')', '')\n"
@@ -41,6 +44,8 @@ const struct diag_pattern diag_blocked = {
 		"   AND w.state_id = r.state_id\n"
 		"  LEFT JOIN wake_source s ON s.session_id = r.session_id\n"
 		"   AND s.state_id = r.state_id\n"
+		"  LEFT JOIN wait_in_call c ON c.session_id = r.session_id\n"
+		"   AND c.state_id = r.state_id\n"
 		" WHERE r.session_id = :session AND r.state = 'blocked'\n"
 		"   AND r.dur >= :min_dur",
 	.remedies =

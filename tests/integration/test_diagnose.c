@@ -449,7 +449,8 @@ static void what_the_machine_cannot_make_is_named_from_its_rows(void **state)
  * stack is no pattern's; a 2 ms blocked interval is the blocked
  * pattern's, and a 4 ms minor fault around it is held by that finding;
  * a 1 ms fault of 10 us is under --min-fault.  So one stall of 3 ms is
- * not named, in the JSON and in the text.
+ * not named, in the JSON and in the text.  And a blocked interval in a
+ * system call no other pattern takes is named by the call.
  */
 static void a_stall_no_pattern_names_is_counted_and_said(void **state)
 {
@@ -489,6 +490,26 @@ static void a_stall_no_pattern_names_is_counted_and_said(void **state)
 	assert_int_equal(run_faultline(&r, "diagnose", db, "--tid=900007", NULL), 0);
 	assert_non_null(strstr(r.out, "not named: 1 stall (3.000 ms) that no "
 			       "pattern explains"));
+
+	/* A blocked interval inside a call no pattern above takes (record
+	 * --syscalls) is named by the call. */
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO thread VALUES (%lld, 900008, 900008, 'getdents-t', %lld, %lld);"
+		 "INSERT INTO syscall (session_id, tid, pid, ts, dur, cpu, nr, name,"
+		 " blocked_ns, fd, fd_name, args) VALUES (%lld, 900008, 900008, %lld, 4e6,"
+		 " 0, 217, 'getdents64', 2e6, 3, '/x/dir', 'fd=3');"
+		 "INSERT INTO thread_state (session_id, tid, pid, ts, dur, state,"
+		 " preempted, uncertain) VALUES"
+		 " (%lld, 900008, 900008, %lld, 2e6, 'blocked', 0, 0);",
+		 s, t0, t0 + 900000000ll, s, t0 + 400000000ll, s, t0 + 401000000ll);
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	if (sqlite3_exec(h, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("rows: %s", err);
+	sqlite3_close(h);
+	json = diagnose_json(db, "--tid=900008");
+	if (!has_finding(json, "blocked", 900008, "\"cause\":\"in getdents64\"") ||
+	    !has_finding(json, "blocked", 900008, ", in getdents64 of /x/dir"))
+		fail_msg("no blocked finding in getdents64 of /x/dir in:\n%s", json);
 }
 
 /*
