@@ -67,7 +67,8 @@ DECODER_SRC = decoder/clock_map.c decoder/comm_cache.c decoder/perf_record.c dec
 COLLECTOR_SRC = collector/ring.c collector/spool.c collector/drain.c collector/procfs.c \
 		collector/targets.c collector/tracepoints.c \
 		collector/event_resolve.c collector/perf_open.c \
-		collector/fault_events.c collector/recorder.c collector/symbol_sources.c \
+		collector/fault_events.c collector/event_set.c collector/recorder.c \
+		collector/symbol_sources.c \
 		collector/udp_sampler.c collector/waking_filter.c collector/event_close.c
 # is there memory for the spool and the rings, before they are made
 COLLECTOR_SRC += collector/mem_room.c

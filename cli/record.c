@@ -867,7 +867,7 @@ static void print_start(const struct record_args *a, const struct record_session
 			      n ? ", " : "", t->comms[i]);
 	fprintf(stderr, "faultline record: recording %s into '%s' (session %lld) "
 		"on %d CPUs%s; ", what, a->output, (long long)rs->session_id,
-		rs->rec.ncpus, a->tracepoints.n ? ", with -e tracepoints" : "");
+		rs->rec.ev.ncpus, a->tracepoints.n ? ", with -e tracepoints" : "");
 	if (a->duration_ns) {
 		char dur[32];
 

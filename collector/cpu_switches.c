@@ -34,17 +34,17 @@ int cpu_switches_open(struct recorder *r, const struct fault_attrs *fa,
 	a.sample_type &= ~(uint64_t)(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
 				     PERF_SAMPLE_STACK_USER);
 	a.context_switch = 1;
-	for (int c = 0; c < r->ncpus; c++) {
-		int fd = perf_open(&a, -1, r->cpus[c]), err;
+	for (int c = 0; c < r->ev.ncpus; c++) {
+		int fd = perf_open(&a, -1, r->ev.cpus[c]), err;
 
 		if (fd == -EACCES || fd == -EPERM)
-			return refused(r, fd, &a, r->cpus[c]);
+			return refused(r, fd, &a, r->ev.cpus[c]);
 		if (fd < 0)
 			return perf_open_explain(-fd, &a, "cpu-wide context switches",
-						 -1, r->cpus[c], e);
-		if (recorder_keep_fd(r, fd) < 0)
+						 -1, r->ev.cpus[c], e);
+		if (event_set_keep_fd(&r->ev, fd) < 0)
 			return -ENOMEM;
-		err = recorder_share_ring(r, c, fd, e);
+		err = event_set_share_ring(&r->ev, c, fd, e);
 		if (err < 0)
 			return err;
 	}

@@ -20,8 +20,8 @@ static int enable_all(struct recorder *r, struct errmsg *e)
 {
 	int err;
 
-	for (size_t i = 0; i < r->nfds_to_enable; i++)
-		if (ioctl(r->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
+	for (size_t i = 0; i < r->ev.nfds_to_enable; i++)
+		if (ioctl(r->ev.fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
 			return errmsg_set(e, errno, "cannot enable events: %s",
 					  strerror(errno));
 	err = waking_filter_start(&r->waking, e);
@@ -34,8 +34,8 @@ static int enable_all(struct recorder *r, struct errmsg *e)
  * recorder_flush_lost (they are the first ncpus fds). */
 static void disable_all(struct recorder *r)
 {
-	for (size_t i = (size_t)r->ncpus; i < r->nfds; i++)
-		ioctl(r->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	for (size_t i = (size_t)r->ev.ncpus; i < r->ev.nfds; i++)
+		ioctl(r->ev.fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	waking_filter_stop(&r->waking);
 }
 
@@ -155,7 +155,7 @@ enum { POLL_CONTROL = 3, POLL_METRIC_FIFO = 2, POLL_METRIC_UDP = 1,
  * --metric-udp socket (-1 without them). */
 static struct pollfd *poll_set(struct recorder *r, size_t *n)
 {
-	size_t cnt = 2 + POLL_TAIL + r->npidfds + (size_t)r->ncpus, k = 0;
+	size_t cnt = 2 + POLL_TAIL + r->npidfds + (size_t)r->ev.ncpus, k = 0;
 	struct pollfd *p = calloc(cnt, sizeof(*p));
 
 	if (!p)
@@ -164,9 +164,9 @@ static struct pollfd *poll_set(struct recorder *r, size_t *n)
 	p[k++] = (struct pollfd){ .fd = r->child_pidfd, .events = POLLIN };
 	for (size_t i = 0; i < r->npidfds; i++)
 		p[k++] = (struct pollfd){ .fd = r->pidfds[i], .events = POLLIN };
-	for (int i = 0; i < r->ncpus; i++)
-		p[k++] = (struct pollfd){ .fd = r->rings[i].meta ?
-					  r->rings[i].fd : -1, .events = POLLIN };
+	for (int i = 0; i < r->ev.ncpus; i++)
+		p[k++] = (struct pollfd){ .fd = r->ev.rings[i].meta ?
+					  r->ev.rings[i].fd : -1, .events = POLLIN };
 	p[k++] = (struct pollfd){ .fd = r->cfg.flight ? r->cfg.control_fd : -1,
 				  .events = POLLIN };
 	p[k++] = (struct pollfd){ .fd = r->cfg.flight ? r->cfg.metrics.fifo_fd :
@@ -207,9 +207,9 @@ static void recorder_flush_lost(struct recorder *r)
 	if (sched_getaffinity(0, sizeof(saved), &saved) < 0 ||
 	    prctl(PR_GET_NAME, comm, 0, 0, 0) < 0)
 		return;
-	for (int i = 0; i < r->ncpus; i++) {
+	for (int i = 0; i < r->ev.ncpus; i++) {
 		CPU_ZERO(&one);
-		CPU_SET(r->cpus[i], &one);
+		CPU_SET(r->ev.cpus[i], &one);
 		if (sched_setaffinity(0, sizeof(one), &one) == 0)
 			prctl(PR_SET_NAME, comm, 0, 0, 0);
 	}
@@ -266,9 +266,9 @@ static void drain_round(struct recorder *r, struct spool *sp, int final)
 	uint64_t watermark = final ? UINT64_MAX :
 			     monotonic_ns() - RECORDER_ORDER_SLACK_NS;
 
-	for (int i = 0; i < r->ncpus; i++)
-		if (r->rings[i].meta)
-			move_ring(r, &r->rings[i], sp);
+	for (int i = 0; i < r->ev.ncpus; i++)
+		if (r->ev.rings[i].meta)
+			move_ring(r, &r->ev.rings[i], sp);
 	push_kind(sp, SPOOL_ROUND, watermark);
 }
 

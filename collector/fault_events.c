@@ -221,20 +221,20 @@ int ring_owners_open(struct recorder *r, const struct fault_attrs *fa,
 	/* Its only record: faultline renaming itself, which makes the kernel
 	 * write a ring's pending LOST count (recorder_flush_lost). */
 	a.comm = 1;
-	for (int c = 0; c < r->ncpus; c++) {
-		int fd = perf_open(&a, 0, r->cpus[c]), err;
+	for (int c = 0; c < r->ev.ncpus; c++) {
+		int fd = perf_open(&a, 0, r->ev.cpus[c]), err;
 		uint64_t id;
 
 		if (fd < 0)
-			return perf_open_explain(-fd, &a, "dummy", 0, r->cpus[c], e);
-		if (recorder_keep_fd(r, fd) < 0)
+			return perf_open_explain(-fd, &a, "dummy", 0, r->ev.cpus[c], e);
+		if (event_set_keep_fd(&r->ev, fd) < 0)
 			return -ENOMEM;
 		if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 			return errmsg_set(e, errno, "cannot read an event id: %s",
 					  strerror(errno));
-		err = idmap_put(&r->ids, id, ROLE_RING_OWNER);
+		err = idmap_put(&r->ev.ids, id, ROLE_RING_OWNER);
 		if (err == 0)
-			err = recorder_map_ring(r, &r->rings[c], c, fd, e);
+			err = event_set_map_ring(&r->ev, &r->ev.rings[c], c, fd, e);
 		if (err < 0)
 			return err;
 	}
@@ -258,7 +258,7 @@ int fault_events_open(struct recorder *r, struct fault_attrs *fa,
 		      struct errmsg *e)
 {
 	*gone = 0;
-	for (int c = 0; c < r->ncpus; c++) {
+	for (int c = 0; c < r->ev.ncpus; c++) {
 		int group_fd, err = pt_leader(r, pid, c, inherit, on_exec,
 					      &group_fd, e);
 
@@ -281,16 +281,16 @@ int fault_events_open(struct recorder *r, struct fault_attrs *fa,
 			if (carrier)
 				pt_record_carrier(r->cfg.pt, &a);
 			fd = carrier ? pt_record_open_carrier(r->cfg.pt, &a, pid,
-							      r->cpus[c], group_fd)
-				     : open_stacked(fa, &a, pid, r->cpus[c]);
+							      r->ev.cpus[c], group_fd)
+				     : open_stacked(fa, &a, pid, r->ev.cpus[c]);
 			if (fd == -ESRCH && pid > 0) {
 				*gone = 1;	/* exited since it was listed */
 				return 0;
 			}
 			if (fd < 0)
 				return perf_open_explain(-fd, &a, fa->name[i], pid,
-							 r->cpus[c], e);
-			if (recorder_keep_fd(r, fd) < 0)
+							 r->ev.cpus[c], e);
+			if (event_set_keep_fd(&r->ev, fd) < 0)
 				return -ENOMEM;
 			if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 				return errmsg_set(e, errno, "cannot read the id of "
@@ -301,12 +301,12 @@ int fault_events_open(struct recorder *r, struct fault_attrs *fa,
 				return errmsg_set(e, errno, "the kernel refused the "
 						  "filter of '%s': %s", fa->name[i],
 						  strerror(errno));
-			err = idmap_put_arg(&r->ids, id, fa->role[i],
+			err = idmap_put_arg(&r->ev.ids, id, fa->role[i],
 					    fa->stacked[i]);
 			if (err == 0 && carrier)
 				err = pt_record_carrier_opened(r->cfg.pt, id);
 			else if (err == 0)
-				err = recorder_share_ring(r, c, fd, e);
+				err = event_set_share_ring(&r->ev, c, fd, e);
 			if (err < 0)
 				return err;
 		}

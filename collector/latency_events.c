@@ -33,20 +33,20 @@ int latency_events_open(struct recorder *r, struct errmsg *e)
 
 	if (!l || !l->n)
 		return 0;
-	r->lat_events = calloc(l->tps.n, sizeof(*r->lat_events));
-	if (!r->lat_events)
+	r->ev.lat_events = calloc(l->tps.n, sizeof(*r->ev.lat_events));
+	if (!r->ev.lat_events)
 		return -ENOMEM;
 	for (size_t i = 0; i < l->tps.n && err == 0; i++) {
 		const struct tp_spec *sp = &l->tps.v[i];
 		const char *key = l->v[i / 2].key;
 
-		r->lat_events[i] = tracepoint_load(r->tep, sp->system, sp->name, e);
-		if (!r->lat_events[i])
+		r->ev.lat_events[i] = tracepoint_load(r->ev.tep, sp->system, sp->name, e);
+		if (!r->ev.lat_events[i])
 			return -ENOENT;
 		if (key)
-			err = check_key(r->lat_events[i], sp->full, key, e);
+			err = check_key(r->ev.lat_events[i], sp->full, key, e);
 		if (err == 0)
-			err = tracepoint_open(r, r->lat_events[i], i % 2 ?
+			err = tracepoint_open(r, r->ev.lat_events[i], i % 2 ?
 					      ROLE_TP_LAT_END : ROLE_TP_LAT_START,
 					      (uint16_t)(i / 2), NULL, e);
 	}

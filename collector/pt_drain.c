@@ -47,7 +47,7 @@ struct round {
  * the trailer every record shares. */
 static struct sample_fmt ring_fmt(const struct recorder *r, uint16_t stacked)
 {
-	struct sample_fmt f = stacked ? r->stack_fmt : r->fmt;
+	struct sample_fmt f = stacked ? r->ev.stack_fmt : r->ev.fmt;
 
 	f.sample_type |= PERF_SAMPLE_AUX;
 	return f;
@@ -126,7 +126,7 @@ static int on_sample(struct round *d, const void *rec, size_t len)
 	sample_owner_of(&d->pr->carriers, &f, rec, len, &o);
 	if (o.role == ROLE_NONE)
 		return 0;
-	idmap_lookup(&d->r->ids, o.id, &stacked);
+	idmap_lookup(&d->r->ev.ids, o.id, &stacked);
 	f = ring_fmt(d->r, stacked);
 	if (perf_rec_decode(&f, rec, len, &r) < 0)
 		return 0;	/* the pipeline would count it; it never sees it */

@@ -113,7 +113,7 @@ static int new_buffer(struct pt_recording *pr, struct recorder *r, int idx,
 	b = &pr->bufs[pr->nbufs];
 	memset(b, 0, sizeof(*b));
 	b->fd = fd;
-	b->cpu = r->cpus[idx];
+	b->cpu = r->ev.cpus[idx];
 	snprintf(what, sizeof(what), "CPU %d", b->cpu);
 	err = ring_map(&b->ring, fd, b->cpu, PT_RING_BYTES);
 	if (err < 0)
@@ -138,27 +138,27 @@ int pt_record_open_leader(struct pt_recording *pr, struct recorder *r,
 
 	*group_fd = -1;
 	if (!pr->cpu_buf) {
-		pr->ncpus = r->ncpus;
-		pr->cpu_buf = malloc((size_t)r->ncpus * sizeof(*pr->cpu_buf));
+		pr->ncpus = r->ev.ncpus;
+		pr->cpu_buf = malloc((size_t)r->ev.ncpus * sizeof(*pr->cpu_buf));
 		if (!pr->cpu_buf)
 			return -ENOMEM;
-		memset(pr->cpu_buf, 0xff, (size_t)r->ncpus * sizeof(*pr->cpu_buf));
+		memset(pr->cpu_buf, 0xff, (size_t)r->ev.ncpus * sizeof(*pr->cpu_buf));
 	}
 	a.inherit = (unsigned)inherit;
 	a.enable_on_exec = (unsigned)on_exec;
-	fd = perf_open(&a, pid, r->cpus[cpu_idx]);
+	fd = perf_open(&a, pid, r->ev.cpus[cpu_idx]);
 	if (fd == -ESRCH && pid > 0)
 		return -ESRCH;
 	if (fd < 0)
-		return perf_open_explain(-fd, &a, "intel_pt", pid, r->cpus[cpu_idx], e);
-	if (recorder_keep_fd(r, fd) < 0)
+		return perf_open_explain(-fd, &a, "intel_pt", pid, r->ev.cpus[cpu_idx], e);
+	if (event_set_keep_fd(&r->ev, fd) < 0)
 		return -ENOMEM;
 	if (pr->cpu_buf[cpu_idx] < 0)
 		err = new_buffer(pr, r, cpu_idx, fd, e);
 	else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
 		       pr->bufs[pr->cpu_buf[cpu_idx]].fd) < 0)
 		err = errmsg_set(e, errno, "cannot share the Intel PT buffer on "
-				 "CPU %d: %s", r->cpus[cpu_idx], strerror(errno));
+				 "CPU %d: %s", r->ev.cpus[cpu_idx], strerror(errno));
 	else
 		err = 0;
 	if (err < 0)

@@ -24,7 +24,7 @@
 void recorder_init(struct recorder *r)
 {
 	memset(r, 0, sizeof(*r));
-	idmap_init(&r->ids);
+	event_set_init(&r->ev);
 	event_close_init(&r->closing);
 	errmsg_init(&r->warning);
 	r->sigfd = -1;
@@ -32,45 +32,6 @@ void recorder_init(struct recorder *r)
 	r->child_status = -1;
 	r->metrics.cfg.fifo_fd = -1;
 	r->metrics.cfg.udp_fd = -1;
-}
-
-int recorder_keep_fd(struct recorder *r, int fd)
-{
-	if (ARRAY_RESERVE(r->fds, r->capfds, r->nfds + 1) < 0) {
-		close(fd);
-		return -ENOMEM;
-	}
-	r->fds[r->nfds++] = fd;
-	return 0;
-}
-
-int recorder_map_ring(struct recorder *r, struct ring *ring, int idx, int fd,
-		      struct errmsg *e)
-{
-	int err = ring_map(ring, fd, r->cpus[idx], r->cfg.ring_bytes);
-
-	if ((err == -EPERM || err == -ENOMEM) && geteuid() != 0)
-		return errmsg_set(e, -err, "cannot map a %zu KiB ring on CPU %d: "
-				  "over the locked-memory limit "
-				  "(/proc/sys/kernel/perf_event_mlock_kb and ulimit -l); "
-				  "use a smaller --buffer-size or run as root",
-				  r->cfg.ring_bytes >> 10, r->cpus[idx]);
-	if (err == -EPERM || err == -ENOMEM)
-		return errmsg_set(e, -err, "cannot map a %zu KiB ring on CPU %d: "
-				  "the kernel could not allocate it; use a smaller "
-				  "--buffer-size", r->cfg.ring_bytes >> 10, r->cpus[idx]);
-	if (err < 0)
-		return errmsg_set(e, -err, "cannot map the ring on CPU %d: %s",
-				  r->cpus[idx], strerror(-err));
-	return 0;
-}
-
-int recorder_share_ring(struct recorder *r, int idx, int fd, struct errmsg *e)
-{
-	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[idx].fd) < 0)
-		return errmsg_set(e, errno, "cannot share the ring on CPU %d: %s",
-				  r->cpus[idx], strerror(errno));
-	return 0;
 }
 
 static int pidfd_open_nocheck(pid_t pid)
@@ -128,7 +89,7 @@ static int open_process(struct recorder *r, struct fault_attrs *fa,
  * warning, and their samples, if any opened, are ignored. */
 static void sched_tracing_lost(struct recorder *r, int err, const char *why)
 {
-	r->sched_switch = r->sched_waking = NULL;
+	r->ev.sched_switch = r->ev.sched_waking = NULL;
 	errmsg_set(&r->warning, -err, "thread states will not tell sleeping "
 		   "from blocked, nor name wakers: %s", why);
 }
@@ -148,7 +109,7 @@ static int tracing_prepare(struct recorder *r, struct errmsg *e)
 	errmsg_init(&why);
 	if (!r->cfg.thread_states && !asked)
 		return 0;	/* nothing to trace */
-	err = tracepoints_init(&r->tep, &why);
+	err = tracepoints_init(&r->ev.tep, &why);
 	if (err < 0 && !asked) {
 		sched_tracing_lost(r, err, why.text);
 		return 0;
@@ -159,10 +120,10 @@ static int tracing_prepare(struct recorder *r, struct errmsg *e)
 	}
 	if (!r->cfg.thread_states)
 		return 0;
-	r->sched_switch = tracepoint_load(r->tep, "sched", "sched_switch", &why);
-	r->sched_waking = r->sched_switch ?
-			  tracepoint_load(r->tep, "sched", "sched_waking", &why) : NULL;
-	if (!r->sched_waking)
+	r->ev.sched_switch = tracepoint_load(r->ev.tep, "sched", "sched_switch", &why);
+	r->ev.sched_waking = r->ev.sched_switch ?
+			  tracepoint_load(r->ev.tep, "sched", "sched_waking", &why) : NULL;
+	if (!r->ev.sched_waking)
 		sched_tracing_lost(r, -ENOENT, why.text);
 	return 0;
 }
@@ -185,9 +146,9 @@ static int sched_switch_per_task(struct recorder *r, struct fault_attrs *fa)
 	struct errmsg why;
 	int fd;
 
-	if (!r->sched_waking || target_system_wide(r->cfg.targets))
+	if (!r->ev.sched_waking || target_system_wide(r->cfg.targets))
 		return -1;
-	tracepoint_attr(&sw, r->sched_switch, r->cfg.ring_bytes);
+	tracepoint_attr(&sw, r->ev.sched_switch, r->cfg.ring_bytes);
 	fd = perf_open(&sw, 0, -1);
 	if (fd < 0) {
 		errmsg_init(&why);
@@ -208,17 +169,17 @@ static int open_sched_tracepoints(struct recorder *r)
 	struct errmsg why;
 	int err = 0;
 
-	if (!r->sched_waking)
+	if (!r->ev.sched_waking)
 		return 0;
 	errmsg_init(&why);
 	if (target_system_wide(r->cfg.targets)) {
-		err = tracepoint_open(r, r->sched_switch, ROLE_TP_SCHED_SWITCH, 0,
+		err = tracepoint_open(r, r->ev.sched_switch, ROLE_TP_SCHED_SWITCH, 0,
 				      NULL, &why);
 		if (err == 0 && r->cfg.wakers)
-			err = tracepoint_open(r, r->sched_waking,
+			err = tracepoint_open(r, r->ev.sched_waking,
 					      ROLE_TP_SCHED_WAKING, 0, NULL, &why);
 	} else if (r->cfg.wakers) {
-		err = waking_filter_open(&r->waking, r, r->sched_waking, &why);
+		err = waking_filter_open(&r->waking, r, r->ev.sched_waking, &why);
 	}
 	if (err == -ENOMEM)
 		return err;
@@ -237,7 +198,8 @@ static int block_formats_load(struct recorder *r, struct errmsg *e)
 	};
 
 	for (size_t i = 0; r->cfg.block_io && i < ARRAY_SIZE(names); i++)
-		if (!(r->blk_events[i] = tracepoint_load(r->tep, "block", names[i], e)))
+		if (!(r->ev.blk_events[i] = tracepoint_load(r->ev.tep, "block",
+							    names[i], e)))
 			return -ENOENT;
 	return 0;
 }
@@ -247,19 +209,19 @@ static int open_tracepoints(struct recorder *r, struct errmsg *e)
 {
 	int err;
 
-	if (!r->tep)
+	if (!r->ev.tep)
 		return 0;
 	err = open_sched_tracepoints(r);
 	if (err < 0)
 		return err;
-	r->user_events = calloc(r->cfg.tracepoints->n + 1, sizeof(*r->user_events));
-	if (!r->user_events)
+	r->ev.user_events = calloc(r->cfg.tracepoints->n + 1, sizeof(*r->ev.user_events));
+	if (!r->ev.user_events)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->cfg.tracepoints->n && err == 0; i++) {
 		const struct tp_spec *sp = &r->cfg.tracepoints->v[i];
 
-		r->user_events[i] = tracepoint_load(r->tep, sp->system, sp->name, e);
-		err = r->user_events[i] ? tracepoint_open(r, r->user_events[i],
+		r->ev.user_events[i] = tracepoint_load(r->ev.tep, sp->system, sp->name, e);
+		err = r->ev.user_events[i] ? tracepoint_open(r, r->ev.user_events[i],
 				ROLE_TP_USER, (uint16_t)i, sp->filter, e) : -ENOENT;
 	}
 	if (err == 0)
@@ -300,7 +262,7 @@ static int open_targets(struct recorder *r, struct fault_attrs *fa,
 		err = syscall_events_open_cpu_wide(r, e);
 	/* Everything so far is enabled by ioctl; the command's own events,
 	 * opened last, by its exec. */
-	r->nfds_to_enable = r->nfds;
+	r->ev.nfds_to_enable = r->ev.nfds;
 	if (err == 0 && t->child && !target_system_wide(t))
 		err = fault_events_open(r, fa, t->child, 1, 1, &gone, e);
 	/* Intel PT: the vDSO and the first calibration pair. */
@@ -365,21 +327,22 @@ int recorder_open(struct recorder *r, const struct recorder_config *cfg,
 	int err;
 
 	r->cfg = *cfg;
-	fault_sample_fmt(&r->fmt);
+	r->ev.ring_bytes = cfg->ring_bytes;
+	fault_sample_fmt(&r->ev.fmt);
 	if (own_ids_wanted(cfg))
-		fault_sample_fmt_read_id(&r->fmt, cfg->targets->npids > 0 &&
+		fault_sample_fmt_read_id(&r->ev.fmt, cfg->targets->npids > 0 &&
 					 !target_system_wide(cfg->targets));
-	stack_sample_fmt(&r->stack_fmt, &r->fmt, &cfg->stacks);
-	err = proc_online_cpus(&r->cpus, &r->ncpus);
+	stack_sample_fmt(&r->ev.stack_fmt, &r->ev.fmt, &cfg->stacks);
+	err = proc_online_cpus(&r->ev.cpus, &r->ev.ncpus);
 	if (err < 0)
 		return errmsg_set(e, -err, "cannot list online CPUs from "
 				  "/sys/devices/system/cpu/online: %s",
 				  strerror(-err));
-	r->rings = calloc((size_t)r->ncpus, sizeof(*r->rings));
-	if (!r->rings)
+	r->ev.rings = calloc((size_t)r->ev.ncpus, sizeof(*r->ev.rings));
+	if (!r->ev.rings)
 		return -ENOMEM;
 	raise_fd_limit();
-	err = fault_attrs_build(&fa, &r->fmt, cfg->ring_bytes, &cfg->stacks,
+	err = fault_attrs_build(&fa, &r->ev.fmt, cfg->ring_bytes, &cfg->stacks,
 				cfg->thread_states, e);
 	if (err == 0)
 		err = signals_to_fd(r, e);
@@ -394,9 +357,9 @@ int recorder_open(struct recorder *r, const struct recorder_config *cfg,
 
 void recorder_close_events(struct recorder *r)
 {
-	for (size_t i = 0; i < r->nfds; i++)
-		event_close_add(&r->closing, r->fds[i]);
-	r->nfds = r->nfds_to_enable = 0;
+	for (size_t i = 0; i < r->ev.nfds; i++)
+		event_close_add(&r->closing, r->ev.fds[i]);
+	r->ev.nfds = r->ev.nfds_to_enable = 0;
 	waking_filter_close_into(&r->waking, &r->closing);
 	event_close_start(&r->closing);
 }
@@ -405,8 +368,6 @@ void recorder_release(struct recorder *r)
 {
 	recorder_close_events(r);
 	event_close_wait(&r->closing);
-	for (int i = 0; r->rings && i < r->ncpus; i++)
-		ring_unmap(&r->rings[i]);
 	for (size_t i = 0; i < r->npidfds; i++)
 		if (r->pidfds[i] >= 0)
 			close(r->pidfds[i]);
@@ -414,16 +375,8 @@ void recorder_release(struct recorder *r)
 		close(r->sigfd);
 	if (r->child_pidfd >= 0)
 		close(r->child_pidfd);
-	free(r->rings);
-	free(r->fds);
 	free(r->pidfds);
-	free(r->cpus);
-	free(r->user_events);
-	free(r->lat_events);
-	free(r->sys_filter);
 	waking_filter_release(&r->waking);
-	if (r->tep)
-		tep_free(r->tep);
-	idmap_release(&r->ids);
+	event_set_release(&r->ev);
 	recorder_init(r);
 }

@@ -23,6 +23,7 @@
 #include "../decoder/perf_record.h"
 #include "../decoder/tracepoint.h"
 #include "event_close.h"
+#include "event_set.h"
 #include "pt_record.h"
 #include "ring.h"
 #include "stack_events.h"
@@ -86,34 +87,11 @@ enum stop_reason {
 
 struct recorder {
 	struct recorder_config cfg;
-	int *cpus;			/* owned: online CPUs */
-	int ncpus;
-	/* owned: rings[i] is cpus[i]'s, owned by a dummy event on
-	 * faultline's own thread; every event on that CPU writes into it
-	 * (one clock, CLOCK_MONOTONIC, makes that possible). */
-	struct ring *rings;
-	int *fds;			/* owned: every event fd opened */
-	size_t nfds, capfds;
-	size_t nfds_to_enable;		/* fds[0..this) are enabled by ioctl */
-	struct idmap ids;		/* owned: event id -> role */
-	struct sample_fmt fmt;		/* what every event samples */
-	/* What the events whose idmap arg is 1 sample: fmt plus the stack. */
-	struct sample_fmt stack_fmt;
+	struct event_set ev;		/* owned: the events and their rings */
 	int sigfd;			/* owned: SIGINT/SIGTERM/SIGHUP */
 	int child_pidfd;		/* owned: the command, or -1 */
 	int *pidfds;			/* owned: -p processes, -1 once exited */
 	size_t npidfds;
-	struct tep_handle *tep;		/* owned: tracepoint formats, or NULL */
-	struct tep_event *sched_switch;	/* borrowed from tep, or NULL */
-	struct tep_event *sched_waking;	/* borrowed from tep, or NULL */
-	struct tep_event **user_events;	/* owned array of borrowed: -e, in order */
-	struct tep_event *sys_enter;	/* borrowed from tep: --syscalls, or NULL */
-	struct tep_event *sys_exit;
-	char *sys_filter;		/* owned: their kernel filter, or NULL */
-	/* owned array of borrowed: --latency's, START at 2i, END at 2i + 1 */
-	struct tep_event **lat_events;
-	/* borrowed from tep: --block-io's formats, by enum block_step */
-	struct tep_event *blk_events[4];
 	/* owned: sched_waking for per-thread targets; unused (.r NULL)
 	 * with -a or --comm, or without sched tracing. */
 	struct waking_filter waking;
@@ -137,18 +115,6 @@ struct recorder {
 };
 
 void recorder_init(struct recorder *r);
-
-/* Maps cpus[idx]'s ring for fd into *ring; e says why not. */
-int recorder_map_ring(struct recorder *r, struct ring *ring, int idx, int fd,
-		      struct errmsg *e);
-
-/* Sends event fd's records into cpus[idx]'s ring.  0 or -errno with e. */
-int recorder_share_ring(struct recorder *r, int idx, int fd, struct errmsg *e);
-
-/* Keeps fd among the recorder's events (closed by recorder_close_events
- * or recorder_release); closes it and returns -ENOMEM if the list cannot
- * grow. */
-int recorder_keep_fd(struct recorder *r, int fd);
 
 /* Opens and maps everything, spawning the command (held before exec) if
  * there is one.  0 or -errno with e saying what failed and how to fix it. */

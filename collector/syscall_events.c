@@ -11,24 +11,24 @@ int syscall_events_prepare(struct recorder *r, struct fault_attrs *fa,
 
 	if (!r->cfg.syscalls)
 		return 0;
-	r->sys_enter = tracepoint_load(r->tep, "raw_syscalls", "sys_enter", e);
-	r->sys_exit = r->sys_enter ?
-		      tracepoint_load(r->tep, "raw_syscalls", "sys_exit", e) : NULL;
-	if (!r->sys_exit)
+	r->ev.sys_enter = tracepoint_load(r->ev.tep, "raw_syscalls", "sys_enter", e);
+	r->ev.sys_exit = r->ev.sys_enter ?
+		      tracepoint_load(r->ev.tep, "raw_syscalls", "sys_exit", e) : NULL;
+	if (!r->ev.sys_exit)
 		return -ENOENT;
-	r->sys_filter = syscall_set_filter(r->cfg.syscalls);
-	if (!r->sys_filter)
+	r->ev.sys_filter = syscall_set_filter(r->cfg.syscalls);
+	if (!r->ev.sys_filter)
 		return -ENOMEM;
 	if (target_system_wide(r->cfg.targets))
 		return 0;
-	tracepoint_attr(&a, r->sys_enter, r->cfg.ring_bytes);
+	tracepoint_attr(&a, r->ev.sys_enter, r->cfg.ring_bytes);
 	fault_attrs_add_tracepoint(fa, &a, "raw_syscalls:sys_enter",
 				   ROLE_TP_SYS_ENTER);
-	fa->filter[fa->n - 1] = r->sys_filter;
-	tracepoint_attr(&a, r->sys_exit, r->cfg.ring_bytes);
+	fa->filter[fa->n - 1] = r->ev.sys_filter;
+	tracepoint_attr(&a, r->ev.sys_exit, r->cfg.ring_bytes);
 	fault_attrs_add_tracepoint(fa, &a, "raw_syscalls:sys_exit",
 				   ROLE_TP_SYS_EXIT);
-	fa->filter[fa->n - 1] = r->sys_filter;
+	fa->filter[fa->n - 1] = r->ev.sys_filter;
 	return 0;
 }
 
@@ -38,8 +38,8 @@ int syscall_events_open_cpu_wide(struct recorder *r, struct errmsg *e)
 
 	if (!r->cfg.syscalls || !target_system_wide(r->cfg.targets))
 		return 0;
-	err = tracepoint_open(r, r->sys_enter, ROLE_TP_SYS_ENTER, 0,
-			      r->sys_filter, e);
-	return err ? err : tracepoint_open(r, r->sys_exit, ROLE_TP_SYS_EXIT, 0,
-					   r->sys_filter, e);
+	err = tracepoint_open(r, r->ev.sys_enter, ROLE_TP_SYS_ENTER, 0,
+			      r->ev.sys_filter, e);
+	return err ? err : tracepoint_open(r, r->ev.sys_exit, ROLE_TP_SYS_EXIT, 0,
+					   r->ev.sys_filter, e);
 }

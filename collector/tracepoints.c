@@ -185,19 +185,19 @@ int tracepoint_open_cpu(struct recorder *r, struct tep_event *ev, int idx,
 		a.exclude_callchain_user = 1;
 		a.sample_max_stack = WAKING_MAX_STACK;
 	}
-	fd = perf_open(&a, -1, r->cpus[idx]);
+	fd = perf_open(&a, -1, r->ev.cpus[idx]);
 	if (fd < 0)
-		return perf_open_explain(-fd, &a, name, -1, r->cpus[idx], e);
+		return perf_open_explain(-fd, &a, name, -1, r->ev.cpus[idx], e);
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 		err = errmsg_set(e, errno, "cannot read the id of '%s': %s",
 				 name, strerror(errno));
 	if (err == 0)
-		err = idmap_put_arg(&r->ids, id, role, arg);
+		err = idmap_put_arg(&r->ev.ids, id, role, arg);
 	if (err == 0)
 		err = apply_filter(fd, ev, filter, e);
 	/* One ring per CPU for every event: the ring owner's. */
 	if (err == 0)
-		err = recorder_share_ring(r, idx, fd, e);
+		err = event_set_share_ring(&r->ev, idx, fd, e);
 	if (err < 0) {
 		close(fd);
 		return err;
@@ -209,12 +209,12 @@ int tracepoint_open(struct recorder *r, struct tep_event *ev,
 		    enum ev_role role, uint16_t arg, const char *filter,
 		    struct errmsg *e)
 {
-	for (int c = 0; c < r->ncpus; c++) {
+	for (int c = 0; c < r->ev.ncpus; c++) {
 		int fd = tracepoint_open_cpu(r, ev, c, role, arg, filter, e);
 
 		if (fd < 0)
 			return fd;
-		if (recorder_keep_fd(r, fd) < 0)
+		if (event_set_keep_fd(&r->ev, fd) < 0)
 			return -ENOMEM;
 	}
 	return 0;

@@ -71,9 +71,9 @@ static int set_open(struct waking_filter *wf, const char *filter,
 	size_t first = wf->nfds;
 	int err = 0;
 
-	if (ARRAY_RESERVE(wf->fds, wf->capfds, wf->nfds + (size_t)r->ncpus) < 0)
+	if (ARRAY_RESERVE(wf->fds, wf->capfds, wf->nfds + (size_t)r->ev.ncpus) < 0)
 		return -ENOMEM;
-	for (int c = 0; c < r->ncpus && err == 0; c++) {
+	for (int c = 0; c < r->ev.ncpus && err == 0; c++) {
 		int fd = tracepoint_open_cpu(r, wf->ev, c, ROLE_TP_SCHED_WAKING,
 					     0, filter, e);
 

@@ -142,7 +142,7 @@ static int begin_session(struct dump *d, const struct clock_anchor *a)
 	si.version = FAULTLINE_VERSION;
 	si.min_fault_dur_ns = rs->cfg.min_fault_dur_ns;
 	si.buffer_bytes = rs->cfg.ring_bytes;
-	si.cpus = rs->rec.ncpus;
+	si.cpus = rs->rec.ev.ncpus;
 	proc_cpu_model(cpu_model, sizeof(cpu_model));
 	si.cpu_model = cpu_model;
 	si.labels_json = rs->cfg.labels_json;
@@ -261,8 +261,8 @@ static struct flight_cpu_share *share_of(struct dump *d, uint32_t cpu)
 {
 	const struct recorder *r = &d->f->rs->rec;
 
-	for (int i = 0; i < r->ncpus; i++)
-		if (r->cpus[i] == (int)cpu)
+	for (int i = 0; i < r->ev.ncpus; i++)
+		if (r->ev.cpus[i] == (int)cpu)
 			return &d->cpus[i];
 	return NULL;
 }
@@ -403,8 +403,8 @@ static int store_dump_rows(struct dump *d, int cut_short)
 	if (cut_short && d->p.clock.last.mono_ns < r.window_end_mono_ns)
 		r.window_end_mono_ns = d->p.clock.last.mono_ns;
 	err = loader_flight_dump(&d->l, &r, &d->p.err);
-	for (int i = 0; err == 0 && i < rec->ncpus; i++) {
-		struct flight_cpu_row c = { rec->cpus[i], d->cpus[i].records,
+	for (int i = 0; err == 0 && i < rec->ev.ncpus; i++) {
+		struct flight_cpu_row c = { rec->ev.cpus[i], d->cpus[i].records,
 					    d->cpus[i].bytes, d->cpus[i].lost,
 					    d->cpus[i].dropped };
 
@@ -439,7 +439,7 @@ static int dump_run(struct dump *d, int cut_short)
 				       rs->cfg.min_fault_dur_ns,
 				       rs->cfg.min_syscall_dur_ns);
 
-	d->cpus = calloc((size_t)rs->rec.ncpus, sizeof(*d->cpus));
+	d->cpus = calloc((size_t)rs->rec.ev.ncpus, sizeof(*d->cpus));
 	if (err < 0 || !d->cpus)
 		return oom(d);
 	record_block_io_replayed(&d->p.blk);

@@ -175,21 +175,21 @@ int record_pipeline_init(struct record_pipeline *p, struct recorder *r,
 	int err;
 
 	memset(p, 0, sizeof(*p));
-	p->fmt = &r->fmt;
-	record_stacks_init(&p->stacks, &r->cfg.stacks, &r->stack_fmt);
+	p->fmt = &r->ev.fmt;
+	record_stacks_init(&p->stacks, &r->cfg.stacks, &r->ev.stack_fmt);
 	held_records_init(&p->held);
-	p->tp_fmt = r->fmt;
+	p->tp_fmt = r->ev.fmt;
 	p->tp_fmt.sample_type = TP_SAMPLE_TYPE;
 	p->waking_fmt = p->tp_fmt;
 	p->waking_fmt.sample_type = WAKING_SAMPLE_TYPE;
 	p->rec = r;
-	p->have_sched = r->sched_switch && r->sched_waking &&
-			sched_fields_bind(&p->sched, r->sched_switch,
-					  r->sched_waking) == 0;
-	p->have_sys = r->sys_enter && r->sys_exit &&
-		      syscall_fields_bind(&p->sys_fields, r->sys_enter,
-					  r->sys_exit) == 0;
-	p->ids = &r->ids;
+	p->have_sched = r->ev.sched_switch && r->ev.sched_waking &&
+			sched_fields_bind(&p->sched, r->ev.sched_switch,
+					  r->ev.sched_waking) == 0;
+	p->have_sys = r->ev.sys_enter && r->ev.sys_exit &&
+		      syscall_fields_bind(&p->sys_fields, r->ev.sys_enter,
+					  r->ev.sys_exit) == 0;
+	p->ids = &r->ev.ids;
 	p->waking = &r->waking;
 	p->targets = t;
 	thread_names_init(&p->names);
@@ -204,11 +204,11 @@ int record_pipeline_init(struct record_pipeline *p, struct recorder *r,
 	record_clock_init(&p->clock);
 	strbuf_init(&p->tp_json);
 	p->test_bytes_per_s = test_bytes_per_s();
-	err = record_syscalls_init(&p->sys, r->cfg.syscalls, r->tep);
+	err = record_syscalls_init(&p->sys, r->cfg.syscalls, r->ev.tep);
 	if (err == 0)
-		err = record_latency_init(&p->lat, r->cfg.latencies, r->lat_events);
+		err = record_latency_init(&p->lat, r->cfg.latencies, r->ev.lat_events);
 	return err ? err : record_block_io_init(&p->blk, r->cfg.block_io ?
-						r->blk_events : NULL);
+						r->ev.blk_events : NULL);
 }
 
 void record_pipeline_release(struct record_pipeline *p)
@@ -289,7 +289,7 @@ static int on_user_tracepoint(struct record_pipeline *p, uint16_t idx,
 			      int cpu, const struct sample *s)
 {
 	struct ev e;
-	int err = tp_fields_json(p->rec->user_events[idx], s->raw, s->raw_size,
+	int err = tp_fields_json(p->rec->ev.user_events[idx], s->raw, s->raw_size,
 				 &p->tp_json);
 
 	if (err == -ENOMEM)

@@ -131,7 +131,7 @@ static int begin(struct record_session *rs, struct errmsg *e)
 	si.version = FAULTLINE_VERSION;
 	si.min_fault_dur_ns = c->min_fault_dur_ns;
 	si.buffer_bytes = c->ring_bytes;
-	si.cpus = rs->rec.ncpus;
+	si.cpus = rs->rec.ev.ncpus;
 	proc_cpu_model(cpu_model, sizeof(cpu_model));
 	si.cpu_model = cpu_model;
 	si.labels_json = c->labels_json;
@@ -166,8 +166,8 @@ static int begin(struct record_session *rs, struct errmsg *e)
 				      &rs->pipe.clock.map, e);
 	/* After the first anchor: every block event is stamped after it. */
 	if (err == 0 && c->block_io)
-		err = record_block_io_open(&rs->pipe.blk, rs->rec.cpus,
-					   rs->rec.ncpus, e);
+		err = record_block_io_open(&rs->pipe.blk, rs->rec.ev.cpus,
+					   rs->rec.ev.ncpus, e);
 	return err;
 }
 
