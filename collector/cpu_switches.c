@@ -7,21 +7,21 @@
 
 /* The refusal, as a warning: runnable waits are still timed, only the
  * threads that held the CPU meanwhile go unnamed. */
-static int refused(struct recorder *r, int err, const struct perf_event_attr *a,
-		   int cpu)
+static int refused(struct errmsg *warning, int err,
+		   const struct perf_event_attr *a, int cpu)
 {
 	struct errmsg why;
 
 	errmsg_init(&why);
 	perf_open_explain(-err, a, "cpu-wide context switches", -1, cpu, &why);
-	if (!r->warning.text[0])
-		errmsg_set(&r->warning, -err, "runnable waits will not say what "
+	if (!warning->text[0])
+		errmsg_set(warning, -err, "runnable waits will not say what "
 			   "ran instead: %s", why.text);
 	return 0;
 }
 
-int cpu_switches_open(struct recorder *r, const struct fault_attrs *fa,
-		      struct errmsg *e)
+int cpu_switches_open(struct event_set *set, const struct fault_attrs *fa,
+		      struct errmsg *warning, struct errmsg *e)
 {
 	/* The fault events' attr, for the same sample_id trailer and clock. */
 	struct perf_event_attr a = fa->attr[0];
@@ -34,17 +34,17 @@ int cpu_switches_open(struct recorder *r, const struct fault_attrs *fa,
 	a.sample_type &= ~(uint64_t)(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
 				     PERF_SAMPLE_STACK_USER);
 	a.context_switch = 1;
-	for (int c = 0; c < r->ev.ncpus; c++) {
-		int fd = perf_open(&a, -1, r->ev.cpus[c]), err;
+	for (int c = 0; c < set->ncpus; c++) {
+		int fd = perf_open(&a, -1, set->cpus[c]), err;
 
 		if (fd == -EACCES || fd == -EPERM)
-			return refused(r, fd, &a, r->ev.cpus[c]);
+			return refused(warning, fd, &a, set->cpus[c]);
 		if (fd < 0)
 			return perf_open_explain(-fd, &a, "cpu-wide context switches",
-						 -1, r->ev.cpus[c], e);
-		if (event_set_keep_fd(&r->ev, fd) < 0)
+						 -1, set->cpus[c], e);
+		if (event_set_keep_fd(set, fd) < 0)
 			return -ENOMEM;
-		err = event_set_share_ring(&r->ev, c, fd, e);
+		err = event_set_share_ring(set, c, fd, e);
 		if (err < 0)
 			return err;
 	}

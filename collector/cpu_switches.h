@@ -10,15 +10,17 @@
 #ifndef FL_CPU_SWITCHES_H
 #define FL_CPU_SWITCHES_H
 
+#include "event_set.h"
 #include "fault_events.h"
 
 /*
  * Opens the events (disabled; enabled with the rest) and points each at
  * its CPU's ring, after ring_owners_open.  A CPU-wide event needs
- * CAP_PERFMON or perf_event_paranoid <= 0: when refused, r->warning says
- * what is left out and 0 is returned.  0 or -errno with e.
+ * CAP_PERFMON or perf_event_paranoid <= 0: when refused, warning (if not
+ * set already) says what is left out and 0 is returned.  0 or -errno
+ * with e.
  */
-int cpu_switches_open(struct recorder *r, const struct fault_attrs *fa,
-		      struct errmsg *e);
+int cpu_switches_open(struct event_set *set, const struct fault_attrs *fa,
+		      struct errmsg *warning, struct errmsg *e);
 
 #endif

@@ -208,7 +208,7 @@ static int open_stacked(struct fault_attrs *fa, struct perf_event_attr *a,
  * nothing; every fault event redirects its output into the owner's ring,
  * and the kernel wakes the owner's fd for writes from any of them.
  */
-int ring_owners_open(struct recorder *r, const struct fault_attrs *fa,
+int ring_owners_open(struct event_set *set, const struct fault_attrs *fa,
 		     struct errmsg *e)
 {
 	struct perf_event_attr a = fa->attr[0];
@@ -221,20 +221,20 @@ int ring_owners_open(struct recorder *r, const struct fault_attrs *fa,
 	/* Its only record: faultline renaming itself, which makes the kernel
 	 * write a ring's pending LOST count (recorder_flush_lost). */
 	a.comm = 1;
-	for (int c = 0; c < r->ev.ncpus; c++) {
-		int fd = perf_open(&a, 0, r->ev.cpus[c]), err;
+	for (int c = 0; c < set->ncpus; c++) {
+		int fd = perf_open(&a, 0, set->cpus[c]), err;
 		uint64_t id;
 
 		if (fd < 0)
-			return perf_open_explain(-fd, &a, "dummy", 0, r->ev.cpus[c], e);
-		if (event_set_keep_fd(&r->ev, fd) < 0)
+			return perf_open_explain(-fd, &a, "dummy", 0, set->cpus[c], e);
+		if (event_set_keep_fd(set, fd) < 0)
 			return -ENOMEM;
 		if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 			return errmsg_set(e, errno, "cannot read an event id: %s",
 					  strerror(errno));
-		err = idmap_put(&r->ev.ids, id, ROLE_RING_OWNER);
+		err = idmap_put(&set->ids, id, ROLE_RING_OWNER);
 		if (err == 0)
-			err = event_set_map_ring(&r->ev, &r->ev.rings[c], c, fd, e);
+			err = event_set_map_ring(set, &set->rings[c], c, fd, e);
 		if (err < 0)
 			return err;
 	}
@@ -243,23 +243,24 @@ int ring_owners_open(struct recorder *r, const struct fault_attrs *fa,
 
 /* Intel PT: the PT event for (pid, CPU c) before the fault events;
  * *group_fd the group fault mode's carrier joins, else -1. */
-static int pt_leader(struct recorder *r, pid_t pid, int c, int inherit,
-		     int on_exec, int *group_fd, struct errmsg *e)
+static int pt_leader(struct event_set *set, struct pt_recording *pt, pid_t pid,
+		     int c, int inherit, int on_exec, int *group_fd,
+		     struct errmsg *e)
 {
 	*group_fd = -1;
-	if (!r->cfg.pt)
+	if (!pt)
 		return 0;
-	return pt_record_open_leader(r->cfg.pt, r, pid, c, inherit, on_exec,
+	return pt_record_open_leader(pt, set, pid, c, inherit, on_exec,
 				     group_fd, e);
 }
 
-int fault_events_open(struct recorder *r, struct fault_attrs *fa,
-		      pid_t pid, int inherit, int on_exec, int *gone,
-		      struct errmsg *e)
+int fault_events_open(struct event_set *set, struct pt_recording *pt,
+		      struct fault_attrs *fa, pid_t pid, int inherit, int on_exec,
+		      int *gone, struct errmsg *e)
 {
 	*gone = 0;
-	for (int c = 0; c < r->ev.ncpus; c++) {
-		int group_fd, err = pt_leader(r, pid, c, inherit, on_exec,
+	for (int c = 0; c < set->ncpus; c++) {
+		int group_fd, err = pt_leader(set, pt, pid, c, inherit, on_exec,
 					      &group_fd, e);
 
 		if (err == -ESRCH && pid > 0) {
@@ -272,25 +273,25 @@ int fault_events_open(struct recorder *r, struct fault_attrs *fa,
 			struct perf_event_attr a = fa->attr[i];
 			/* Intel PT's fault mode: the carrier joins the PT group. */
 			int carrier = group_fd >= 0 &&
-				      pt_record_is_carrier(r->cfg.pt, fa->role[i]);
+				      pt_record_is_carrier(pt, fa->role[i]);
 			uint64_t id;
 			int fd;
 
 			a.inherit = (unsigned)inherit;
 			a.enable_on_exec = (unsigned)on_exec;
 			if (carrier)
-				pt_record_carrier(r->cfg.pt, &a);
-			fd = carrier ? pt_record_open_carrier(r->cfg.pt, &a, pid,
-							      r->ev.cpus[c], group_fd)
-				     : open_stacked(fa, &a, pid, r->ev.cpus[c]);
+				pt_record_carrier(pt, &a);
+			fd = carrier ? pt_record_open_carrier(pt, &a, pid,
+							      set->cpus[c], group_fd)
+				     : open_stacked(fa, &a, pid, set->cpus[c]);
 			if (fd == -ESRCH && pid > 0) {
 				*gone = 1;	/* exited since it was listed */
 				return 0;
 			}
 			if (fd < 0)
 				return perf_open_explain(-fd, &a, fa->name[i], pid,
-							 r->ev.cpus[c], e);
-			if (event_set_keep_fd(&r->ev, fd) < 0)
+							 set->cpus[c], e);
+			if (event_set_keep_fd(set, fd) < 0)
 				return -ENOMEM;
 			if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 				return errmsg_set(e, errno, "cannot read the id of "
@@ -301,12 +302,12 @@ int fault_events_open(struct recorder *r, struct fault_attrs *fa,
 				return errmsg_set(e, errno, "the kernel refused the "
 						  "filter of '%s': %s", fa->name[i],
 						  strerror(errno));
-			err = idmap_put_arg(&r->ev.ids, id, fa->role[i],
+			err = idmap_put_arg(&set->ids, id, fa->role[i],
 					    fa->stacked[i]);
 			if (err == 0 && carrier)
-				err = pt_record_carrier_opened(r->cfg.pt, id);
+				err = pt_record_carrier_opened(pt, id);
 			else if (err == 0)
-				err = event_set_share_ring(&r->ev, c, fd, e);
+				err = event_set_share_ring(set, c, fd, e);
 			if (err < 0)
 				return err;
 		}

@@ -7,7 +7,9 @@
 
 #include <linux/perf_event.h>
 
-#include "recorder.h"
+#include "event_set.h"
+#include "pt_record.h"
+#include "stack_events.h"
 
 #define FAULT_EVENTS 3
 /* With --stacks on switch-outs, a fourth: context-switches; for
@@ -48,23 +50,24 @@ void fault_attrs_add_tracepoint(struct fault_attrs *fa,
 				const struct perf_event_attr *a,
 				const char *name, enum ev_role role);
 
-/* One ring per CPU of r, owned by a dummy event on faultline's own
+/* One ring per CPU of set, owned by a dummy event on faultline's own
  * thread.  Before fault_events_open.  0 or -errno with e. */
-int ring_owners_open(struct recorder *r, const struct fault_attrs *fa,
+int ring_owners_open(struct event_set *set, const struct fault_attrs *fa,
 		     struct errmsg *e);
 
 /*
  * Opens the three events for pid (a tid; -1 for every thread) on every
- * CPU of r, keeps the fds in r, their ids in r->ids, and points each at
- * its CPU's ring.  inherit: threads pid creates later are traced too;
+ * CPU of set, keeps the fds in set, their ids in set->ids, and points
+ * each at its CPU's ring; with pt (--pt; else NULL), the Intel PT event
+ * before them on each CPU.  inherit: threads pid creates later are traced too;
  * on_exec: enabled by the kernel at pid's next exec.  A thread that exits
  * before its events are opened sets *gone and is not an error.  When the
  * kernel refuses kernel frames in a stack, they are left out of fa's
  * attrs from then on and fa->kernel_refused is set.
  */
-int fault_events_open(struct recorder *r, struct fault_attrs *fa,
-		      pid_t pid, int inherit, int on_exec, int *gone,
-		      struct errmsg *e);
+int fault_events_open(struct event_set *set, struct pt_recording *pt,
+		      struct fault_attrs *fa, pid_t pid, int inherit, int on_exec,
+		      int *gone, struct errmsg *e);
 
 /* One fd per event, thread and CPU adds up: lift the soft limit to the
  * hard one. */

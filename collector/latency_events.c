@@ -3,7 +3,7 @@
 
 #include "../common/strbuf.h"
 #include "latency_events.h"
-#include "recorder.h"
+#include "event_set.h"
 #include "tracepoints.h"
 
 /* -EINVAL with e naming the fields ev has, when it lacks key. */
@@ -26,27 +26,28 @@ static int check_key(const struct tep_event *ev, const char *full,
 	return err;
 }
 
-int latency_events_open(struct recorder *r, struct errmsg *e)
+int latency_events_open(struct event_set *set, const struct lat_spec_list *l,
+			struct errmsg *e)
 {
-	const struct lat_spec_list *l = r->cfg.latencies;
 	int err = 0;
 
 	if (!l || !l->n)
 		return 0;
-	r->ev.lat_events = calloc(l->tps.n, sizeof(*r->ev.lat_events));
-	if (!r->ev.lat_events)
+	set->lat_events = calloc(l->tps.n, sizeof(*set->lat_events));
+	if (!set->lat_events)
 		return -ENOMEM;
 	for (size_t i = 0; i < l->tps.n && err == 0; i++) {
 		const struct tp_spec *sp = &l->tps.v[i];
 		const char *key = l->v[i / 2].key;
 
-		r->ev.lat_events[i] = tracepoint_load(r->ev.tep, sp->system, sp->name, e);
-		if (!r->ev.lat_events[i])
+		set->lat_events[i] = tracepoint_load(set->tep, sp->system,
+						     sp->name, e);
+		if (!set->lat_events[i])
 			return -ENOENT;
 		if (key)
-			err = check_key(r->ev.lat_events[i], sp->full, key, e);
+			err = check_key(set->lat_events[i], sp->full, key, e);
 		if (err == 0)
-			err = tracepoint_open(r, r->ev.lat_events[i], i % 2 ?
+			err = tracepoint_open(set, set->lat_events[i], i % 2 ?
 					      ROLE_TP_LAT_END : ROLE_TP_LAT_START,
 					      (uint16_t)(i / 2), NULL, e);
 	}

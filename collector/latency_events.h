@@ -9,13 +9,15 @@
 #define FL_LATENCY_EVENTS_H
 
 #include "../common/errmsg.h"
+#include "../decoder/latency_pair.h"
 
-struct recorder;
+struct event_set;
 
-/* Loads and opens every pair of r->cfg.latencies (none: 0), its events
- * in r->lat_events (START at 2i, END at 2i + 1) and in r->ids as
+/* Loads and opens every pair of l (NULL or none: 0), its events in
+ * set->lat_events (START at 2i, END at 2i + 1) and in set->ids as
  * ROLE_TP_LAT_START / _END with arg i.  A key field either event lacks
  * is refused, naming the fields it has.  0 or -errno with e. */
-int latency_events_open(struct recorder *r, struct errmsg *e);
+int latency_events_open(struct event_set *set, const struct lat_spec_list *l,
+			struct errmsg *e);
 
 #endif

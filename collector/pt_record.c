@@ -101,8 +101,8 @@ static int add_fd(struct pt_buffer *b, int fd)
 /* The CPU's first PT event: its ring and AUX area, which the others
  * on the CPU write into.  The AUX area is mapped read-only (overwrite)
  * except in full mode. */
-static int new_buffer(struct pt_recording *pr, struct recorder *r, int idx,
-		      int fd, struct errmsg *e)
+static int new_buffer(struct pt_recording *pr, const struct event_set *set,
+		      int idx, int fd, struct errmsg *e)
 {
 	struct pt_buffer *b;
 	char what[32];
@@ -113,7 +113,7 @@ static int new_buffer(struct pt_recording *pr, struct recorder *r, int idx,
 	b = &pr->bufs[pr->nbufs];
 	memset(b, 0, sizeof(*b));
 	b->fd = fd;
-	b->cpu = r->ev.cpus[idx];
+	b->cpu = set->cpus[idx];
 	snprintf(what, sizeof(what), "CPU %d", b->cpu);
 	err = ring_map(&b->ring, fd, b->cpu, PT_RING_BYTES);
 	if (err < 0)
@@ -128,7 +128,7 @@ static int new_buffer(struct pt_recording *pr, struct recorder *r, int idx,
 	return 0;
 }
 
-int pt_record_open_leader(struct pt_recording *pr, struct recorder *r,
+int pt_record_open_leader(struct pt_recording *pr, struct event_set *set,
 			  pid_t pid, int cpu_idx, int inherit, int on_exec,
 			  int *group_fd, struct errmsg *e)
 {
@@ -138,27 +138,28 @@ int pt_record_open_leader(struct pt_recording *pr, struct recorder *r,
 
 	*group_fd = -1;
 	if (!pr->cpu_buf) {
-		pr->ncpus = r->ev.ncpus;
-		pr->cpu_buf = malloc((size_t)r->ev.ncpus * sizeof(*pr->cpu_buf));
+		pr->ncpus = set->ncpus;
+		pr->cpu_buf = malloc((size_t)set->ncpus * sizeof(*pr->cpu_buf));
 		if (!pr->cpu_buf)
 			return -ENOMEM;
-		memset(pr->cpu_buf, 0xff, (size_t)r->ev.ncpus * sizeof(*pr->cpu_buf));
+		memset(pr->cpu_buf, 0xff, (size_t)set->ncpus * sizeof(*pr->cpu_buf));
 	}
 	a.inherit = (unsigned)inherit;
 	a.enable_on_exec = (unsigned)on_exec;
-	fd = perf_open(&a, pid, r->ev.cpus[cpu_idx]);
+	fd = perf_open(&a, pid, set->cpus[cpu_idx]);
 	if (fd == -ESRCH && pid > 0)
 		return -ESRCH;
 	if (fd < 0)
-		return perf_open_explain(-fd, &a, "intel_pt", pid, r->ev.cpus[cpu_idx], e);
-	if (event_set_keep_fd(&r->ev, fd) < 0)
+		return perf_open_explain(-fd, &a, "intel_pt", pid, set->cpus[cpu_idx],
+					 e);
+	if (event_set_keep_fd(set, fd) < 0)
 		return -ENOMEM;
 	if (pr->cpu_buf[cpu_idx] < 0)
-		err = new_buffer(pr, r, cpu_idx, fd, e);
+		err = new_buffer(pr, set, cpu_idx, fd, e);
 	else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
 		       pr->bufs[pr->cpu_buf[cpu_idx]].fd) < 0)
 		err = errmsg_set(e, errno, "cannot share the Intel PT buffer on "
-				 "CPU %d: %s", r->ev.cpus[cpu_idx], strerror(errno));
+				 "CPU %d: %s", set->cpus[cpu_idx], strerror(errno));
 	else
 		err = 0;
 	if (err < 0)

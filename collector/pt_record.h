@@ -56,6 +56,7 @@
 #include "pt_pmu.h"
 #include "ring.h"
 
+struct event_set;
 struct recorder;
 struct pt_trace;
 
@@ -164,10 +165,10 @@ void pt_record_release(struct pt_recording *pr);
 int pt_record_probe(struct pt_recording *pr, const struct pt_settings *s,
 		    const char *root, struct errmsg *e);
 
-/* The PT event for (pid, r->cpus[cpu_idx]), as described above; *group_fd
- * the fd the carrier joins (fault mode), else -1.  A thread that exited
- * first gives -ESRCH with e untouched.  0 or -errno with e. */
-int pt_record_open_leader(struct pt_recording *pr, struct recorder *r,
+/* The PT event for (pid, set->cpus[cpu_idx]), as described above;
+ * *group_fd the fd the carrier joins (fault mode), else -1.  A thread
+ * that exited first gives -ESRCH with e untouched.  0 or -errno with e. */
+int pt_record_open_leader(struct pt_recording *pr, struct event_set *set,
 			  pid_t pid, int cpu_idx, int inherit, int on_exec,
 			  int *group_fd, struct errmsg *e);
 

@@ -74,7 +74,7 @@ static int open_process(struct recorder *r, struct fault_attrs *fa,
 		return errmsg_set(e, ESRCH, "no such process %d; check the pid "
 				  "with 'ps -e'", (int)pid);
 	for (size_t i = 0; i < n && err == 0; i++) {
-		err = fault_events_open(r, fa, tids[i], 1, 0, &gone, e);
+		err = fault_events_open(&r->ev, r->cfg.pt, fa, tids[i], 1, 0, &gone, e);
 		opened += !gone;
 	}
 	free(tids);
@@ -173,13 +173,14 @@ static int open_sched_tracepoints(struct recorder *r)
 		return 0;
 	errmsg_init(&why);
 	if (target_system_wide(r->cfg.targets)) {
-		err = tracepoint_open(r, r->ev.sched_switch, ROLE_TP_SCHED_SWITCH, 0,
-				      NULL, &why);
+		err = tracepoint_open(&r->ev, r->ev.sched_switch,
+				      ROLE_TP_SCHED_SWITCH, 0, NULL, &why);
 		if (err == 0 && r->cfg.wakers)
-			err = tracepoint_open(r, r->ev.sched_waking,
+			err = tracepoint_open(&r->ev, r->ev.sched_waking,
 					      ROLE_TP_SCHED_WAKING, 0, NULL, &why);
 	} else if (r->cfg.wakers) {
-		err = waking_filter_open(&r->waking, r, r->ev.sched_waking, &why);
+		err = waking_filter_open(&r->waking, &r->ev, r->cfg.targets,
+					 r->ev.sched_waking, &why);
 	}
 	if (err == -ENOMEM)
 		return err;
@@ -221,11 +222,11 @@ static int open_tracepoints(struct recorder *r, struct errmsg *e)
 		const struct tp_spec *sp = &r->cfg.tracepoints->v[i];
 
 		r->ev.user_events[i] = tracepoint_load(r->ev.tep, sp->system, sp->name, e);
-		err = r->ev.user_events[i] ? tracepoint_open(r, r->ev.user_events[i],
+		err = r->ev.user_events[i] ? tracepoint_open(&r->ev, r->ev.user_events[i],
 				ROLE_TP_USER, (uint16_t)i, sp->filter, e) : -ENOENT;
 	}
 	if (err == 0)
-		err = latency_events_open(r, e);
+		err = latency_events_open(&r->ev, r->cfg.latencies, e);
 	return err ? err : block_formats_load(r, e);
 }
 
@@ -233,21 +234,22 @@ static int open_targets(struct recorder *r, struct fault_attrs *fa,
 			struct errmsg *e)
 {
 	struct target_set *t = r->cfg.targets;
-	int gone, trial = -1, err = ring_owners_open(r, fa, e);
+	int gone, trial = -1, err = ring_owners_open(&r->ev, fa, e);
 
 	if (err == 0)
 		err = tracing_prepare(r, e);
 	if (err == 0)
 		trial = sched_switch_per_task(r, fa);
 	if (err == 0)
-		err = syscall_events_prepare(r, fa, e);
+		err = syscall_events_prepare(&r->ev, r->cfg.syscalls,
+					     r->cfg.targets, fa, e);
 	if (err == 0 && target_system_wide(t))
 		/* These see the command too: target_wanted knows its pid. */
-		err = fault_events_open(r, fa, -1, 0, 0, &gone, e);
+		err = fault_events_open(&r->ev, r->cfg.pt, fa, -1, 0, 0, &gone, e);
 	for (size_t i = 0; i < t->npids && err == 0 && !target_system_wide(t); i++)
 		err = open_process(r, fa, t->pids[i], e);
 	for (size_t i = 0; i < t->ntids && err == 0 && !target_system_wide(t); i++) {
-		err = fault_events_open(r, fa, t->tids[i], 0, 0, &gone, e);
+		err = fault_events_open(&r->ev, r->cfg.pt, fa, t->tids[i], 0, 0, &gone, e);
 		if (err == 0 && gone)
 			err = errmsg_set(e, ESRCH, "thread %d exited before "
 					 "recording began", (int)t->tids[i]);
@@ -255,16 +257,17 @@ static int open_targets(struct recorder *r, struct fault_attrs *fa,
 	/* What ran on the targets' CPUs while they waited for one. */
 	if (err == 0 && r->cfg.thread_states && r->cfg.ran_instead &&
 	    !target_system_wide(t))
-		err = cpu_switches_open(r, fa, e);
+		err = cpu_switches_open(&r->ev, fa, &r->warning, e);
 	if (err == 0)
 		err = open_tracepoints(r, e);
 	if (err == 0)
-		err = syscall_events_open_cpu_wide(r, e);
+		err = syscall_events_open_cpu_wide(&r->ev, r->cfg.syscalls,
+						   r->cfg.targets, e);
 	/* Everything so far is enabled by ioctl; the command's own events,
 	 * opened last, by its exec. */
 	r->ev.nfds_to_enable = r->ev.nfds;
 	if (err == 0 && t->child && !target_system_wide(t))
-		err = fault_events_open(r, fa, t->child, 1, 1, &gone, e);
+		err = fault_events_open(&r->ev, r->cfg.pt, fa, t->child, 1, 1, &gone, e);
 	/* Intel PT: the vDSO and the first calibration pair. */
 	if (err == 0 && r->cfg.pt)
 		err = pt_record_after_open(r->cfg.pt, r, e);

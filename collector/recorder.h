@@ -92,7 +92,7 @@ struct recorder {
 	int child_pidfd;		/* owned: the command, or -1 */
 	int *pidfds;			/* owned: -p processes, -1 once exited */
 	size_t npidfds;
-	/* owned: sched_waking for per-thread targets; unused (.r NULL)
+	/* owned: sched_waking for per-thread targets; unused (.set NULL)
 	 * with -a or --comm, or without sched tracing. */
 	struct waking_filter waking;
 	/* owned: the events being closed (recorder_close_events) */

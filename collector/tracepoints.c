@@ -10,7 +10,7 @@
 
 #include "../common/edit_distance.h"
 #include "perf_open.h"
-#include "recorder.h"
+#include "event_set.h"
 #include "tracepoints.h"
 
 int tracepoints_init(struct tep_handle **tep, struct errmsg *e)
@@ -169,7 +169,7 @@ void tracepoint_attr(struct perf_event_attr *a, const struct tep_event *ev,
 			   TP_SAMPLE_TYPE, ring_bytes);
 }
 
-int tracepoint_open_cpu(struct recorder *r, struct tep_event *ev, int idx,
+int tracepoint_open_cpu(struct event_set *set, struct tep_event *ev, int idx,
 			enum ev_role role, uint16_t arg, const char *filter,
 			struct errmsg *e)
 {
@@ -179,25 +179,25 @@ int tracepoint_open_cpu(struct recorder *r, struct tep_event *ev, int idx,
 	int fd, err = 0;
 
 	snprintf(name, sizeof(name), "%s:%s", ev->system, ev->name);
-	tracepoint_attr(&a, ev, r->cfg.ring_bytes);
+	tracepoint_attr(&a, ev, set->ring_bytes);
 	if (role == ROLE_TP_SCHED_WAKING) {
 		a.sample_type = WAKING_SAMPLE_TYPE;
 		a.exclude_callchain_user = 1;
 		a.sample_max_stack = WAKING_MAX_STACK;
 	}
-	fd = perf_open(&a, -1, r->ev.cpus[idx]);
+	fd = perf_open(&a, -1, set->cpus[idx]);
 	if (fd < 0)
-		return perf_open_explain(-fd, &a, name, -1, r->ev.cpus[idx], e);
+		return perf_open_explain(-fd, &a, name, -1, set->cpus[idx], e);
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 		err = errmsg_set(e, errno, "cannot read the id of '%s': %s",
 				 name, strerror(errno));
 	if (err == 0)
-		err = idmap_put_arg(&r->ev.ids, id, role, arg);
+		err = idmap_put_arg(&set->ids, id, role, arg);
 	if (err == 0)
 		err = apply_filter(fd, ev, filter, e);
 	/* One ring per CPU for every event: the ring owner's. */
 	if (err == 0)
-		err = event_set_share_ring(&r->ev, idx, fd, e);
+		err = event_set_share_ring(set, idx, fd, e);
 	if (err < 0) {
 		close(fd);
 		return err;
@@ -205,16 +205,16 @@ int tracepoint_open_cpu(struct recorder *r, struct tep_event *ev, int idx,
 	return fd;
 }
 
-int tracepoint_open(struct recorder *r, struct tep_event *ev,
+int tracepoint_open(struct event_set *set, struct tep_event *ev,
 		    enum ev_role role, uint16_t arg, const char *filter,
 		    struct errmsg *e)
 {
-	for (int c = 0; c < r->ev.ncpus; c++) {
-		int fd = tracepoint_open_cpu(r, ev, c, role, arg, filter, e);
+	for (int c = 0; c < set->ncpus; c++) {
+		int fd = tracepoint_open_cpu(set, ev, c, role, arg, filter, e);
 
 		if (fd < 0)
 			return fd;
-		if (event_set_keep_fd(&r->ev, fd) < 0)
+		if (event_set_keep_fd(set, fd) < 0)
 			return -ENOMEM;
 	}
 	return 0;

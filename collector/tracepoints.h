@@ -13,7 +13,7 @@
 #include "../common/errmsg.h"
 #include "../decoder/idmap.h"
 
-struct recorder;
+struct event_set;
 
 /* Every tracepoint sample: who, when, and the raw record. */
 #define TP_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | \
@@ -47,17 +47,17 @@ struct tep_event *tracepoint_load(struct tep_handle *tep, const char *system,
 void tracepoint_attr(struct perf_event_attr *a, const struct tep_event *ev,
 		     size_t ring_bytes);
 
-/* Opens ev, disabled, on r's CPU cpus[idx] for every thread, its records
- * going to that CPU's ring, its id in r->ids with role and arg, the
- * filter applied.  The fd (the caller's) or -errno with e. */
-int tracepoint_open_cpu(struct recorder *r, struct tep_event *ev, int idx,
+/* Opens ev, disabled, on set's CPU cpus[idx] for every thread, its
+ * records going to that CPU's ring, its id in set->ids with role and arg,
+ * the filter applied.  The fd (the caller's) or -errno with e. */
+int tracepoint_open_cpu(struct event_set *set, struct tep_event *ev, int idx,
 			enum ev_role role, uint16_t arg, const char *filter,
 			struct errmsg *e);
 
-/* Opens ev on every CPU of r (all threads), its records going to each
- * CPU's ring, its id in r->ids with role and arg, the filter applied.
+/* Opens ev on every CPU of set (all threads), its records going to each
+ * CPU's ring, its id in set->ids with role and arg, the filter applied.
  * 0 or -errno with e (a rejected filter quotes the kernel's reason). */
-int tracepoint_open(struct recorder *r, struct tep_event *ev,
+int tracepoint_open(struct event_set *set, struct tep_event *ev,
 		    enum ev_role role, uint16_t arg, const char *filter,
 		    struct errmsg *e);
 

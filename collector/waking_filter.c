@@ -9,7 +9,9 @@
 #include "../common/array.h"
 #include "event_close.h"
 #include "procfs.h"
-#include "recorder.h"
+#include "event_set.h"
+#include "targets.h"
+#include "tracepoints.h"
 #include "waking_filter.h"
 
 static int tid_in(const pid_t *v, size_t n, pid_t tid)
@@ -67,14 +69,14 @@ static int filter_build(char *buf, const pid_t *a, size_t na, const pid_t *b,
 static int set_open(struct waking_filter *wf, const char *filter,
 		    struct errmsg *e)
 {
-	struct recorder *r = wf->r;
+	struct event_set *set = wf->set;
 	size_t first = wf->nfds;
 	int err = 0;
 
-	if (ARRAY_RESERVE(wf->fds, wf->capfds, wf->nfds + (size_t)r->ev.ncpus) < 0)
+	if (ARRAY_RESERVE(wf->fds, wf->capfds, wf->nfds + (size_t)set->ncpus) < 0)
 		return -ENOMEM;
-	for (int c = 0; c < r->ev.ncpus && err == 0; c++) {
-		int fd = tracepoint_open_cpu(r, wf->ev, c, ROLE_TP_SCHED_WAKING,
+	for (int c = 0; c < set->ncpus && err == 0; c++) {
+		int fd = tracepoint_open_cpu(set, wf->ev, c, ROLE_TP_SCHED_WAKING,
 					     0, filter, e);
 
 		if (fd < 0) {
@@ -156,22 +158,24 @@ static pid_t last_pid_now(const struct waking_filter *wf)
 	return last > 0 ? last : 0;
 }
 
-int waking_filter_open(struct waking_filter *wf, struct recorder *r,
-		       struct tep_event *ev, struct errmsg *e)
+int waking_filter_open(struct waking_filter *wf, struct event_set *set,
+		       const struct target_set *targets, struct tep_event *ev,
+		       struct errmsg *e)
 {
 	char filter[WAKING_FILTER_MAX];
 	int err;
 
 	memset(wf, 0, sizeof(*wf));
 	pthread_mutex_init(&wf->lock, NULL);
-	wf->r = r;
+	wf->set = set;
+	wf->targets = targets;
 	wf->ev = ev;
-	err = targets_now(wf, r->cfg.targets);
+	err = targets_now(wf, targets);
 	if (err < 0)
 		return err;
 	/* New threads of -p processes and of the command are targets: any
 	 * pid handed out from now on may be one, until pids wrap. */
-	if (r->cfg.targets->npids || r->cfg.targets->child)
+	if (targets->npids || targets->child)
 		wf->above = last_pid_now(wf);
 	if (filter_build(filter, wf->tids, wf->ntids, NULL, 0, wf->above) < 0)
 		wf->unfiltered = 1;
@@ -180,7 +184,7 @@ int waking_filter_open(struct waking_filter *wf, struct recorder *r,
 
 void waking_filter_release(struct waking_filter *wf)
 {
-	if (!wf->r)
+	if (!wf->set)
 		return;
 	for (size_t i = 0; i < wf->nfds; i++)
 		close(wf->fds[i]);
@@ -193,7 +197,7 @@ void waking_filter_release(struct waking_filter *wf)
 
 void waking_filter_close_into(struct waking_filter *wf, struct event_close *c)
 {
-	if (!wf->r)
+	if (!wf->set)
 		return;
 	pthread_mutex_lock(&wf->lock);
 	for (size_t i = 0; i < wf->nfds; i++)
@@ -207,7 +211,7 @@ int waking_filter_start(struct waking_filter *wf, struct errmsg *e)
 {
 	int err = 0;
 
-	if (!wf->r)
+	if (!wf->set)
 		return 0;
 	pthread_mutex_lock(&wf->lock);
 	wf->started = 1;
@@ -221,7 +225,7 @@ int waking_filter_start(struct waking_filter *wf, struct errmsg *e)
 
 void waking_filter_stop(struct waking_filter *wf)
 {
-	if (!wf->r)
+	if (!wf->set)
 		return;
 	pthread_mutex_lock(&wf->lock);
 	wf->stopped = 1;
@@ -232,7 +236,7 @@ void waking_filter_stop(struct waking_filter *wf)
 
 int waking_filter_note(struct waking_filter *wf, pid_t tid)
 {
-	if (!wf->r || wf->unfiltered || tid_in(wf->tids, wf->ntids, tid))
+	if (!wf->set || wf->unfiltered || tid_in(wf->tids, wf->ntids, tid))
 		return 0;
 	/* Above: a set names it already; known, for the next rebase. */
 	if (wf->above && tid > wf->above)
@@ -282,7 +286,7 @@ int waking_filter_extend(struct waking_filter *wf, struct errmsg *e)
 {
 	int err = 0, open = 0;
 
-	if (!wf->r || !wf->npending)
+	if (!wf->set || !wf->npending)
 		return 0;
 	pthread_mutex_lock(&wf->lock);
 	if (!wf->stopped && !wf->unfiltered) {
@@ -330,7 +334,7 @@ int waking_filter_rebase(struct waking_filter *wf, uint64_t now_ns,
 	pid_t last;
 	int err = 0;
 
-	if (!wf->r || !wf->above || wf->unfiltered || !wf->passed_above ||
+	if (!wf->set || !wf->above || wf->unfiltered || !wf->passed_above ||
 	    now_ns < wf->next_rebase_ns)
 		return 0;
 	/* What was read so far is handled here, or cannot be (pids wrapped;
@@ -343,7 +347,7 @@ int waking_filter_rebase(struct waking_filter *wf, uint64_t now_ns,
 	if (last <= wf->above)
 		return 0;	/* none born since, or pids wrapped */
 	tids_forget_exited(wf);
-	if (targets_now(wf, wf->r->cfg.targets) < 0)
+	if (targets_now(wf, wf->targets) < 0)
 		return errmsg_set(e, ENOMEM, "out of memory");
 	pthread_mutex_lock(&wf->lock);
 	if (!wf->stopped)

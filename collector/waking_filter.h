@@ -44,7 +44,8 @@
 #include "../common/errmsg.h"
 
 struct event_close;
-struct recorder;
+struct event_set;
+struct target_set;
 struct tep_event;
 
 /* Sets open at once before they are merged into one. */
@@ -54,11 +55,12 @@ struct tep_event;
 
 struct waking_filter {
 	pthread_mutex_t lock;	/* guards fds, started, stopped */
-	struct recorder *r;	/* borrowed: its CPUs, rings and idmap */
+	struct event_set *set;	/* borrowed: its CPUs, rings and idmap */
+	const struct target_set *targets;	/* borrowed */
 	struct tep_event *ev;	/* borrowed: sched_waking's format */
 	int *fds;		/* owned: every open set's, set by set */
 	size_t nfds, capfds;
-	int sets;		/* sets open: nfds / r->ncpus */
+	int sets;		/* sets open: nfds / set->ncpus */
 	int started, stopped;	/* by the drain thread */
 	int unfiltered;		/* one set takes every wake-up */
 	/* Threads born later are targets (-p, a command): the filter also
@@ -81,12 +83,13 @@ struct waking_filter {
 #define WAKING_REBASE_NS (100ull * 1000 * 1000)
 
 /*
- * Opens the first set, disabled, naming the threads of r's targets that
+ * Opens the first set, disabled, naming the threads of targets that
  * exist now (every thread of each -p process, each -t thread, the
  * command).  0 or -errno with e.
  */
-int waking_filter_open(struct waking_filter *wf, struct recorder *r,
-		       struct tep_event *ev, struct errmsg *e);
+int waking_filter_open(struct waking_filter *wf, struct event_set *set,
+		       const struct target_set *targets, struct tep_event *ev,
+		       struct errmsg *e);
 void waking_filter_release(struct waking_filter *wf);
 
 /* Hands every set's fds to c to close (collector/event_close.h), once
