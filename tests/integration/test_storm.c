@@ -17,7 +17,23 @@
 
 #include "run.h"
 
+/*
+ * The round trips of the storm.  Under the sanitizers the engine decodes
+ * and stores several times slower than in the release build, and perf,
+ * not built with them, is no yardstick for it: a storm it cannot keep up
+ * with fills the spool whenever the machine is busy too (100,000 round
+ * trips with -a beside two CPU hogs peaked at 53 of its 64 MiB, and
+ * overflowed it once while the machine also built and ran other tests).
+ * There the storm is one the spool holds whole however slow the engine
+ * (20,000 round trips with -a are 13 MB in perf's data file), so the run
+ * checks that nothing is lost or miscounted on the storm's path, not how
+ * fast the engine is.
+ */
+#ifdef __SANITIZE_ADDRESS__
+#define TRIPS "20000"
+#else
 #define TRIPS "100000"
+#endif
 
 static const char *pingpong(void)
 {
@@ -97,7 +113,7 @@ static void storm_recorded_without_loss(const char *target_opt)
 		argv[5] = "-q";	/* a command only */
 	unlink(db);
 	assert_int_equal(run_argv(&r, argv), 0);
-	assert_true(db_int(db, "SELECT records_seen FROM session") > 200000);
+	assert_true(db_int(db, "SELECT records_seen FROM session") > 2 * atoll(TRIPS));
 	if (db_int(db, "SELECT records_lost + samples_lost + records_dropped "
 		   "FROM session") != 0)
 		fail_msg("perf lost nothing, faultline lost %lld, dropped %lld "
