@@ -200,8 +200,8 @@ void diag_render_text(const struct diag_request *req,
 		 res->uncertain_ns, "that records were lost in, whose state may "
 		 "be wrong (the lost table says when)");
 	left_out(sb, "not named", res->unnamed_stalls, "stall", "", res->unnamed_ns,
-		 "that no pattern explains ('faultline query DB longest-stalls' "
-		 "lists every stall)");
+		 "that no pattern explains ('faultline query DB longest-stalls "
+		 "limit=N' lists the longest)");
 	if (!res->nfindings) {
 		strbuf_addf(sb, "no findings: no stall of a thread that had work "
 			    "matched a pattern (intervals off the CPU of %.3f ms or "
