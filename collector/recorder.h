@@ -2,7 +2,9 @@
  * recorder: opens the events for the targets (faults, switches,
  * tracepoints), maps one ring per CPU that every event on that CPU
  * writes into, and keeps what the drain loop (drain.h) needs to know
- * when to stop.  It decodes nothing.
+ * when to stop.  It decodes nothing.  What was opened is its event set
+ * (event_set.h, which the openers fill); the rest is the run: signals,
+ * the targets' pidfds, the waking filter's replacements, why it stopped.
  *
  * Usage:
  *	recorder_init(&r);
