@@ -13,9 +13,15 @@
 
 static void die(const char *what);
 
+/* Dropping is advice: under load the kernel sometimes keeps the page
+ * (seen once in a make check beside other work), so it is asked again,
+ * 10 ms apart, up to this many times. */
+#define DROP_TRIES 100
+
 /* A 4-page file written, synced (dirty pages cannot be dropped), mapped,
  * then dropped from the cache; *resident says whether its first page is
- * still cached (mincore), which a test expects to be 0. */
+ * still cached (mincore) after the last try, which a test expects to be
+ * 0. */
 static char *prepare_major(const char *path, int *resident)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -34,12 +40,18 @@ static char *prepare_major(const char *path, int *resident)
 	map = mmap(NULL, (size_t)page * 4, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		die("mmap file");
-	if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0)
-		die("posix_fadvise");
+	for (int i = 0; i < DROP_TRIES; i++) {
+		if (i > 0)
+			usleep(10000);
+		if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0)
+			die("posix_fadvise");
+		if (mincore(map, (size_t)page * 4, vec) < 0)
+			die("mincore");
+		*resident = vec[0] & 1;
+		if (!*resident)
+			break;
+	}
 	close(fd);
-	if (mincore(map, (size_t)page * 4, vec) < 0)
-		die("mincore");
-	*resident = vec[0] & 1;
 	return map;
 }
 
