@@ -142,7 +142,7 @@ CLI_SRC += cli/label.c cli/merge.c
 # reader that names a lazily bound function
 DIAGNOSE_SRC = diagnose/engine.c diagnose/group.c diagnose/describe.c \
 	       diagnose/render.c diagnose/patterns.c diagnose/p_lazy_binding.c \
-	       diagnose/p_reclaim.c diagnose/p_numa.c diagnose/p_file_evicted.c \
+	       diagnose/p_reclaim.c diagnose/p_numa.c diagnose/p_file_evicted.c diagnose/p_file_in_flight.c \
 	       diagnose/p_anon_swapped.c diagnose/p_recorder.c \
 	       diagnose/p_preemption.c diagnose/p_slow_wakeup.c \
 	       diagnose/cpu_holders.c

@@ -72,6 +72,7 @@ extern const struct diag_pattern diag_lazy_binding;
 extern const struct diag_pattern diag_reclaim;
 extern const struct diag_pattern diag_numa_balancing;
 extern const struct diag_pattern diag_file_evicted;
+extern const struct diag_pattern diag_file_in_flight;
 extern const struct diag_pattern diag_file_io;
 extern const struct diag_pattern diag_fsync;
 extern const struct diag_pattern diag_futex;

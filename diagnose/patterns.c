@@ -2,9 +2,10 @@
  * The registry of patterns, in the order the engine tries them: a stall
  * two of them claim goes to the one listed first, so the specific come
  * before the general (a major fault in the resolver is lazy binding
- * before it is an evicted file page; the recorder's preemption before
- * preemption; a quota's throttling before preemption and slow
- * wake-up; a futex wait, however its wake-up went, before the
+ * before it is an evicted file page; a minor fault's wait for a page
+ * still being read is that before it is a block in the kernel; the
+ * recorder's preemption before preemption; a quota's throttling before
+ * preemption and slow wake-up; a futex wait, however its wake-up went, before the
  * recorder's, preemption and slow wake-up, which claim the runnable
  * end of one); last, a thread blocked in the kernel for a reason
  * none of them names.
@@ -17,6 +18,7 @@ const struct diag_pattern *const diag_patterns[] = {
 	&diag_reclaim,
 	&diag_numa_balancing,
 	&diag_file_evicted,
+	&diag_file_in_flight,
 	&diag_anon_swapped,
 	&diag_file_io,
 	&diag_fsync,
