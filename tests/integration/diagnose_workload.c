@@ -21,6 +21,12 @@
  *              until the culprit, after a nanosleep (a timer), signals
  *              it; then the victim reads pages of PATH that were dropped
  *              from the page cache (disk)
+ *   --in-flight --file PATH
+ *              a few rounds of: PATH (IN_FLIGHT_MIB) dropped from the
+ *              page cache, read ahead whole (POSIX_FADV_WILLNEED starts
+ *              the reads and returns), then its last page touched
+ *              through a mapping: a fault on a page in the page cache
+ *              whose read is still queued, which waits for the disk
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -234,6 +241,73 @@ static void *waits_culprit(void *arg)
 	return NULL;
 }
 
+/* --in-flight: big enough that the disk is still reading the last page
+ * when the fault comes, microseconds after the read-ahead was asked.
+ * WILLNEED reads at most the file's read-ahead size (128 KiB by
+ * default) of what it is asked: the file is asked for in pieces that
+ * size. */
+#define IN_FLIGHT_MIB 32
+#define IN_FLIGHT_CHUNK (128 << 10)
+#define IN_FLIGHT_ROUNDS 4
+#define DROP_TRIES 100
+
+/* Drops fd's pages from the page cache, asking again (10 ms apart, a
+ * bounded number of times) while mincore says the last is cached:
+ * dropping is advice. */
+static void drop_cached(int fd, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char vec;
+	char *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+
+	if (map == MAP_FAILED)
+		die("mmap");
+	for (int i = 0; i < DROP_TRIES; i++) {
+		if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0)
+			die("posix_fadvise DONTNEED");
+		if (mincore(map + len - (size_t)page, (size_t)page, &vec) < 0)
+			die("mincore");
+		if (!(vec & 1))
+			break;
+		sleep_ns(10000000);
+	}
+	munmap(map, len);
+}
+
+static void in_flight(const char *path)
+{
+	size_t len = (size_t)IN_FLIGHT_MIB << 20;
+	long page = sysconf(_SC_PAGESIZE);
+	char *buf = calloc(1, 1 << 20);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	volatile char sum = 0;
+
+	victim_tid = (pid_t)syscall(SYS_gettid);
+	if (!buf || fd < 0)
+		die(path);
+	for (int i = 0; i < IN_FLIGHT_MIB; i++)
+		if (write(fd, buf, 1 << 20) != 1 << 20)
+			die(path);
+	if (fsync(fd) < 0)
+		die(path);
+	free(buf);
+	for (int round = 0; round < IN_FLIGHT_ROUNDS; round++) {
+		char *map;
+
+		drop_cached(fd, len);
+		map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+		if (map == MAP_FAILED)
+			die("mmap");
+		for (size_t off = 0; off < len; off += IN_FLIGHT_CHUNK)
+			if (posix_fadvise(fd, (off_t)off, IN_FLIGHT_CHUNK,
+					  POSIX_FADV_WILLNEED) != 0)
+				die("posix_fadvise WILLNEED");
+		sum += map[len - (size_t)page];
+		munmap(map, len);
+	}
+	close(fd);
+}
+
 static void write_info(const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -263,7 +337,7 @@ int main(int argc, char **argv)
 	}
 	if (!mode || !info) {
 		fprintf(stderr, "usage: diagnose_workload --preempt|--wakeup|--idle|"
-			"--busy|--waits --info FILE [--ms N] [--file PATH]\n");
+			"--busy|--waits|--in-flight --info FILE [--ms N] [--file PATH]\n");
 		return 2;
 	}
 	if (!strcmp(mode, "--idle")) {
@@ -272,7 +346,11 @@ int main(int argc, char **argv)
 		pause();
 		return 0;
 	}
-	if (!strcmp(mode, "--waits")) {
+	if (!strcmp(mode, "--in-flight")) {
+		if (!file)
+			die("--in-flight needs --file PATH");
+		in_flight(file);
+	} else if (!strcmp(mode, "--waits")) {
 		if (!file)
 			die("--waits needs --file PATH");
 		prepare_dropped(file);

@@ -266,6 +266,52 @@ static void a_major_fault_on_an_evicted_file_page_names_the_file(void **state)
 			 info_get(info, "tid"), json);
 }
 
+/*
+ * A page the disk is still reading when its thread touches it: the
+ * fault finds it in the page cache (minor) and sleeps until the read
+ * ends (sqlite3 scanning a cold file through mmap does this).  Named by
+ * its file, without stacks and with them (the wait's kernel stack is a
+ * page's I/O, which must not hide it).  A kernel that counts such a
+ * fault major, or a disk done before the fault, leaves no case: said.
+ */
+static void a_fault_on_a_page_still_being_read_names_the_file(void **state)
+{
+	const char *db = scratch_path("inflight.db"), *info = scratch_path("inflight.info");
+	const char *file = scratch_path("inflight.dat");
+	char *plain[] = { NULL };
+	char *stacked[] = { "--stacks=fp", "--stacks-on=switches", NULL };
+	char *const *fls[] = { plain, stacked };
+	char *wl[] = { (char *)build_bin("diagnose_workload"), "--in-flight",
+		       "--file", (char *)file, "--info", (char *)info, NULL };
+	char cause[300];
+
+	(void)state;
+	snprintf(cause, sizeof(cause), "\"cause\":\"%s\"", file);
+	for (size_t i = 0; i < sizeof(fls) / sizeof(fls[0]); i++) {
+		long long victim;
+		const char *json;
+
+		record(db, fls[i], wl);
+		victim = info_get(info, "victim");
+		if (db_int(db, "SELECT count(*) FROM fault_blocked WHERE tid = %lld"
+			   " AND kind = 'minor' AND blocked_ns > 0", victim) == 0) {
+			printf("skipped: no minor fault of %lld blocked (%lld major"
+			       " ones): the kernel or the disk made no page in"
+			       " flight\n", victim,
+			       (long long)db_int(db, "SELECT count(*) FROM fault"
+						 " WHERE tid = %lld AND kind = 'major'",
+						 victim));
+			skip();
+		}
+		json = diagnose_json(db, "--min-fault=0");
+		if (!has_finding(json, "file-in-flight", victim, cause) ||
+		    !has_finding(json, "file-in-flight", victim, ": minor, "))
+			fail_msg("no page in flight of %s for %lld (%s) in:\n%s",
+				 file, victim, fls[i][0] ? fls[i][0] : "no stacks",
+				 json);
+	}
+}
+
 static void an_idle_thread_is_no_stall(void **state)
 {
 	const char *db = scratch_path("idle.db"), *info = scratch_path("idle.info");
@@ -303,7 +349,7 @@ static void a_busy_loop_alone_gives_no_finding_of_its_own(void **state)
 	record(db, NULL, wl);
 	json = diagnose_json(db, NULL);
 	for (const char *p = "lazy-binding\0reclaim\0numa-balancing\0file-evicted\0"
-			     "anon-swapped\0"; *p; p += strlen(p) + 1) {
+			     "file-in-flight\0anon-swapped\0"; *p; p += strlen(p) + 1) {
 		char head[64];
 
 		snprintf(head, sizeof(head), "{\"pattern\":\"%s\"", p);
@@ -323,37 +369,57 @@ static const char fixture_rows[] =
 	" (S, 900002, 900001, 'rec-victim', T0, T0 + 9e8),"
 	" (S, 900003, 900001, 'reclaimer', T0, T0 + 9e8),"
 	" (S, 900004, 900001, 'swapper-t', T0, T0 + 9e8),"
-	" (S, 900006, 900001, 'held-victim', T0, T0 + 9e8);"
+	" (S, 900006, 900001, 'held-victim', T0, T0 + 9e8),"
+	" (S, 900008, 900001, 'lock-in-fault', T0, T0 + 9e8),"
+	" (S, 900009, 900001, 'page-in-fault', T0, T0 + 9e8);"
 	"INSERT OR IGNORE INTO recorder_thread VALUES (S, 900100, 'faultline');"
-	/* Two stacks: NUMA hinting, and reclaim under a cgroup's limit. */
+	/* Three stacks: NUMA hinting, reclaim under a cgroup's limit, and
+	 * a fault waiting for the mmap lock. */
 	"INSERT INTO stack VALUES (S, 9001, 900001, 2, 'fp', NULL),"
-	" (S, 9002, 900001, 2, 'fp', NULL);"
+	" (S, 9002, 900001, 2, 'fp', NULL), (S, 9003, 900001, 2, 'fp', NULL);"
 	"INSERT INTO frame VALUES (S, 9001, -1, -100, 1, 0, '[kernel.kallsyms]', NULL, NULL, 'ok'),"
 	" (S, 9002, -1, -200, 1, 1, '[kernel.kallsyms]', NULL, NULL, 'ok'),"
 	" (S, 9003, -1, -300, 1, 0, '[kernel.kallsyms]', NULL, NULL, 'ok'),"
-	" (S, 9004, -1, -400, 1, 1, '[kernel.kallsyms]', NULL, NULL, 'ok');"
+	" (S, 9004, -1, -400, 1, 1, '[kernel.kallsyms]', NULL, NULL, 'ok'),"
+	" (S, 9005, -1, -500, 1, 0, '[kernel.kallsyms]', NULL, NULL, 'ok');"
 	"INSERT INTO symbol VALUES (S, 9001, 0, 'migrate_misplaced_folio', 0, 100, NULL, NULL, 0),"
 	" (S, 9002, 0, 'do_numa_page', 0, 100, NULL, NULL, 0),"
 	" (S, 9003, 0, 'try_to_free_mem_cgroup_pages', 0, 100, NULL, NULL, 0),"
-	" (S, 9004, 0, 'handle_mm_fault', 0, 100, NULL, NULL, 0);"
+	" (S, 9004, 0, 'handle_mm_fault', 0, 100, NULL, NULL, 0),"
+	" (S, 9005, 0, 'rwsem_down_read_slowpath', 0, 100, NULL, NULL, 0);"
 	"INSERT INTO stack_frame VALUES (S, 9001, 0, 9001), (S, 9001, 1, 9002),"
-	" (S, 9002, 0, 9003), (S, 9002, 1, 9004);"
+	" (S, 9002, 0, 9003), (S, 9002, 1, 9004),"
+	" (S, 9003, 0, 9005), (S, 9003, 1, 9004);"
+	/* A file mapped where the last two faults land: minor faults that
+	 * blocked, one in the mmap lock (its stack says), one where no
+	 * stack says (a page in flight). */
+	"INSERT INTO mapping (session_id, ts, pid, tid, start_addr, end_addr,"
+	" pgoff, path, source) VALUES"
+	" (S, T0, 900001, 900001, 65536, 131072, 0, '/x/data.bin', 'proc');"
 	"INSERT INTO fault (session_id, ts, dur, tid, pid, cpu, kind, addr, ip, stack_id)"
 	" VALUES (S, T0 + 1e8, 3e6, 900001, 900001, 0, 'minor', 4096, 4096, 9001),"
 	" (S, T0 + 2e8, 4e6, 900003, 900001, 0, 'minor', 8192, 4096, 9002),"
-	" (S, T0 + 3e8, 5e6, 900004, 900001, 0, 'major', 12288, 4096, NULL);"
+	" (S, T0 + 3e8, 5e6, 900004, 900001, 0, 'major', 12288, 4096, NULL),"
+	" (S, T0 + 7e8, 5e6, 900008, 900001, 0, 'minor', 69632, 4096, NULL),"
+	" (S, T0 + 7e8, 5e6, 900009, 900001, 0, 'minor', 73728, 4096, NULL);"
 	"INSERT INTO thread_state (session_id, tid, pid, ts, dur, state, preempted,"
 	" uncertain, next_tid, next_comm) VALUES"
 	" (S, 900002, 900001, T0 + 4e8, 3e6, 'runnable', 1, 0, 900100, 'faultline'),"
 	" (S, 900002, 900001, T0 + 5e8, 2e6, 'runnable', 0, 0, NULL, NULL),"
 	/* Preemptions of 3 ms and 2 ms (stalls) with a 0.2 ms one (none)
 	 * between them, each with the thread that ran meanwhile. */
+	" (S, 900008, 900001, T0 + 7e8, 1e5, 'running', 0, 0, NULL, NULL),"
+	" (S, 900009, 900001, T0 + 7e8, 1e5, 'running', 0, 0, NULL, NULL),"
 	" (S, 900006, 900001, T0 + 6e8, 1e6, 'running', 0, 0, NULL, NULL),"
 	" (S, 900006, 900001, T0 + 601e6, 3e6, 'runnable', 1, 0, 900001, 'numa-t'),"
 	" (S, 900006, 900001, T0 + 604e6, 1e6, 'running', 0, 0, NULL, NULL),"
 	" (S, 900006, 900001, T0 + 605e6, 2e5, 'runnable', 1, 0, 900003, 'reclaimer'),"
 	" (S, 900006, 900001, T0 + 6052e5, 8e5, 'running', 0, 0, NULL, NULL),"
 	" (S, 900006, 900001, T0 + 606e6, 2e6, 'runnable', 1, 0, 900001, 'numa-t');"
+	"INSERT INTO thread_state (session_id, tid, pid, ts, dur, state, preempted,"
+	" uncertain, stack_id) VALUES"
+	" (S, 900008, 900001, T0 + 7001e5, 49e5, 'blocked', 0, 0, 9003),"
+	" (S, 900009, 900001, T0 + 7001e5, 49e5, 'blocked', 0, 0, NULL);"
 	"INSERT INTO ran_instead VALUES (S, 900006, T0 + 601e6, 0, 900001, 'numa-t', 3e6),"
 	" (S, 900006, T0 + 605e6, 0, 900003, 'reclaimer', 2e5),"
 	" (S, 900006, T0 + 606e6, 0, 900001, 'numa-t', 2e6);";
@@ -405,6 +471,14 @@ static void what_the_machine_cannot_make_is_named_from_its_rows(void **state)
 	assert_true(has_finding(json, "anon-swapped", 900004, NULL));
 	/* The recorder's stall is not counted again as preemption. */
 	assert_false(has_finding(json, "preemption", 900002, NULL));
+	/* A minor fault's wait is a page in flight unless its stack names
+	 * another (here the mmap lock): that one is left to blocked. */
+	json = diagnose_json(db, "--tid=900008,900009");
+	if (!has_finding(json, "file-in-flight", 900009, "\"cause\":\"/x/data.bin\"") ||
+	    has_finding(json, "file-in-flight", 900008, NULL) ||
+	    !has_finding(json, "blocked", 900008, NULL))
+		fail_msg("a lock's wait in a fault taken as a page's, or the"
+			 " page's not named, in:\n%s", json);
 	/* What held the CPU is told for the finding's stalls only: not for
 	 * the wait under --min-duration between them. */
 	json = diagnose_json(db, "--tid=900006");
@@ -566,6 +640,7 @@ int main(void)
 		cmocka_unit_test_teardown(each_wait_gets_the_reason_its_stack_shows, kill_leftovers),
 		cmocka_unit_test_teardown(lazy_binding_names_the_thread_and_the_function_being_bound, kill_leftovers),
 		cmocka_unit_test_teardown(a_major_fault_on_an_evicted_file_page_names_the_file, kill_leftovers),
+		cmocka_unit_test_teardown(a_fault_on_a_page_still_being_read_names_the_file, kill_leftovers),
 		cmocka_unit_test_teardown(an_idle_thread_is_no_stall, kill_leftovers),
 		cmocka_unit_test_teardown(a_busy_loop_alone_gives_no_finding_of_its_own, kill_leftovers),
 		cmocka_unit_test_teardown(what_the_machine_cannot_make_is_named_from_its_rows, kill_leftovers),
