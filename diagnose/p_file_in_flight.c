@@ -11,7 +11,10 @@
  * blocked pattern names it by its stack.  Without stacks a fault's
  * blocked time is taken as the page's, which is what a file fault
  * waits on unless memory ran short (reclaim, listed before, needs
- * stacks to be told apart).  The stack shown is the fault's, else its
+ * stacks to be told apart).  A writable shared mapping is left out: a
+ * write fault there may wait for the page's writeback or the file
+ * system's journal (page_mkwrite), not a read, and a fault row does not
+ * say whether it wrote.  The stack shown is the fault's, else its
  * wait's (the kernel path it slept in).
  */
 #include "file_backed.h"
@@ -62,7 +65,9 @@ const struct diag_pattern diag_file_in_flight = {
 		"  FROM (SELECT f.*, " FAULT_MAPPING " AS map_row\n"
 		"          FROM f WHERE f.blocked >= :min_fault AND f.other = 0) f\n"
 		"  JOIN mapping m ON m.rowid = f.map_row\n"
-		" WHERE " FILE_BACKED("m"),
+		" WHERE " FILE_BACKED("m") "\n"
+		/* PROT_WRITE with MAP_SHARED */
+		"   AND NOT (coalesce(m.prot, 0) & 2 AND coalesce(m.flags, 0) & 1)",
 	.remedies =
 		"read further ahead of need: madvise(MADV_SEQUENTIAL) or a larger "
 		"read-ahead for a scan, madvise(MADV_WILLNEED) or "

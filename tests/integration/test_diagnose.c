@@ -371,7 +371,8 @@ static const char fixture_rows[] =
 	" (S, 900004, 900001, 'swapper-t', T0, T0 + 9e8),"
 	" (S, 900006, 900001, 'held-victim', T0, T0 + 9e8),"
 	" (S, 900008, 900001, 'lock-in-fault', T0, T0 + 9e8),"
-	" (S, 900009, 900001, 'page-in-fault', T0, T0 + 9e8);"
+	" (S, 900009, 900001, 'page-in-fault', T0, T0 + 9e8),"
+	" (S, 900010, 900001, 'shared-writer', T0, T0 + 9e8);"
 	"INSERT OR IGNORE INTO recorder_thread VALUES (S, 900100, 'faultline');"
 	/* Three stacks: NUMA hinting, reclaim under a cgroup's limit, and
 	 * a fault waiting for the mmap lock. */
@@ -390,18 +391,21 @@ static const char fixture_rows[] =
 	"INSERT INTO stack_frame VALUES (S, 9001, 0, 9001), (S, 9001, 1, 9002),"
 	" (S, 9002, 0, 9003), (S, 9002, 1, 9004),"
 	" (S, 9003, 0, 9005), (S, 9003, 1, 9004);"
-	/* A file mapped where the last two faults land: minor faults that
-	 * blocked, one in the mmap lock (its stack says), one where no
-	 * stack says (a page in flight). */
+	/* A file mapped where two of the last faults land: minor faults
+	 * that blocked, one in the mmap lock (its stack says), one where no
+	 * stack says (a page in flight); and a file mapped shared and
+	 * writable, where a fault may wait for writeback instead. */
 	"INSERT INTO mapping (session_id, ts, pid, tid, start_addr, end_addr,"
-	" pgoff, path, source) VALUES"
-	" (S, T0, 900001, 900001, 65536, 131072, 0, '/x/data.bin', 'proc');"
+	" pgoff, path, prot, flags, source) VALUES"
+	" (S, T0, 900001, 900001, 65536, 131072, 0, '/x/data.bin', 1, 2, 'proc'),"
+	" (S, T0, 900001, 900001, 131072, 196608, 0, '/x/shared.bin', 3, 1, 'proc');"
 	"INSERT INTO fault (session_id, ts, dur, tid, pid, cpu, kind, addr, ip, stack_id)"
 	" VALUES (S, T0 + 1e8, 3e6, 900001, 900001, 0, 'minor', 4096, 4096, 9001),"
 	" (S, T0 + 2e8, 4e6, 900003, 900001, 0, 'minor', 8192, 4096, 9002),"
 	" (S, T0 + 3e8, 5e6, 900004, 900001, 0, 'major', 12288, 4096, NULL),"
 	" (S, T0 + 7e8, 5e6, 900008, 900001, 0, 'minor', 69632, 4096, NULL),"
-	" (S, T0 + 7e8, 5e6, 900009, 900001, 0, 'minor', 73728, 4096, NULL);"
+	" (S, T0 + 7e8, 5e6, 900009, 900001, 0, 'minor', 73728, 4096, NULL),"
+	" (S, T0 + 7e8, 5e6, 900010, 900001, 0, 'minor', 135168, 4096, NULL);"
 	"INSERT INTO thread_state (session_id, tid, pid, ts, dur, state, preempted,"
 	" uncertain, next_tid, next_comm) VALUES"
 	" (S, 900002, 900001, T0 + 4e8, 3e6, 'runnable', 1, 0, 900100, 'faultline'),"
@@ -410,6 +414,7 @@ static const char fixture_rows[] =
 	 * between them, each with the thread that ran meanwhile. */
 	" (S, 900008, 900001, T0 + 7e8, 1e5, 'running', 0, 0, NULL, NULL),"
 	" (S, 900009, 900001, T0 + 7e8, 1e5, 'running', 0, 0, NULL, NULL),"
+	" (S, 900010, 900001, T0 + 7e8, 1e5, 'running', 0, 0, NULL, NULL),"
 	" (S, 900006, 900001, T0 + 6e8, 1e6, 'running', 0, 0, NULL, NULL),"
 	" (S, 900006, 900001, T0 + 601e6, 3e6, 'runnable', 1, 0, 900001, 'numa-t'),"
 	" (S, 900006, 900001, T0 + 604e6, 1e6, 'running', 0, 0, NULL, NULL),"
@@ -419,7 +424,8 @@ static const char fixture_rows[] =
 	"INSERT INTO thread_state (session_id, tid, pid, ts, dur, state, preempted,"
 	" uncertain, stack_id) VALUES"
 	" (S, 900008, 900001, T0 + 7001e5, 49e5, 'blocked', 0, 0, 9003),"
-	" (S, 900009, 900001, T0 + 7001e5, 49e5, 'blocked', 0, 0, NULL);"
+	" (S, 900009, 900001, T0 + 7001e5, 49e5, 'blocked', 0, 0, NULL),"
+	" (S, 900010, 900001, T0 + 7001e5, 49e5, 'blocked', 0, 0, NULL);"
 	"INSERT INTO ran_instead VALUES (S, 900006, T0 + 601e6, 0, 900001, 'numa-t', 3e6),"
 	" (S, 900006, T0 + 605e6, 0, 900003, 'reclaimer', 2e5),"
 	" (S, 900006, T0 + 606e6, 0, 900001, 'numa-t', 2e6);";
@@ -472,13 +478,16 @@ static void what_the_machine_cannot_make_is_named_from_its_rows(void **state)
 	/* The recorder's stall is not counted again as preemption. */
 	assert_false(has_finding(json, "preemption", 900002, NULL));
 	/* A minor fault's wait is a page in flight unless its stack names
-	 * another (here the mmap lock): that one is left to blocked. */
-	json = diagnose_json(db, "--tid=900008,900009");
+	 * another (here the mmap lock) or the file is mapped shared and
+	 * writable: those are left to blocked. */
+	json = diagnose_json(db, "--tid=900008,900009,900010");
 	if (!has_finding(json, "file-in-flight", 900009, "\"cause\":\"/x/data.bin\"") ||
 	    has_finding(json, "file-in-flight", 900008, NULL) ||
-	    !has_finding(json, "blocked", 900008, NULL))
-		fail_msg("a lock's wait in a fault taken as a page's, or the"
-			 " page's not named, in:\n%s", json);
+	    !has_finding(json, "blocked", 900008, NULL) ||
+	    has_finding(json, "file-in-flight", 900010, NULL) ||
+	    !has_finding(json, "blocked", 900010, NULL))
+		fail_msg("a lock's or a writer's wait in a fault taken as a"
+			 " page's, or the page's not named, in:\n%s", json);
 	/* What held the CPU is told for the finding's stalls only: not for
 	 * the wait under --min-duration between them. */
 	json = diagnose_json(db, "--tid=900006");
