@@ -303,22 +303,39 @@ static int perf_fds_list(pid_t pid, int *fds, int max)
 }
 
 /*
- * How many perf events pid holds open: the count of two listings in a
- * row that agree.  The recorder replaces its sched_waking set while it
- * records (waking_filter.h: a new set opens, then the old one closes),
- * and a listing read across that can miss both, counting a set too few.
+ * The perf events pid holds open, into fds (at most max): two listings
+ * in a row that agree.  The recorder replaces its sched_waking set while
+ * it records (waking_filter.h: a new set opens, then the old one
+ * closes), and a listing read across that can miss both.
  */
-static int perf_fd_count(pid_t pid)
+static int perf_fds_stable(pid_t pid, int *fds, int max)
 {
-	int a[512], b[512], na = perf_fds_list(pid, a, 512), nb;
+	int b[512], n = perf_fds_list(pid, fds, max), nb;
 
-	for (int tries = 0; tries < 1000; tries++, na = nb) {
-		nb = perf_fds_list(pid, b, 512);
-		if (na == nb && !memcmp(a, b, (size_t)na * sizeof(*a)))
+	for (int tries = 0; tries < 1000; tries++, n = nb) {
+		nb = perf_fds_list(pid, b, max < 512 ? max : 512);
+		if (n == nb && !memcmp(fds, b, (size_t)n * sizeof(*b)))
 			break;
-		memcpy(a, b, sizeof(a));
+		memcpy(fds, b, (size_t)nb * sizeof(*b));
 	}
-	return na;
+	return n;
+}
+
+/* How many of pid's perf events were not open in before[nbefore]: the
+ * sets opened since, whether to add a thread or to replace the others
+ * (a rebase names every target thread then alive). */
+static int perf_fds_new(pid_t pid, const int *before, int nbefore)
+{
+	int now[512], n = perf_fds_stable(pid, now, 512), fresh = 0;
+
+	for (int i = 0; i < n; i++) {
+		int seen = 0;
+
+		for (int j = 0; j < nbefore && !seen; j++)
+			seen = now[i] == before[j];
+		fresh += !seen;
+	}
+	return fresh;
 }
 
 /* Waits until thread tid sleeps in a pipe read (its wchan says so; where
@@ -373,20 +390,24 @@ static void a_thread_born_after_a_wrap_gets_its_wakers(void **state)
 	const int wakes = 20;
 	pid_t low = free_pids_below((pid_t)last - 100);
 	struct run r;
-	int fds0, set = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	int fds0[512], nfds0, set = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	long long woken;
 
 	(void)state;
 	if (!low)
 		skip_msg("no 64 free pids in a row below %lld", last);
 	record_workload(&r, fifo);
-	fds0 = perf_fd_count(r.pid);
 	last_pid_before = last;
 	if (set_last_pid(low - 1) < 0) {
 		say(fifo, "gq");
 		run_wait(&r);
 		skip_msg("cannot set ns_last_pid: %s", strerror(errno));
 	}
+	/* Taken with pids below the filter's bound: no rebase opens a set
+	 * until the thread is born and the bound is put back.  Then either
+	 * an extension for it or a rebase listing it opens one (a rebase
+	 * first leaves no extension to count). */
+	nfds0 = perf_fds_stable(r.pid, fds0, 512);
 	say(fifo, "g");
 	for (int waited = 0; tid < 0 && waited < 10000; waited += 5) {
 		tid = info_get(info, "tid");
@@ -402,10 +423,10 @@ static void a_thread_born_after_a_wrap_gets_its_wakers(void **state)
 		run_wait(&r);
 		skip_msg("the new thread got pid %lld, not one below %lld", tid, last);
 	}
-	for (int waited = 0; perf_fd_count(r.pid) < fds0 + set && waited < 30000;
-	     waited += 5)
+	for (int waited = 0; perf_fds_new(r.pid, fds0, nfds0) < set &&
+	     waited < 30000; waited += 5)
 		sleep_ms(5);
-	if (perf_fd_count(r.pid) < fds0 + set)
+	if (perf_fds_new(r.pid, fds0, nfds0) < set)
 		fail_msg("no sched_waking set of %d events was opened for thread "
 			 "%lld", set, tid);
 	for (int i = 0; i < wakes; i++) {
