@@ -41,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dropped_page.h"
+
 static long run_ms = 400;
 static volatile int stop;
 static pid_t victim_tid, culprit_tid;
@@ -249,30 +251,6 @@ static void *waits_culprit(void *arg)
 #define IN_FLIGHT_MIB 32
 #define IN_FLIGHT_CHUNK (128 << 10)
 #define IN_FLIGHT_ROUNDS 4
-#define DROP_TRIES 100
-
-/* Drops fd's pages from the page cache, asking again (10 ms apart, a
- * bounded number of times) while mincore says the last is cached:
- * dropping is advice. */
-static void drop_cached(int fd, size_t len)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	unsigned char vec;
-	char *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-
-	if (map == MAP_FAILED)
-		die("mmap");
-	for (int i = 0; i < DROP_TRIES; i++) {
-		if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0)
-			die("posix_fadvise DONTNEED");
-		if (mincore(map + len - (size_t)page, (size_t)page, &vec) < 0)
-			die("mincore");
-		if (!(vec & 1))
-			break;
-		sleep_ns(10000000);
-	}
-	munmap(map, len);
-}
 
 static void in_flight(const char *path)
 {
@@ -292,12 +270,11 @@ static void in_flight(const char *path)
 		die(path);
 	free(buf);
 	for (int round = 0; round < IN_FLIGHT_ROUNDS; round++) {
-		char *map;
+		char *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
 
-		drop_cached(fd, len);
-		map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
 		if (map == MAP_FAILED)
 			die("mmap");
+		drop_cached(fd, map + len - (size_t)page);
 		for (size_t off = 0; off < len; off += IN_FLIGHT_CHUNK)
 			if (posix_fadvise(fd, (off_t)off, IN_FLIGHT_CHUNK,
 					  POSIX_FADV_WILLNEED) != 0)

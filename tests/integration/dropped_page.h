@@ -18,15 +18,33 @@ static void die(const char *what);
  * 10 ms apart, up to this many times. */
 #define DROP_TRIES 100
 
+/* Drops fd's pages from the page cache until the page at probe (in a
+ * mapping of fd) is not resident, or DROP_TRIES asks; returns whether it
+ * still is (mincore). */
+static inline int drop_cached(int fd, const char *probe)
+{
+	unsigned char vec = 0;
+
+	for (int i = 0; i < DROP_TRIES; i++) {
+		if (i > 0)
+			usleep(10000);
+		if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0)
+			die("posix_fadvise");
+		if (mincore((void *)probe, 1, &vec) < 0)
+			die("mincore");
+		if (!(vec & 1))
+			break;
+	}
+	return vec & 1;
+}
+
 /* A 4-page file written, synced (dirty pages cannot be dropped), mapped,
  * then dropped from the cache; *resident says whether its first page is
- * still cached (mincore) after the last try, which a test expects to be
- * 0. */
-static char *prepare_major(const char *path, int *resident)
+ * still cached after the last try, which a test expects to be 0. */
+static inline char *prepare_major(const char *path, int *resident)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	char *buf = malloc((size_t)page * 4);
-	unsigned char vec[4];
 	char *map;
 	int fd;
 
@@ -40,17 +58,7 @@ static char *prepare_major(const char *path, int *resident)
 	map = mmap(NULL, (size_t)page * 4, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		die("mmap file");
-	for (int i = 0; i < DROP_TRIES; i++) {
-		if (i > 0)
-			usleep(10000);
-		if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0)
-			die("posix_fadvise");
-		if (mincore(map, (size_t)page * 4, vec) < 0)
-			die("mincore");
-		*resident = vec[0] & 1;
-		if (!*resident)
-			break;
-	}
+	*resident = drop_cached(fd, map);
 	close(fd);
 	return map;
 }
