@@ -76,7 +76,7 @@ COLLECTOR_SRC += collector/mem_room.c
 RECORD_SRC = record/session.c record/options_json.c record/pipeline.c record/clock.c \
 	     record/udp.c record/thread_names.c
 SCHEMA_SRC = schema/db.c schema/checkpointer.c schema/upgrade.c schema/loader.c \
-	     schema/symbol_store.c schema/query_def.c schema/metric_store.c
+	     schema/row_batch.c schema/symbol_store.c schema/query_def.c schema/metric_store.c
 # one SQLite value as CSV or JSON, one set of rules (query, report, export
 # csv); beside the schema, not in COMMON_SRC: it needs libsqlite3, which
 # the fuzz targets do not link
@@ -289,6 +289,8 @@ UNIT_TESTS += test_pt_time test_pt_pmu test_pt_aux test_pt_decode test_pt_store
 UNIT_TESTS += test_plot_reduce
 # a session row's end on a full disk
 UNIT_TESTS += test_loader_end
+# rows written as one INSERT of many
+UNIT_TESTS += test_row_batch
 # diagnose: files grouped by directory
 UNIT_TESTS += test_by_directory
 # symbolizing: the kallsyms lines a session's kernel frames need
@@ -384,7 +386,7 @@ $(addprefix $(BUILD)/tests/,test_pt_aux test_pt_decode test_pt_store): tests/uni
 $(addprefix $(BUILD)/tests/,test_pt_decode test_pt_store): tests/unit/pt_fixture.h \
 		$(PTFIX)
 $(BUILD)/tests/test_pt_store: tests/unit/pt_db.h tests/integration/run.h
-$(BUILD)/tests/test_loader_end: tests/integration/run.h
+$(BUILD)/tests/test_loader_end $(BUILD)/tests/test_row_batch: tests/integration/run.h
 $(PTFIX): tests/fixtures/pt/ptcode.S
 	@mkdir -p $(dir $@)
 	$(CC) -shared -nostdlib -Wl,-Bsymbolic -Wl,--build-id=sha1 -o $@ $<
