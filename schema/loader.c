@@ -25,6 +25,14 @@ static int prepare(struct loader *l, sqlite3_stmt **st, const char *sql,
 	return rc == SQLITE_OK ? 0 : fail(l, rc, e);
 }
 
+static int prepare_batch(struct loader *l, struct row_batch *b,
+			 const char *table, int ncols, struct errmsg *e)
+{
+	int rc = row_batch_prepare(b, l->db, table, ncols);
+
+	return rc == SQLITE_OK ? 0 : fail(l, rc, e);
+}
+
 /* A failed statement may have taken its whole transaction with it
  * (SQLite rolls one back on SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM):
  * its rows are then lost, and counted. */
@@ -62,29 +70,66 @@ static int begin_if_needed(struct loader *l, struct errmsg *e)
 	return 0;
 }
 
+/* The rows b holds, into the open transaction; those a failure kept
+ * out are lost, and counted. */
+static int flush_rows(struct loader *l, struct row_batch *b,
+		      struct errmsg *e)
+{
+	uint64_t written = 0, held = b->n;
+	int rc = row_batch_flush(b, &written);
+
+	l->rows += written;
+	l->batch_rows += written;
+	if (rc == SQLITE_DONE)
+		return 0;
+	l->rows_unwritten += held - written;
+	note_rollback(l);
+	if (rc == SQLITE_TOOBIG)
+		return errmsg_set(e, E2BIG, "cannot write '%s': a text value "
+				  "longer than %d bytes", l->path,
+				  ROW_BATCH_TEXT - 1);
+	return fail(l, rc, e);
+}
+
+/* The rows held (to be batched) first: a commit makes all rows taken
+ * before it durable.  What a failed flush left in the transaction is
+ * still committed. */
 int loader_commit(struct loader *l, struct errmsg *e)
 {
-	int rc;
+	int err, rc;
 
 	if (!l->in_txn)
 		return 0;
+	err = flush_rows(l, &l->faults, e);
+	if (!l->in_txn)
+		return err;	/* the failure rolled it back */
 	rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
-		int err = fail(l, rc, e);
+		struct errmsg later;	/* the flush's error comes first */
+		int failed;
+
+		errmsg_init(&later);
+		failed = fail(l, rc, err ? &later : e);
 
 		sqlite3_exec(l->db, "ROLLBACK", NULL, NULL, NULL);
 		l->in_txn = 0;
 		l->rows_unwritten += l->batch_rows;
 		l->batch_rows = 0;
-		return err;
+		return err ? err : failed;
 	}
 	l->in_txn = 0;
 	l->batch_rows = 0;
-	return 0;
+	return err;
 }
 
-/* Every row goes through here: opens the batch, counts it, closes a
- * full one. */
+/* A full transaction's end: LOADER_BATCH_ROWS rows. */
+static int commit_if_full(struct loader *l, struct errmsg *e)
+{
+	return l->batch_rows >= LOADER_BATCH_ROWS ? loader_commit(l, e) : 0;
+}
+
+/* Every row not batched goes through here: opens the batch, counts it,
+ * closes a full one. */
 static int row_written(struct loader *l, sqlite3_stmt *st, struct errmsg *e)
 {
 	int err = step(l, st, e);
@@ -92,9 +137,8 @@ static int row_written(struct loader *l, sqlite3_stmt *st, struct errmsg *e)
 	if (err < 0)
 		return err;
 	l->rows++;
-	if (++l->batch_rows >= LOADER_BATCH_ROWS)
-		return loader_commit(l, e);
-	return 0;
+	l->batch_rows++;
+	return commit_if_full(l, e);
 }
 
 static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
@@ -166,9 +210,9 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 	l->end_room = db_end_room_take(db);
 	/* Statements first: a database they cannot be prepared on gets no
 	 * session row that would stay 'recording' forever. */
-	err = prepare(l, &l->fault, "INSERT INTO fault (session_id, ts, dur,"
-			      " tid, pid, cpu, exit_cpu, kind, addr, ip, stack_id)"
-			      " VALUES (?,?,?,?,?,?,?,?,?,?,?)", e);
+	err = prepare_batch(l, &l->faults, "fault (session_id, ts, dur, tid,"
+			    " pid, cpu, exit_cpu, kind, addr, ip, stack_id)",
+			    11, e);
 	if (err == 0)
 		err = prepare(l, &l->thread, "INSERT OR REPLACE INTO thread"
 			      " (session_id, tid, pid, comm, first_ts, last_ts)"
@@ -296,29 +340,29 @@ static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
 
 int loader_fault(struct loader *l, const struct fault *f, struct errmsg *e)
 {
-	sqlite3_stmt *st = l->fault;
+	struct row_value *v;
 	int err = begin_if_needed(l, e);
 
 	if (err < 0)
 		return err;
-	sqlite3_bind_int64(st, 1, l->session_id);
-	bind_ts(l, st, 2, f->mono_ts);
-	if (f->dur_ns == FAULT_NO_DUR)
-		sqlite3_bind_null(st, 3);
-	else
-		bind_u64(st, 3, f->dur_ns);
-	sqlite3_bind_int64(st, 4, f->tid);
-	sqlite3_bind_int64(st, 5, f->pid);
-	sqlite3_bind_int64(st, 6, f->cpu);
-	if (f->exit_cpu == UINT32_MAX)
-		sqlite3_bind_null(st, 7);
-	else
-		sqlite3_bind_int64(st, 7, f->exit_cpu);
-	sqlite3_bind_text(st, 8, fault_kind_name(f->kind), -1, SQLITE_STATIC);
-	bind_u64(st, 9, f->addr);
-	bind_u64(st, 10, f->ip);
-	bind_opt(st, 11, f->stack_id ? (int64_t)f->stack_id : -1);
-	return row_written(l, st, e);
+	v = row_batch_next(&l->faults);
+	row_int(&v[0], l->session_id);
+	row_int(&v[1], (int64_t)clock_map_realtime(l->clock, f->mono_ts));
+	if (f->dur_ns != FAULT_NO_DUR)
+		row_int(&v[2], (int64_t)f->dur_ns);
+	row_int(&v[3], f->tid);
+	row_int(&v[4], f->pid);
+	row_int(&v[5], f->cpu);
+	if (f->exit_cpu != UINT32_MAX)
+		row_int(&v[6], f->exit_cpu);
+	row_text(&l->faults, &v[7], fault_kind_name(f->kind));
+	row_int(&v[8], (int64_t)f->addr);
+	row_int(&v[9], (int64_t)f->ip);
+	row_opt(&v[10], f->stack_id ? (int64_t)f->stack_id : -1);
+	if (!row_batch_full(&l->faults))
+		return 0;
+	err = flush_rows(l, &l->faults, e);
+	return err ? err : commit_if_full(l, e);
 }
 
 int loader_thread(struct loader *l, const struct thread *t, struct errmsg *e)
@@ -925,7 +969,7 @@ void loader_release(struct loader *l)
 	sqlite3_finalize(l->lat);
 	sqlite3_finalize(l->blk);
 	l->cgroup = l->alive = l->lat = l->blk = NULL;
-	sqlite3_finalize(l->fault);
+	row_batch_release(&l->faults);
 	sqlite3_finalize(l->thread);
 	sqlite3_finalize(l->mapping);
 	sqlite3_finalize(l->lost);
@@ -948,7 +992,7 @@ void loader_release(struct loader *l)
 	sqlite3_finalize(l->anchor);
 	sqlite3_finalize(l->step);
 	l->anchor = l->step = NULL;
-	l->fault = l->thread = l->mapping = l->lost = l->hist = l->state = NULL;
+	l->thread = l->mapping = l->lost = l->hist = l->state = NULL;
 	l->tp = NULL;
 }
 

@@ -27,6 +27,7 @@
 #include "../decoder/stack_table.h"
 #include "../decoder/thread_table.h"
 #include "../decoder/timeline.h"
+#include "row_batch.h"
 
 /* 100k rows a transaction: DESIGN.md's plain insert loop reached its best
  * rate there; bench/schema/load-rate checks it for the fault row. */
@@ -85,7 +86,8 @@ struct loader {
 	const char *path;	/* borrowed: for messages */
 	struct clock_map *clock;	/* borrowed: the session's anchors */
 	int64_t session_id;
-	sqlite3_stmt *fault, *thread, *mapping, *lost, *hist, *state, *tp;	/* owned */
+	struct row_batch faults;	/* owned: fault rows, held to be batched */
+	sqlite3_stmt *thread, *mapping, *lost, *hist, *state, *tp;	/* owned */
 	sqlite3_stmt *series, *metric;	/* owned */
 	sqlite3_stmt *stack, *stack_frame, *frame;	/* owned */
 	sqlite3_stmt *anchor, *step;	/* owned */

@@ -1,7 +1,10 @@
 /*
  * loader_rate: rows per second of loader_fault (schema/loader.c), the
  * path every stored fault takes, against a plain loop of prepared inserts
- * of the same columns (the floor any loader pays), in one run, best of 3.
+ * of the same columns, a row a statement, in one run, best of 3.  The
+ * loader writes its fault rows ROW_BATCH_ROWS to a statement
+ * (schema/row_batch.h), so it beats the plain loop by what SQLite costs
+ * a statement beyond its rows.
  * Also times the index build that loader_end does once per session.
  *
  * Usage: loader_rate [ROWS] [DIR]   (default 1000000 rows in /var/tmp)
