@@ -91,6 +91,24 @@ static int flush_rows(struct loader *l, struct row_batch *b,
 	return fail(l, rc, e);
 }
 
+/* Every batch's held rows; the first failure stops the rest, which
+ * are lost and counted. */
+static int flush_held(struct loader *l, struct errmsg *e)
+{
+	struct row_batch *const all[] = { &l->faults, &l->states, &l->ran };
+	int err = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
+		if (err == 0 && l->in_txn) {
+			err = flush_rows(l, all[i], e);
+			continue;
+		}
+		l->rows_unwritten += all[i]->n;
+		row_batch_drop(all[i]);
+	}
+	return err;
+}
+
 /* The rows held (to be batched) first: a commit makes all rows taken
  * before it durable.  What a failed flush left in the transaction is
  * still committed. */
@@ -100,7 +118,7 @@ int loader_commit(struct loader *l, struct errmsg *e)
 
 	if (!l->in_txn)
 		return 0;
-	err = flush_rows(l, &l->faults, e);
+	err = flush_held(l, e);
 	if (!l->in_txn)
 		return err;	/* the failure rolled it back */
 	rc = sqlite3_exec(l->db, "COMMIT", NULL, NULL, NULL);
@@ -128,6 +146,18 @@ static int commit_if_full(struct loader *l, struct errmsg *e)
 	return l->batch_rows >= LOADER_BATCH_ROWS ? loader_commit(l, e) : 0;
 }
 
+/* Held rows of b, written when b is full. */
+static int batch_taken(struct loader *l, struct row_batch *b,
+		       struct errmsg *e)
+{
+	int err;
+
+	if (!row_batch_full(b))
+		return 0;
+	err = flush_rows(l, b, e);
+	return err ? err : commit_if_full(l, e);
+}
+
 /* Every row not batched goes through here: opens the batch, counts it,
  * closes a full one. */
 static int row_written(struct loader *l, sqlite3_stmt *st, struct errmsg *e)
@@ -148,9 +178,14 @@ static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
 
 /* A recording's time as a stored ts: the one place CLOCK_MONOTONIC
  * becomes CLOCK_REALTIME (decoder/clock_map.h says by which rule). */
+static int64_t realtime_of(struct loader *l, uint64_t mono_ts)
+{
+	return (int64_t)clock_map_realtime(l->clock, mono_ts);
+}
+
 static void bind_ts(struct loader *l, sqlite3_stmt *st, int i, uint64_t mono_ts)
 {
-	bind_u64(st, i, clock_map_realtime(l->clock, mono_ts));
+	sqlite3_bind_int64(st, i, realtime_of(l, mono_ts));
 }
 
 static int insert_session(struct loader *l, const struct session_info *si,
@@ -226,11 +261,11 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 		err = prepare(l, &l->lost, "INSERT INTO lost (session_id, ts, cpu,"
 			      " kind, count) VALUES (?,?,?,?,?)", e);
 	if (err == 0)
-		err = prepare(l, &l->state, "INSERT INTO thread_state (session_id,"
-			      " tid, pid, ts, dur, state, cpu, waker_tid, waker_cpu,"
-			      " preempted, uncertain, stack_id, next_tid, next_comm,"
-			      " waker_comm, waker_context, waker_stack_id)"
-			      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
+		err = prepare_batch(l, &l->states, "thread_state (session_id, tid,"
+				    " pid, ts, dur, state, cpu, waker_tid,"
+				    " waker_cpu, preempted, uncertain, stack_id,"
+				    " next_tid, next_comm, waker_comm,"
+				    " waker_context, waker_stack_id)", 17, e);
 	if (err == 0)
 		err = prepare(l, &l->sys, "INSERT INTO syscall (session_id, tid,"
 			      " pid, ts, dur, cpu, nr, name, ret, blocked_ns, fd,"
@@ -245,9 +280,8 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 			      " tid, pid, name, fd_name, calls, total_ns, max_ns,"
 			      " blocked_ns) VALUES (?,?,?,?,?,?,?,?,?)", e);
 	if (err == 0)
-		err = prepare(l, &l->ran, "INSERT INTO ran_instead (session_id,"
-			      " tid, ts, cpu, ran_tid, ran_comm, dur)"
-			      " VALUES (?,?,?,?,?,?,?)", e);
+		err = prepare_batch(l, &l->ran, "ran_instead (session_id, tid, ts,"
+				    " cpu, ran_tid, ran_comm, dur)", 7, e);
 	if (err == 0)
 		err = prepare(l, &l->tp, "INSERT INTO tracepoint_event (session_id,"
 			      " ts, tid, pid, cpu, name, fields) VALUES (?,?,?,?,?,?,?)", e);
@@ -347,7 +381,7 @@ int loader_fault(struct loader *l, const struct fault *f, struct errmsg *e)
 		return err;
 	v = row_batch_next(&l->faults);
 	row_int(&v[0], l->session_id);
-	row_int(&v[1], (int64_t)clock_map_realtime(l->clock, f->mono_ts));
+	row_int(&v[1], realtime_of(l, f->mono_ts));
 	if (f->dur_ns != FAULT_NO_DUR)
 		row_int(&v[2], (int64_t)f->dur_ns);
 	row_int(&v[3], f->tid);
@@ -359,10 +393,7 @@ int loader_fault(struct loader *l, const struct fault *f, struct errmsg *e)
 	row_int(&v[8], (int64_t)f->addr);
 	row_int(&v[9], (int64_t)f->ip);
 	row_opt(&v[10], f->stack_id ? (int64_t)f->stack_id : -1);
-	if (!row_batch_full(&l->faults))
-		return 0;
-	err = flush_rows(l, &l->faults, e);
-	return err ? err : commit_if_full(l, e);
+	return batch_taken(l, &l->faults, e);
 }
 
 int loader_thread(struct loader *l, const struct thread *t, struct errmsg *e)
@@ -473,20 +504,20 @@ int loader_syscall_histograms(struct loader *l, const struct thread *t,
 static int store_ran_instead(struct loader *l, const struct state_interval *iv,
 			     struct errmsg *e)
 {
-	sqlite3_stmt *st = l->ran;
 	int err = 0;
 
 	for (size_t i = 0; i < iv->nran && err == 0; i++) {
 		const struct cpu_share *r = &iv->ran[i];
+		struct row_value *v = row_batch_next(&l->ran);
 
-		sqlite3_bind_int64(st, 1, l->session_id);
-		sqlite3_bind_int64(st, 2, iv->tid);
-		bind_ts(l, st, 3, iv->mono_ts);
-		sqlite3_bind_int64(st, 4, iv->ran_cpu);
-		sqlite3_bind_int64(st, 5, r->tid);
-		bind_text_or_null(st, 6, r->comm);
-		bind_u64(st, 7, r->ns);
-		err = row_written(l, st, e);
+		row_int(&v[0], l->session_id);
+		row_int(&v[1], iv->tid);
+		row_int(&v[2], realtime_of(l, iv->mono_ts));
+		row_int(&v[3], iv->ran_cpu);
+		row_int(&v[4], r->tid);
+		row_text_or_null(&l->ran, &v[5], r->comm);
+		row_int(&v[6], (int64_t)r->ns);
+		err = batch_taken(l, &l->ran, e);
 	}
 	return err;
 }
@@ -494,33 +525,32 @@ static int store_ran_instead(struct loader *l, const struct state_interval *iv,
 int loader_state(struct loader *l, const struct state_interval *iv,
 		 struct errmsg *e)
 {
-	sqlite3_stmt *st = l->state;
+	struct row_batch *b = &l->states;
+	struct row_value *v;
 	int err = begin_if_needed(l, e);
 
 	if (err < 0)
 		return err;
-	sqlite3_bind_int64(st, 1, l->session_id);
-	sqlite3_bind_int64(st, 2, iv->tid);
-	sqlite3_bind_int64(st, 3, iv->pid);
-	bind_ts(l, st, 4, iv->mono_ts);
-	bind_u64(st, 5, iv->dur_ns);
-	sqlite3_bind_text(st, 6, thread_state_name(iv->state), -1, SQLITE_STATIC);
-	bind_opt(st, 7, iv->cpu);
-	bind_opt(st, 8, iv->waker_tid);
-	bind_opt(st, 9, iv->waker_cpu);
-	sqlite3_bind_int(st, 10, iv->preempted);
-	sqlite3_bind_int(st, 11, iv->uncertain);
-	bind_opt(st, 12, iv->stack_id ? (int64_t)iv->stack_id : -1);
-	bind_opt(st, 13, iv->next_tid);
-	bind_text_or_null(st, 14, iv->next_comm);
-	bind_text_or_null(st, 15, iv->waker_comm);
+	v = row_batch_next(b);
+	row_int(&v[0], l->session_id);
+	row_int(&v[1], iv->tid);
+	row_int(&v[2], iv->pid);
+	row_int(&v[3], realtime_of(l, iv->mono_ts));
+	row_int(&v[4], (int64_t)iv->dur_ns);
+	row_text(b, &v[5], thread_state_name(iv->state));
+	row_opt(&v[6], iv->cpu);
+	row_opt(&v[7], iv->waker_tid);
+	row_opt(&v[8], iv->waker_cpu);
+	row_int(&v[9], iv->preempted);
+	row_int(&v[10], iv->uncertain);
+	row_opt(&v[11], iv->stack_id ? (int64_t)iv->stack_id : -1);
+	row_opt(&v[12], iv->next_tid);
+	row_text_or_null(b, &v[13], iv->next_comm);
+	row_text_or_null(b, &v[14], iv->waker_comm);
 	if (iv->waker_ctx >= 0)
-		sqlite3_bind_text(st, 16, wake_ctx_name((enum wake_ctx)iv->waker_ctx),
-				  -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 16);
-	bind_opt(st, 17, iv->waker_stack_id ? (int64_t)iv->waker_stack_id : -1);
-	err = row_written(l, st, e);
+		row_text(b, &v[15], wake_ctx_name((enum wake_ctx)iv->waker_ctx));
+	row_opt(&v[16], iv->waker_stack_id ? (int64_t)iv->waker_stack_id : -1);
+	err = batch_taken(l, b, e);
 	return err ? err : store_ran_instead(l, iv, e);
 }
 
@@ -974,9 +1004,8 @@ void loader_release(struct loader *l)
 	sqlite3_finalize(l->mapping);
 	sqlite3_finalize(l->lost);
 	sqlite3_finalize(l->hist);
-	sqlite3_finalize(l->state);
-	sqlite3_finalize(l->ran);
-	l->ran = NULL;
+	row_batch_release(&l->states);
+	row_batch_release(&l->ran);
 	sqlite3_finalize(l->sys);
 	sqlite3_finalize(l->sys_hist);
 	sqlite3_finalize(l->sys_file);
@@ -992,7 +1021,7 @@ void loader_release(struct loader *l)
 	sqlite3_finalize(l->anchor);
 	sqlite3_finalize(l->step);
 	l->anchor = l->step = NULL;
-	l->thread = l->mapping = l->lost = l->hist = l->state = NULL;
+	l->thread = l->mapping = l->lost = l->hist = NULL;
 	l->tp = NULL;
 }
 

@@ -86,12 +86,12 @@ struct loader {
 	const char *path;	/* borrowed: for messages */
 	struct clock_map *clock;	/* borrowed: the session's anchors */
 	int64_t session_id;
-	struct row_batch faults;	/* owned: fault rows, held to be batched */
-	sqlite3_stmt *thread, *mapping, *lost, *hist, *state, *tp;	/* owned */
+	/* owned: rows held to be written many to a statement */
+	struct row_batch faults, states, ran;
+	sqlite3_stmt *thread, *mapping, *lost, *hist, *tp;	/* owned */
 	sqlite3_stmt *series, *metric;	/* owned */
 	sqlite3_stmt *stack, *stack_frame, *frame;	/* owned */
 	sqlite3_stmt *anchor, *step;	/* owned */
-	sqlite3_stmt *ran;	/* owned: ran_instead */
 	sqlite3_stmt *sys, *sys_hist;	/* owned: syscall, syscall_histogram */
 	sqlite3_stmt *sys_file;		/* owned: syscall_file */
 	sqlite3_stmt *cgroup;	/* owned: prepared at the first cgroup_cpu row */

@@ -100,20 +100,19 @@ int row_batch_flush(struct row_batch *b, uint64_t *written)
 	 * at a time. */
 	size_t per = b->n == ROW_BATCH_ROWS ? ROW_BATCH_ROWS : 1;
 	sqlite3_stmt *st = per == 1 ? b->one : b->all;
+	sqlite3 *db = sqlite3_db_handle(st);
 	int rc = b->too_long ? SQLITE_TOOBIG : SQLITE_DONE;
 
 	for (size_t r = 0; r < b->n && rc == SQLITE_DONE; r += per) {
 		/* The statement's rows in: all of them, or with FAIL those
 		 * before the one refused. */
-		int64_t before = sqlite3_total_changes64(sqlite3_db_handle(st));
+		int64_t before = sqlite3_total_changes64(db);
 
 		bind_rows(st, b->v + r * (size_t)b->ncols, b->ncols, per);
 		rc = sqlite3_step(st);
 		sqlite3_reset(st);
-		*written += (uint64_t)(sqlite3_total_changes64(sqlite3_db_handle(st)) -
-				       before);
+		*written += (uint64_t)(sqlite3_total_changes64(db) - before);
 	}
-	b->n = 0;
-	b->too_long = 0;
+	row_batch_drop(b);
 	return rc;
 }

@@ -80,6 +80,21 @@ static inline void row_opt(struct row_value *v, int64_t i)
 /* s copied; NULL stays NULL. */
 void row_text(struct row_batch *b, struct row_value *v, const char *s);
 
+/* s copied; NULL or "" is NULL. */
+static inline void row_text_or_null(struct row_batch *b, struct row_value *v,
+				    const char *s)
+{
+	if (s && *s)
+		row_text(b, v, s);
+}
+
+/* The held rows forgotten (the caller counts them lost). */
+static inline void row_batch_drop(struct row_batch *b)
+{
+	b->n = 0;
+	b->too_long = 0;
+}
+
 /* Writes the held rows, in the order taken, and holds none after.
  * *written (added to) says how many went in before a failure: the rest
  * are lost.  SQLITE_DONE or SQLite's error code; SQLITE_TOOBIG when a

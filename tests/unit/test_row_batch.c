@@ -1,8 +1,8 @@
 /*
  * row_batch (schema/row_batch.h): rows held and written as one INSERT
  * go in whole, in the order taken, with their NULLs and texts; a failure
- * says how many went in; and the loader's fault rows, held so, are all
- * in the database once it commits.
+ * says how many went in; and the loader's rows, held so, are all in the
+ * database once it commits.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -136,9 +136,10 @@ static void a_text_too_long_is_refused(void **state)
 	sqlite3_close(db);
 }
 
-/* The loader's fault rows: held ones are in the file once it commits,
- * as another connection reads it. */
-static void the_loaders_faults_are_in_after_a_commit(void **state)
+/* The loader's batched rows (faults, intervals, the threads that ran
+ * instead): held ones are in the file once it commits, as another
+ * connection reads it. */
+static void the_loaders_rows_are_in_after_a_commit(void **state)
 {
 	const char *path = scratch_path("batch.db");
 	struct session_info si = { .host = "testhost", .kernel = "6.18",
@@ -168,7 +169,34 @@ static void the_loaders_faults_are_in_after_a_commit(void **state)
 
 		assert_int_equal(loader_fault(&l, &f, &e), 0);
 	}
+	/* Intervals, with the threads that ran in their place, as well. */
+	for (int i = 0; i < n; i++) {
+		struct cpu_share ran[2] = { { 9, 500, "kworker/0:1" },
+					    { 10, 200, "" } };
+		struct state_interval iv = {
+			.tid = 7, .pid = 7, .mono_ts = si.start.mono_ns + (uint64_t)i,
+			.dur_ns = 100, .state = i % 2 ? TS_RUNNABLE : TS_SLEEPING,
+			.cpu = -1, .waker_tid = i % 2 ? -1 : 8, .waker_cpu = -1,
+			.waker_ctx = i % 2 ? -1 : WAKE_THREAD,
+			.waker_comm = "waker", .next_tid = -1,
+			.ran = ran, .nran = i % 2 ? 2 : 0, .ran_cpu = 1,
+		};
+
+		assert_int_equal(loader_state(&l, &iv, &e), 0);
+	}
 	assert_int_equal(loader_commit(&l, &e), 0);
+	assert_int_equal(db_int(path, "SELECT count(*) FROM thread_state WHERE"
+				" state = 'sleeping' AND waker_tid = 8"
+				" AND waker_comm = 'waker'"
+				" AND waker_context = 'thread'"
+				" AND next_comm IS NULL"), (n + 1) / 2);
+	assert_int_equal(db_int(path, "SELECT count(*) FROM thread_state WHERE"
+				" state = 'runnable' AND waker_tid IS NULL"
+				" AND waker_context IS NULL"), n / 2);
+	assert_int_equal(db_int(path, "SELECT count(*) FROM ran_instead"), n / 2 * 2);
+	assert_int_equal(db_int(path, "SELECT count(*) FROM ran_instead WHERE"
+				" ran_comm IS NULL AND ran_tid = 10 AND dur = 200"),
+			 n / 2);
 	assert_int_equal(db_int(path, "SELECT count(*) FROM fault"), n);
 	assert_int_equal(db_int(path, "SELECT count(*) FROM fault WHERE"
 				" dur = 1000 + addr / 4096 AND tid = 7"
@@ -187,7 +215,7 @@ int main(void)
 		cmocka_unit_test(rows_go_in_whole_and_in_order),
 		cmocka_unit_test(a_refused_row_says_how_many_went_in),
 		cmocka_unit_test(a_text_too_long_is_refused),
-		cmocka_unit_test(the_loaders_faults_are_in_after_a_commit),
+		cmocka_unit_test(the_loaders_rows_are_in_after_a_commit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
