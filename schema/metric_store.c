@@ -14,18 +14,6 @@ static int fail(struct metric_store *s, int rc, struct errmsg *e)
 	return db_fail(s->db, rc, s->path, "cannot write", e);
 }
 
-/* INSERT INTO metric of n rows in one statement. */
-static int prepare_insert(sqlite3 *db, int n, sqlite3_stmt **st)
-{
-	char sql[64 + 8 * METRIC_BATCH];
-	int k = snprintf(sql, sizeof(sql), "INSERT INTO metric (series_id, ts, value) "
-			 "VALUES (?,?,?)");
-
-	for (int i = 1; i < n; i++)
-		k += snprintf(sql + k, sizeof(sql) - (size_t)k, ",(?,?,?)");
-	return sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
-}
-
 /* The database's sessions' spans, to count the rows outside them. */
 static int load_spans(struct metric_store *s, struct errmsg *e)
 {
@@ -78,9 +66,8 @@ int metric_store_begin(struct metric_store *s, sqlite3 *db, const char *path,
 				"VALUES (NULL, ?, ?, ?, ?, ?)", -1,
 				SQLITE_PREPARE_PERSISTENT, &s->series, NULL);
 	if (rc == SQLITE_OK)
-		rc = prepare_insert(db, 1, &s->metric);
-	if (rc == SQLITE_OK)
-		rc = prepare_insert(db, METRIC_BATCH, &s->batch);
+		rc = row_batch_prepare(&s->rows_held, db,
+				       "metric (series_id, ts, value)", 3);
 	return rc == SQLITE_OK ? 0 : fail(s, rc, e);
 }
 
@@ -205,30 +192,13 @@ static int series_of(struct metric_store *s, const struct metric_row *r,
 	return 0;
 }
 
-/* Writes the rows held back: a full batch in one statement, fewer one by
- * one (only at the end of a file). */
+/* Writes the rows held back (all of them at the end of a file). */
 static int flush(struct metric_store *s, struct errmsg *e)
 {
-	int full = s->npending == METRIC_BATCH, n = full ? 1 : s->npending;
-	sqlite3_stmt *st = full ? s->batch : s->metric;
+	uint64_t written = 0;
+	int rc = row_batch_flush(&s->rows_held, &written);
 
-	for (int k = 0; k < n; k++) {
-		int per = full ? METRIC_BATCH : 1, rc;
-
-		for (int i = 0; i < per; i++) {
-			const struct pending_row *p = &s->pending[k * per + i];
-
-			sqlite3_bind_int64(st, 3 * i + 1, p->series_id);
-			sqlite3_bind_int64(st, 3 * i + 2, p->ts);
-			sqlite3_bind_double(st, 3 * i + 3, p->value);
-		}
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (rc != SQLITE_DONE)
-			return fail(s, rc, e);
-	}
-	s->npending = 0;
-	return 0;
+	return rc == SQLITE_DONE ? 0 : fail(s, rc, e);
 }
 
 /* Does ts fall in a session's span?  The span of the last row is tried
@@ -250,13 +220,17 @@ static int in_a_session(struct metric_store *s, int64_t ts)
 int metric_store_add(struct metric_store *s, const struct metric_row *r,
 		     struct errmsg *e)
 {
+	struct row_value *v;
 	int64_t id = 0;
 	int err = series_of(s, r, &id, e);
 
 	if (err < 0)
 		return err;
-	s->pending[s->npending++] = (struct pending_row){ id, r->ts, r->value };
-	if (s->npending == METRIC_BATCH && (err = flush(s, e)) < 0)
+	v = row_batch_next(&s->rows_held);
+	row_int(&v[0], id);
+	row_int(&v[1], r->ts);
+	row_real(&v[2], r->value);
+	if (row_batch_full(&s->rows_held) && (err = flush(s, e)) < 0)
 		return err;
 	s->rows++;
 	s->outside += s->nspans && !in_a_session(s, r->ts);
@@ -340,8 +314,7 @@ int metric_store_commit(struct metric_store *s, const char *digest,
 void metric_store_release(struct metric_store *s)
 {
 	sqlite3_finalize(s->series);
-	sqlite3_finalize(s->metric);
-	sqlite3_finalize(s->batch);
+	row_batch_release(&s->rows_held);
 	if (s->in_txn)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	for (size_t i = 0; s->slots && i < s->nslots; i++)

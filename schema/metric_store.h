@@ -21,17 +21,7 @@
 
 #include "../common/errmsg.h"
 #include "../decoder/metric_parse.h"
-
-/* Rows a statement inserts: with one INSERT of 64 rows, faultline import
- * loaded a million rows, index included, in 1.49 s against 1.83 s one row
- * a statement (best of 5, alternating, on one busy machine; the file was
- * the first million lines of bench/schema/import_rate.sh's). */
-#define METRIC_BATCH 64
-
-struct pending_row {
-	int64_t series_id, ts;
-	double value;
-};
+#include "row_batch.h"
 
 /* A recorded session's time span, ns since the epoch (CLOCK_REALTIME);
  * a session that never ended runs to INT64_MAX. */
@@ -52,9 +42,13 @@ struct metric_store {
 	const char *source;	/* borrowed: metric_series.source */
 	const char *unit;	/* borrowed: metric_series.unit, or NULL */
 	int64_t imported_ts;	/* CLOCK_REALTIME ns at begin */
-	sqlite3_stmt *series, *metric, *batch;	/* owned */
-	struct pending_row pending[METRIC_BATCH];	/* rows not yet written */
-	int npending;
+	sqlite3_stmt *series;	/* owned */
+	/* owned: metric rows, ROW_BATCH_ROWS to a statement.  With 64 to a
+	 * statement, faultline import loaded a million rows, index
+	 * included, in 1.49 s against 1.83 s one row a statement (best of
+	 * 5, alternating, on one busy machine; the file was the first
+	 * million lines of bench/schema/import_rate.sh's). */
+	struct row_batch rows_held;
 	struct series_slot *slots;	/* owned; open addressing */
 	size_t nslots;		/* a power of two */
 	size_t nseries;
@@ -81,7 +75,7 @@ int metric_store_begin(struct metric_store *s, sqlite3 *db, const char *path,
 		       const char *source, const char *unit, struct errmsg *e);
 
 /* One row; its series is written first when new.  Rows are held back
- * and written METRIC_BATCH at a time, the rest by metric_store_commit,
+ * and written ROW_BATCH_ROWS at a time, the rest by metric_store_commit,
  * so a failure to write may come a few rows late.  0 or -errno with e. */
 int metric_store_add(struct metric_store *s, const struct metric_row *r,
 		     struct errmsg *e);

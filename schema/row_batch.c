@@ -84,7 +84,10 @@ static void bind_rows(sqlite3_stmt *st, const struct row_value *v, int ncols,
 	for (size_t i = 0; i < rows * (size_t)ncols; i++, k++)
 		switch (v[i].type) {
 		case ROW_INT:
-			sqlite3_bind_int64(st, k, v[i].i);
+			sqlite3_bind_int64(st, k, v[i].u.i);
+			break;
+		case ROW_REAL:
+			sqlite3_bind_double(st, k, v[i].u.d);
 			break;
 		case ROW_TEXT:
 			sqlite3_bind_text(st, k, v[i].s, -1, SQLITE_STATIC);

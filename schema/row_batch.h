@@ -30,10 +30,13 @@
  * table takes is a thread's name (16 with its NUL) or a state's. */
 #define ROW_BATCH_TEXT 24
 
-enum row_value_type { ROW_NULL, ROW_INT, ROW_TEXT };
+enum row_value_type { ROW_NULL, ROW_INT, ROW_REAL, ROW_TEXT };
 
 struct row_value {
-	int64_t i;
+	union {
+		int64_t i;
+		double d;
+	} u;
 	char s[ROW_BATCH_TEXT];
 	uint8_t type;		/* enum row_value_type */
 };
@@ -67,7 +70,13 @@ static inline int row_batch_full(const struct row_batch *b)
 static inline void row_int(struct row_value *v, int64_t i)
 {
 	v->type = ROW_INT;
-	v->i = i;
+	v->u.i = i;
+}
+
+static inline void row_real(struct row_value *v, double d)
+{
+	v->type = ROW_REAL;
+	v->u.d = d;
 }
 
 /* NULL for the -1 that marks an absent value. */

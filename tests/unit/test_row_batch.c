@@ -37,8 +37,9 @@ static int64_t int_of(sqlite3 *db, const char *sql)
 	return v;
 }
 
-/* Row i: (i, NULL for odd i, 'r' followed by i). */
-static void take_row(struct row_batch *b, int i)
+/* Row i: (i, NULL for odd i, 'r' followed by i), and its values for
+ * columns past those. */
+static struct row_value *take_row(struct row_batch *b, int i)
 {
 	struct row_value *v = row_batch_next(b);
 	char s[16];
@@ -47,21 +48,23 @@ static void take_row(struct row_batch *b, int i)
 	row_int(&v[0], i);
 	row_opt(&v[1], i % 2 ? -1 : i * 10);
 	row_text(b, &v[2], s);
+	return v;
 }
 
 /* Two full batches and a part of one: every row, in order. */
 static void rows_go_in_whole_and_in_order(void **state)
 {
-	sqlite3 *db = memory_db("CREATE TABLE t (a INTEGER, b INTEGER, c TEXT)");
+	sqlite3 *db = memory_db("CREATE TABLE t (a INTEGER, b INTEGER, c TEXT,"
+				" d REAL)");
 	struct row_batch b;
 	uint64_t written = 0;
 	int n = 2 * ROW_BATCH_ROWS + 5;
 
 	(void)state;
-	assert_int_equal(row_batch_prepare(&b, db, "t (a, b, c)", 3),
+	assert_int_equal(row_batch_prepare(&b, db, "t (a, b, c, d)", 4),
 			 SQLITE_OK);
 	for (int i = 0; i < n; i++) {
-		take_row(&b, i);
+		row_real(&take_row(&b, i)[3], i + 0.25);
 		if (row_batch_full(&b))
 			assert_int_equal(row_batch_flush(&b, &written), SQLITE_DONE);
 	}
@@ -73,7 +76,7 @@ static void rows_go_in_whole_and_in_order(void **state)
 	assert_int_equal(int_of(db, "SELECT count(*) FROM t WHERE a = rowid - 1"
 				" AND (b IS NULL) = (a % 2 = 1)"
 				" AND (b IS NULL OR b = a * 10)"
-				" AND c = 'r' || a"), n);
+				" AND c = 'r' || a AND d = a + 0.25"), n);
 	row_batch_release(&b);
 	sqlite3_close(db);
 }
