@@ -59,7 +59,8 @@ int row_batch_prepare(struct row_batch *b, sqlite3 *db, const char *table,
 void row_batch_release(struct row_batch *b);
 
 /* The next row's values, all NULL; the caller sets them with the
- * setters below and, when row_batch_full(), flushes. */
+ * setters below and, when row_batch_full(), flushes: b is never full
+ * here, as its values hold ROW_BATCH_ROWS rows and no more. */
 struct row_value *row_batch_next(struct row_batch *b);
 
 static inline int row_batch_full(const struct row_batch *b)
