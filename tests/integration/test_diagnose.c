@@ -337,24 +337,34 @@ static void an_idle_thread_is_no_stall(void **state)
 
 /* A busy loop alone: whatever the machine's other load does to its
  * waits for a CPU (real preemption, and named as such), no memory
- * pattern fires on it. */
+ * pattern fires on the looping thread.  The recording starts at exec,
+ * so the start-up may truly major-fault (a library page the last test's
+ * memory pressure evicted): findings of other threads are the kernel's,
+ * and a major-fault finding is the loop's own only if it had none. */
 static void a_busy_loop_alone_gives_no_finding_of_its_own(void **state)
 {
 	const char *db = scratch_path("busy.db"), *info = scratch_path("busy.info");
 	char *wl[] = { (char *)build_bin("diagnose_workload"), "--busy", "--info",
 		       (char *)info, NULL };
 	const char *json;
+	long long victim;
+	int64_t majors;
 
 	(void)state;
+	unlink(info);
 	record(db, NULL, wl);
+	victim = info_get(info, "victim");
+	assert_true(victim > 0);
+	majors = db_int(db, "SELECT count(*) FROM fault WHERE tid = %lld"
+			    " AND kind = 'major'", victim);
 	json = diagnose_json(db, NULL);
 	for (const char *p = "lazy-binding\0reclaim\0numa-balancing\0file-evicted\0"
 			     "file-in-flight\0anon-swapped\0"; *p; p += strlen(p) + 1) {
-		char head[64];
+		int by_major = !strncmp(p, "file-", 5) || !strcmp(p, "anon-swapped");
 
-		snprintf(head, sizeof(head), "{\"pattern\":\"%s\"", p);
-		if (strstr(json, head))
-			fail_msg("a busy loop gave a %s finding:\n%s", p, json);
+		if (has_finding(json, p, victim, NULL) && !(by_major && majors > 0))
+			fail_msg("the busy loop %lld (%lld major faults) gave a %s"
+				 " finding:\n%s", victim, (long long)majors, p, json);
 	}
 }
 
