@@ -461,6 +461,46 @@ int sample_peek_time(const struct sample_fmt *f, const void *rec, size_t len,
 	return 0;
 }
 
+/* The fields of a fixed size, 8 bytes each (TID and CPU two u32s), in
+ * sample_decode's order; READ is fixed without PERF_FORMAT_GROUP. */
+#define FIXED_8 (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+		 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
+		 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
+		 PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT | \
+		 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION | \
+		 PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP | \
+		 PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE)
+
+void sample_layout_of(const struct sample_fmt *f, struct sample_layout *out)
+{
+	uint64_t t = f->sample_type, rf = f->read_format;
+	uint64_t weight = PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT;
+	size_t off = sizeof(struct perf_event_header) +
+		     8 * !!(t & PERF_SAMPLE_IDENTIFIER);
+
+	memset(out, 0, sizeof(*out));
+	out->ip = (uint16_t)off;
+	off += 8 * !!(t & PERF_SAMPLE_IP);
+	out->tid = (uint16_t)off;
+	off += 8 * !!(t & PERF_SAMPLE_TID);
+	out->time = (uint16_t)off;
+	off += 8 * !!(t & PERF_SAMPLE_TIME);
+	out->addr = (uint16_t)off;
+	out->present = t & (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			    PERF_SAMPLE_ADDR);
+	if (t & ~(FIXED_8 | PERF_SAMPLE_READ) ||
+	    ((t & PERF_SAMPLE_READ) && (rf & PERF_FORMAT_GROUP)))
+		return;	/* a field of variable size: no fixed size */
+	/* WEIGHT and WEIGHT_STRUCT share one u64 */
+	out->size = sizeof(struct perf_event_header) +
+		    8 * (size_t)__builtin_popcountll(t & FIXED_8 & ~weight) +
+		    8 * (size_t)!!(t & weight);
+	if (t & PERF_SAMPLE_READ)
+		out->size += 8 * (1 + !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+				  !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING) +
+				  !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST));
+}
+
 const char *perf_rec_type_name(uint32_t type)
 {
 	static const char *const names[] = {

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/perf_event.h>
 
 /* What the events were opened with: all events that share a ring must
@@ -152,6 +153,51 @@ int sample_peek_id(const void *rec, size_t len, uint64_t *id);
  * without decoding the rest.  0, -ENOENT (no time in f) or -EBADMSG. */
 int sample_peek_time(const struct sample_fmt *f, const void *rec, size_t len,
 		     uint64_t *time);
+
+/*
+ * Where a format's fixed fields sit, for samples read many times a
+ * second (the fault events'): IP, TID, TIME and ADDR come before any
+ * field of variable size, so their offsets follow from the format alone.
+ * size is the whole record's (header included) when every field of the
+ * format has a fixed size, and 0 otherwise: a record of another size is
+ * malformed or of another format, and goes through perf_rec_decode.
+ */
+struct sample_layout {
+	size_t size;			/* 0: no fixed size */
+	uint64_t present;		/* which of IP, TID, TIME, ADDR */
+	uint16_t ip, tid, time, addr;	/* offsets from the header's start */
+};
+
+struct sample_fixed {
+	uint64_t ip, time, addr;	/* 0 where the format has none */
+	uint32_t pid, tid;
+};
+
+void sample_layout_of(const struct sample_fmt *f, struct sample_layout *out);
+
+/* The fixed fields of a PERF_RECORD_SAMPLE of layout l: what
+ * sample_decode reads for them.  0, or -1 when len is not l->size. */
+static inline int sample_read_fixed(const struct sample_layout *l,
+				    const void *rec, size_t len,
+				    struct sample_fixed *out)
+{
+	const uint8_t *b = (const uint8_t *)rec;
+
+	if (!l->size || len != l->size)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	if (l->present & PERF_SAMPLE_IP)
+		memcpy(&out->ip, b + l->ip, 8);
+	if (l->present & PERF_SAMPLE_TID) {
+		memcpy(&out->pid, b + l->tid, 4);
+		memcpy(&out->tid, b + l->tid + 4, 4);
+	}
+	if (l->present & PERF_SAMPLE_TIME)
+		memcpy(&out->time, b + l->time, 8);
+	if (l->present & PERF_SAMPLE_ADDR)
+		memcpy(&out->addr, b + l->addr, 8);
+	return 0;
+}
 
 /*
  * Hands each record of buf (len bytes of whole ring records, in ring

@@ -411,6 +411,97 @@ static void a_new_sample_bit_in_the_kernel_header_fails_until_decoded(void **sta
 			 (unsigned)PERF_SAMPLE_MAX);
 }
 
+/* ---- the fixed fields, read in place ---------------------------------- */
+
+/* The fields of a variable size, and READ with a group. */
+#define VARIABLE (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW | \
+		  PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER | \
+		  PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_AUX)
+
+/* f's layout against the full decode of a sample encoded with it: the
+ * same fields where it has a fixed size, none where it has not. */
+static void assert_layout_matches_decode(const struct sample_fmt *f,
+					 const struct sample *s)
+{
+	uint8_t buf[4096];
+	size_t n = enc_sample(buf, sizeof(buf), f, s, NULL);
+	uint64_t t = f->sample_type;
+	struct sample_layout l;
+	struct sample_fixed x;
+	struct perf_rec r;
+	int err;
+	void *copy = decode_exact(f, buf, n, &r, &err);
+
+	sample_layout_of(f, &l);
+	assert_int_equal(err, 0);
+	if ((t & VARIABLE) ||
+	    ((t & PERF_SAMPLE_READ) && (f->read_format & PERF_FORMAT_GROUP))) {
+		assert_int_equal(l.size, 0);
+		assert_int_equal(sample_read_fixed(&l, copy, n, &x), -1);
+		free(copy);
+		return;
+	}
+	if (l.size != n)
+		fail_msg("sample_type %#llx read_format %#llx: layout size %zu, "
+			 "record %zu", (unsigned long long)t,
+			 (unsigned long long)f->read_format, l.size, n);
+	assert_int_equal(sample_read_fixed(&l, copy, n, &x), 0);
+	assert_int_equal(sample_read_fixed(&l, copy, n - 8, &x), -1);
+	assert_int_equal(x.ip, r.u.sample.ip);
+	assert_int_equal(x.addr, r.u.sample.addr);
+	assert_int_equal(x.pid, r.u.sample.sid.pid);
+	assert_int_equal(x.tid, r.u.sample.sid.tid);
+	assert_int_equal(x.time, r.u.sample.sid.time);
+	free(copy);
+}
+
+static void fixed_fields_read_in_place_equal_the_full_decode(void **state)
+{
+	/* every read_format bit but GROUP, then all of them */
+	uint64_t rfs[] = { (PERF_FORMAT_MAX - 1) & ~(uint64_t)PERF_FORMAT_GROUP,
+			   PERF_FORMAT_MAX - 1, 0 };
+	struct full_sample fs;
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+
+	(void)state;
+	full_sample_init(&fs);
+	for (size_t k = 0; k < sizeof(rfs) / sizeof(rfs[0]); k++) {
+		for (unsigned b = 0; (1ull << b) < PERF_SAMPLE_MAX; b++) {
+			struct sample_fmt f = full_fmt(1ull << b);
+
+			f.read_format = rfs[k];
+			assert_layout_matches_decode(&f, &fs.s);
+		}
+		/* 2,000 formats of random fields (WEIGHT and WEIGHT_STRUCT
+		 * may come together: sample_decode takes one u64 for both) */
+		for (int i = 0; i < 2000; i++) {
+			struct sample_fmt f;
+
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			f = full_fmt(seed & every_bit() &
+				     (i % 2 ? ~(uint64_t)VARIABLE : ~0ull));
+			f.read_format = rfs[k];
+			assert_layout_matches_decode(&f, &fs.s);
+		}
+	}
+}
+
+/* The recorder's fault events take the fast read: their format has no
+ * field of variable size. */
+static void the_fault_format_has_a_fixed_size(void **state)
+{
+	struct sample_fmt f = fault_fmt();
+	struct sample_layout l;
+
+	(void)state;
+	sample_layout_of(&f, &l);
+	assert_true(l.size > 0);
+	assert_int_equal(l.present, PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR);
+}
+
 /* ---- PERF_SAMPLE_READ ---------------------------------------------------- */
 
 /* TID, READ, CALLCHAIN, CODE_PAGE_SIZE: fields on both sides of READ. */
@@ -1021,6 +1112,8 @@ int main(void)
 		cmocka_unit_test(all_sample_fields_together_survive_a_round_trip),
 		cmocka_unit_test(a_sample_without_registers_or_stack_carries_only_their_headers),
 		cmocka_unit_test(a_new_sample_bit_in_the_kernel_header_fails_until_decoded),
+		cmocka_unit_test(fixed_fields_read_in_place_equal_the_full_decode),
+		cmocka_unit_test(the_fault_format_has_a_fixed_size),
 		cmocka_unit_test(a_read_value_without_a_group_is_skipped),
 		cmocka_unit_test(a_group_read_is_skipped_with_every_member),
 		cmocka_unit_test(a_huge_callchain_count_is_rejected_not_overflowed),
