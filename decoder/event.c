@@ -66,3 +66,51 @@ int ev_from_rec(enum ev_role role, const struct perf_rec *r, struct ev *out)
 		return 0;
 	}
 }
+
+static const uint8_t fault_kinds[] = {
+	[ROLE_FAULT_ENTRY] = EV_FAULT_ENTRY,
+	[ROLE_FAULT_MINOR] = EV_FAULT_MINOR,
+	[ROLE_FAULT_MAJOR] = EV_FAULT_MAJOR,
+};
+
+int ev_from_fault_sample(enum ev_role role, const struct sample_layout *l,
+			 const void *rec, size_t len, struct ev *out)
+{
+	const struct perf_event_header *h = rec;
+	struct sample_fixed s;
+
+	if (role < ROLE_FAULT_ENTRY || role > ROLE_FAULT_MAJOR ||
+	    len < sizeof(*h) || h->type != PERF_RECORD_SAMPLE || h->size != len ||
+	    sample_read_fixed(l, rec, len, &s) < 0)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->mono_ts = s.time;
+	out->pid = s.pid;
+	out->tid = s.tid;
+	out->cpu = s.cpu;
+	out->kind = fault_kinds[role];
+	out->u.fault.addr = s.addr;
+	out->u.fault.ip = s.ip;
+	return 1;
+}
+
+int ev_from_switch_rec(const struct sample_fmt *f, const void *rec, size_t len,
+		       struct ev *out)
+{
+	const struct perf_event_header *h = rec;
+	struct sample_id sid;
+
+	if (len < sizeof(*h) || h->type != PERF_RECORD_SWITCH ||
+	    h->size != len || len != sizeof(*h) + sample_id_size(f) ||
+	    sample_id_decode(f, h + 1, len - sizeof(*h), &sid) < 0)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->mono_ts = sid.time;
+	out->pid = sid.pid;
+	out->tid = sid.tid;
+	out->cpu = sid.cpu;
+	out->kind = h->misc & PERF_RECORD_MISC_SWITCH_OUT ? EV_SWITCH_OUT :
+							     EV_SWITCH_IN;
+	out->u.sw.preempt = !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+	return 1;
+}

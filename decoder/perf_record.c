@@ -486,8 +486,12 @@ void sample_layout_of(const struct sample_fmt *f, struct sample_layout *out)
 	out->time = (uint16_t)off;
 	off += 8 * !!(t & PERF_SAMPLE_TIME);
 	out->addr = (uint16_t)off;
+	off += 8 * !!(t & PERF_SAMPLE_ADDR);
+	off += 8 * !!(t & PERF_SAMPLE_ID);
+	off += 8 * !!(t & PERF_SAMPLE_STREAM_ID);
+	out->cpu = (uint16_t)off;
 	out->present = t & (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			    PERF_SAMPLE_ADDR);
+			    PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU);
 	if (t & ~(FIXED_8 | PERF_SAMPLE_READ) ||
 	    ((t & PERF_SAMPLE_READ) && (rf & PERF_FORMAT_GROUP)))
 		return;	/* a field of variable size: no fixed size */

@@ -156,21 +156,21 @@ int sample_peek_time(const struct sample_fmt *f, const void *rec, size_t len,
 
 /*
  * Where a format's fixed fields sit, for samples read many times a
- * second (the fault events'): IP, TID, TIME and ADDR come before any
- * field of variable size, so their offsets follow from the format alone.
+ * second (the fault events'): IP, TID, TIME, ADDR and CPU come before
+ * any field of variable size, so their offsets follow from the format alone.
  * size is the whole record's (header included) when every field of the
  * format has a fixed size, and 0 otherwise: a record of another size is
  * malformed or of another format, and goes through perf_rec_decode.
  */
 struct sample_layout {
 	size_t size;			/* 0: no fixed size */
-	uint64_t present;		/* which of IP, TID, TIME, ADDR */
-	uint16_t ip, tid, time, addr;	/* offsets from the header's start */
+	uint64_t present;		/* which of IP, TID, TIME, ADDR, CPU */
+	uint16_t ip, tid, time, addr, cpu;	/* offsets from the header's start */
 };
 
 struct sample_fixed {
 	uint64_t ip, time, addr;	/* 0 where the format has none */
-	uint32_t pid, tid;
+	uint32_t pid, tid, cpu;
 };
 
 void sample_layout_of(const struct sample_fmt *f, struct sample_layout *out);
@@ -196,6 +196,8 @@ static inline int sample_read_fixed(const struct sample_layout *l,
 		memcpy(&out->time, b + l->time, 8);
 	if (l->present & PERF_SAMPLE_ADDR)
 		memcpy(&out->addr, b + l->addr, 8);
+	if (l->present & PERF_SAMPLE_CPU)
+		memcpy(&out->cpu, b + l->cpu, 4);
 	return 0;
 }
 

@@ -19,7 +19,9 @@
  * Each record is decoded twice: in place with len = every byte left (as
  * the decoder is called) and from an exact-size copy, where ASan sees any
  * read past header.size.  Both must agree, and every borrowed pointer must
- * lie inside the record.
+ * lie inside the record.  A fault sample or switch record read in place
+ * (ev_from_fault_sample, ev_from_switch_rec) must be the event of its
+ * full decode.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -47,6 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 struct run {
 	struct sample_fmt fmt;
+	struct sample_layout layout;	/* fmt's */
 	struct idmap ids;
 	struct order_queue q;
 	struct fault_stream fs;
@@ -139,6 +142,7 @@ static void run_init(struct run *run, const uint8_t *h)
 
 	memset(run, 0, sizeof(*run));
 	fmt_from_bytes(h, &run->fmt);
+	sample_layout_of(&run->fmt, &run->layout);
 	ids_fill(&run->ids);
 	order_queue_init(&run->q);
 	fault_stream_init(&run->fs, &ops, min_durs[h[7] >> 6]);
@@ -293,6 +297,23 @@ static void feed(struct run *run, const struct perf_rec *r)
 	flush(run, run->max_ts > run->slack ? run->max_ts - run->slack : 0);
 }
 
+/* What is read in place is the full decode's event, or nothing. */
+static void check_in_place(struct run *run, int err, const struct perf_rec *r,
+			   const uint8_t *p, size_t size)
+{
+	enum ev_role role = err ? ROLE_NONE : idmap_get(&run->ids, r->sid.id);
+	struct ev fast, full;
+	int took;
+
+	took = ev_from_fault_sample(role, &run->layout, p, size, &fast) ||
+	       ev_from_switch_rec(&run->fmt, p, size, &fast);
+	if (!took)
+		return;
+	if (err || !ev_from_rec(role, r, &full) ||
+	    memcmp(&fast, &full, sizeof(fast)) != 0)
+		abort();
+}
+
 /* Walks the records; returns when the framing says nothing more is there. */
 static void walk(struct run *run, const uint8_t *p, size_t left)
 {
@@ -308,6 +329,7 @@ static void walk(struct run *run, const uint8_t *p, size_t left)
 			return;
 		}
 		check_copy(&run->fmt, err, &r, p, size);
+		check_in_place(run, err, &r, p, size);
 		if (!err) {
 			check_inside(&run->fmt, &r, p, size);
 			feed(run, &r);

@@ -452,6 +452,7 @@ static void assert_layout_matches_decode(const struct sample_fmt *f,
 	assert_int_equal(x.pid, r.u.sample.sid.pid);
 	assert_int_equal(x.tid, r.u.sample.sid.tid);
 	assert_int_equal(x.time, r.u.sample.sid.time);
+	assert_int_equal(x.cpu, r.u.sample.sid.cpu);
 	free(copy);
 }
 
@@ -498,8 +499,10 @@ static void the_fault_format_has_a_fixed_size(void **state)
 	(void)state;
 	sample_layout_of(&f, &l);
 	assert_true(l.size > 0);
-	assert_int_equal(l.present, PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR);
+	assert_int_equal(l.present & (PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR),
+			 PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			 PERF_SAMPLE_ADDR);
 }
 
 /* ---- PERF_SAMPLE_READ ---------------------------------------------------- */
