@@ -495,39 +495,29 @@ static void check_ring_time(struct record_pipeline *p, int cpu,
 	note_ring_time(p, cpu, t);
 }
 
-static const uint8_t fault_kinds[] = {
-	[ROLE_FAULT_ENTRY] = EV_FAULT_ENTRY,
-	[ROLE_FAULT_MINOR] = EV_FAULT_MINOR,
-	[ROLE_FAULT_MAJOR] = EV_FAULT_MAJOR,
-};
-
 /*
- * A fault event's sample without a stack, the most frequent record by
- * far: its event made from the fields at their fixed places, as
- * on_other_rec would make it from a full decode (which was a third of
- * the armed recorder's CPU on the fault loop).  1 when taken; 0 when
- * the record is not of the fault events' fixed size (the full decode
- * then takes it, or counts it malformed).
+ * The records of every fault and switch, read in place
+ * (decoder/event.h): a fault event's sample without a stack, or a
+ * target's PERF_RECORD_SWITCH.  1 when taken (*err: the queue's), 0
+ * when the record is none of them or not of their fixed size: the full
+ * decode takes it, or counts it malformed.
  */
-static int on_fault_sample(struct record_pipeline *p, int cpu,
-			   const void *bytes, size_t len, enum ev_role role,
-			   int from_ring, int *err)
+static int on_fixed_rec(struct record_pipeline *p, int cpu, const void *bytes,
+			size_t len, enum ev_role role, uint16_t stacked,
+			int from_ring, int *err)
 {
-	struct sample_fixed s;
 	struct ev e;
 
-	if (sample_read_fixed(&p->fault_layout, bytes, len, &s) < 0)
+	if (role == ROLE_NONE) {
+		if (!ev_from_switch_rec(p->fmt, bytes, len, &e))
+			return 0;
+	} else if (stacked ||
+		   !ev_from_fault_sample(role, &p->fault_layout, bytes, len, &e)) {
 		return 0;
-	if (from_ring && (p->fault_layout.present & PERF_SAMPLE_TIME))
-		note_ring_time(p, cpu, s.time);
-	memset(&e, 0, sizeof(e));
-	e.mono_ts = s.time;
-	e.pid = s.pid;
-	e.tid = s.tid;
+	} else if (from_ring && (p->fault_layout.present & PERF_SAMPLE_TIME)) {
+		note_ring_time(p, cpu, e.mono_ts);
+	}
 	e.cpu = (uint32_t)cpu;	/* the ring's CPU: samples do not carry it */
-	e.kind = fault_kinds[role];
-	e.u.fault.addr = s.addr;
-	e.u.fault.ip = s.ip;
 	*err = queue(p, &e);
 	return 1;
 }
@@ -545,8 +535,7 @@ static int on_record(struct record_pipeline *p, int cpu, const void *bytes,
 	p->n.foreign += role == ROLE_NONE &&
 			((const struct perf_event_header *)bytes)->type ==
 			PERF_RECORD_SAMPLE;
-	if (role >= ROLE_FAULT_ENTRY && role <= ROLE_FAULT_MAJOR && !arg &&
-	    on_fault_sample(p, cpu, bytes, len, role, from_ring, &err))
+	if (on_fixed_rec(p, cpu, bytes, len, role, arg, from_ring, &err))
 		return err;
 	if (from_ring)
 		check_ring_time(p, cpu, bytes, len, role);
