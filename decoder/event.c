@@ -76,11 +76,13 @@ static const uint8_t fault_kinds[] = {
 int ev_from_fault_sample(enum ev_role role, const struct sample_layout *l,
 			 const void *rec, size_t len, struct ev *out)
 {
-	const struct perf_event_header *h = rec;
+	struct perf_event_header h;
 	struct sample_fixed s;
 
-	if (role < ROLE_FAULT_ENTRY || role > ROLE_FAULT_MAJOR ||
-	    len < sizeof(*h) || h->type != PERF_RECORD_SAMPLE || h->size != len ||
+	if (role < ROLE_FAULT_ENTRY || role > ROLE_FAULT_MAJOR || len < sizeof(h))
+		return 0;
+	memcpy(&h, rec, sizeof(h));	/* rec may be unaligned */
+	if (h.type != PERF_RECORD_SAMPLE || h.size != len ||
 	    sample_read_fixed(l, rec, len, &s) < 0)
 		return 0;
 	memset(out, 0, sizeof(*out));
@@ -97,20 +99,24 @@ int ev_from_fault_sample(enum ev_role role, const struct sample_layout *l,
 int ev_from_switch_rec(const struct sample_fmt *f, const void *rec, size_t len,
 		       struct ev *out)
 {
-	const struct perf_event_header *h = rec;
+	struct perf_event_header h;
 	struct sample_id sid;
 
-	if (len < sizeof(*h) || h->type != PERF_RECORD_SWITCH ||
-	    h->size != len || len != sizeof(*h) + sample_id_size(f) ||
-	    sample_id_decode(f, h + 1, len - sizeof(*h), &sid) < 0)
+	if (len < sizeof(h))
+		return 0;
+	memcpy(&h, rec, sizeof(h));	/* rec may be unaligned */
+	if (h.type != PERF_RECORD_SWITCH || h.size != len ||
+	    len != sizeof(h) + sample_id_size(f) ||
+	    sample_id_decode(f, (const uint8_t *)rec + sizeof(h),
+			     len - sizeof(h), &sid) < 0)
 		return 0;
 	memset(out, 0, sizeof(*out));
 	out->mono_ts = sid.time;
 	out->pid = sid.pid;
 	out->tid = sid.tid;
 	out->cpu = sid.cpu;
-	out->kind = h->misc & PERF_RECORD_MISC_SWITCH_OUT ? EV_SWITCH_OUT :
-							     EV_SWITCH_IN;
-	out->u.sw.preempt = !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+	out->kind = h.misc & PERF_RECORD_MISC_SWITCH_OUT ? EV_SWITCH_OUT :
+							    EV_SWITCH_IN;
+	out->u.sw.preempt = !!(h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
 	return 1;
 }
