@@ -172,7 +172,7 @@ static void flush(struct model *m, uint64_t watermark)
 	m->in_flush = 0;
 	check(order_queue_flush(&m->q, watermark, deliver, m) >= 0);
 	for (size_t i = m->q.head; i < m->q.n; i++)
-		check(m->q.v[i].mono_ts > watermark);
+		check(m->q.slab[m->q.q[i]].mono_ts > watermark);
 	if (watermark != UINT64_MAX && watermark > m->flushed_to)
 		m->flushed_to = watermark;
 }
