@@ -2,6 +2,17 @@
 
 #include "event.h"
 
+/* An event's common part, the rest cleared. */
+static void ev_begin(struct ev *out, uint64_t mono_ts, uint32_t pid,
+		     uint32_t tid, uint32_t cpu)
+{
+	memset(out, 0, sizeof(*out));
+	out->mono_ts = mono_ts;
+	out->pid = pid;
+	out->tid = tid;
+	out->cpu = cpu;
+}
+
 static int fault_ev(enum ev_role role, const struct sample *s, struct ev *out)
 {
 	switch (role) {
@@ -27,11 +38,7 @@ static int fault_ev(enum ev_role role, const struct sample *s, struct ev *out)
 
 int ev_from_rec(enum ev_role role, const struct perf_rec *r, struct ev *out)
 {
-	memset(out, 0, sizeof(*out));
-	out->mono_ts = r->sid.time;
-	out->pid = r->sid.pid;
-	out->tid = r->sid.tid;
-	out->cpu = r->sid.cpu;
+	ev_begin(out, r->sid.time, r->sid.pid, r->sid.tid, r->sid.cpu);
 	switch (r->type) {
 	case PERF_RECORD_SAMPLE:
 		return fault_ev(role, &r->u.sample, out);
@@ -85,11 +92,7 @@ int ev_from_fault_sample(enum ev_role role, const struct sample_layout *l,
 	if (h.type != PERF_RECORD_SAMPLE || h.size != len ||
 	    sample_read_fixed(l, rec, len, &s) < 0)
 		return 0;
-	memset(out, 0, sizeof(*out));
-	out->mono_ts = s.time;
-	out->pid = s.pid;
-	out->tid = s.tid;
-	out->cpu = s.cpu;
+	ev_begin(out, s.time, s.pid, s.tid, s.cpu);
 	out->kind = fault_kinds[role];
 	out->u.fault.addr = s.addr;
 	out->u.fault.ip = s.ip;
@@ -110,11 +113,7 @@ int ev_from_switch_rec(const struct sample_fmt *f, const void *rec, size_t len,
 	    sample_id_decode(f, (const uint8_t *)rec + sizeof(h),
 			     len - sizeof(h), &sid) < 0)
 		return 0;
-	memset(out, 0, sizeof(*out));
-	out->mono_ts = sid.time;
-	out->pid = sid.pid;
-	out->tid = sid.tid;
-	out->cpu = sid.cpu;
+	ev_begin(out, sid.time, sid.pid, sid.tid, sid.cpu);
 	out->kind = h.misc & PERF_RECORD_MISC_SWITCH_OUT ? EV_SWITCH_OUT :
 							    EV_SWITCH_IN;
 	out->u.sw.preempt = !!(h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
