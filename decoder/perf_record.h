@@ -157,10 +157,11 @@ int sample_peek_time(const struct sample_fmt *f, const void *rec, size_t len,
 /*
  * Where a format's fixed fields sit, for samples read many times a
  * second (the fault events'): IP, TID, TIME, ADDR and CPU come before
- * any field of variable size, so their offsets follow from the format alone.
- * size is the whole record's (header included) when every field of the
- * format has a fixed size, and 0 otherwise: a record of another size is
- * malformed or of another format, and goes through perf_rec_decode.
+ * any field of variable size, so their offsets follow from the format
+ * alone.  size is the whole record's (header included) when every field
+ * of the format has a fixed size, and 0 otherwise: a record of another
+ * size is malformed or of another format, and goes through
+ * perf_rec_decode.
  */
 struct sample_layout {
 	size_t size;			/* 0: no fixed size */

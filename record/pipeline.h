@@ -78,7 +78,7 @@ typedef void (*pipeline_status_fn)(void *ctx, const struct record_pipeline *p);
 
 struct record_pipeline {
 	const struct sample_fmt *fmt;	/* borrowed: the recorder's */
-	struct sample_layout fault_layout;	/* fmt's: on_fault_sample */
+	struct sample_layout fault_layout;	/* fmt's: on_fixed_rec */
 	struct sample_fmt tp_fmt;	/* what tracepoint samples carry */
 	struct sample_fmt waking_fmt;	/* sched_waking's: with its callchain */
 	struct sched_fields sched;	/* sched_switch / sched_waking fields */
