@@ -40,6 +40,8 @@ COMMON_SRC = common/errmsg.c common/clock.c common/cpulist.c common/array.c comm
 	     common/json.c common/utf8.c common/file.c common/sha256.c common/out_file.c
 # files at paths another user may plant (perf maps, mapped files, debug files)
 COMMON_SRC += common/outside_file.c
+# the FIFO a recorder reads commands and metric lines from
+COMMON_SRC += common/command_fifo.c
 # outside text shown on a terminal, escaped
 COMMON_SRC += common/term_text.c
 # text inside XML or HTML (the SVG picture, the runs page), escaped

@@ -9,12 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../common/array.h"
+#include "../common/command_fifo.h"
 #include "../common/cpulist.h"
 #include "../common/json.h"
 #include "../decoder/metric_line.h"
@@ -983,24 +983,21 @@ static void make_config(struct record_args *a, struct record_config *c,
 	}
 }
 
-/* --control, --metric-fifo (opt): a FIFO, made if missing; opened
- * read-write so that it never reads EOF between writers. */
+/* --control, --metric-fifo (opt): common/command_fifo.h says how. */
 static int open_fifo(const char *path, const char *opt, int *fd,
 		     struct errmsg *e)
 {
-	struct stat st;
+	const char *why;
+	int got = command_fifo_open(path, &why);
 
-	if (mkfifo(path, 0600) < 0 && errno != EEXIST)
-		return errmsg_set(e, errno, "cannot make the %s FIFO '%s': "
-				  "%s; name a path in a writable directory",
-				  opt, path, strerror(errno));
-	if (stat(path, &st) < 0 || !S_ISFIFO(st.st_mode))
-		return errmsg_set(e, EINVAL, "%s '%s' is no FIFO; remove it "
-				  "or name another path", opt, path);
-	*fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (*fd < 0)
-		return errmsg_set(e, errno, "cannot open the %s FIFO '%s': %s",
-				  opt, path, strerror(errno));
+	if (got == -EPERM)
+		return errmsg_set(e, EPERM, "%s '%s' is refused: %s; name "
+				  "another path", opt, path, why);
+	if (got < 0)
+		return errmsg_set(e, -got, "cannot open the %s FIFO '%s': %s; "
+				  "name a path in a writable directory", opt,
+				  path, why);
+	*fd = got;
 	return 0;
 }
 

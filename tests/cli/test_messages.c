@@ -213,7 +213,33 @@ static void a_control_path_that_is_no_fifo_is_refused(void **state)
 	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
 				       "--flight", "--control", path, "--", "true",
 				       NULL), 1);
-	assert_one_message(&r, "is no FIFO; remove it or name another path");
+	assert_one_message(&r, "is refused: it is no FIFO; name another path");
+}
+
+/* Lines on a command FIFO stop the recorder or fire dumps, and it runs
+ * as root: a link at the path is not followed, and a FIFO another user
+ * owns (who could let anyone write to it) is not read. */
+static void a_control_fifo_behind_a_link_or_of_another_user_is_refused(void **state)
+{
+	char *fifo = strdup(scratch_path("theirs.fifo"));
+	char *link = strdup(scratch_path("link.fifo"));
+	struct run r;
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0622), 0);
+	assert_int_equal(symlink(fifo, link), 0);
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       "--flight", "--control", link, "--", "true",
+				       NULL), 1);
+	assert_one_message(&r, "is refused: it is a symbolic link; name another path");
+	assert_int_equal(chown(fifo, 65534, 65534), 0);
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       "--flight", "--trigger", "metric:nak>0",
+				       "--metric-fifo", fifo, "--", "true", NULL), 1);
+	assert_one_message(&r, "is refused: it belongs to another "
+			   "user, who could let anyone write to it; name another path");
+	free(fifo);
+	free(link);
 }
 
 /* A file of the same schema version made before the flight recorder's
@@ -742,6 +768,8 @@ int main(void)
 		cmocka_unit_test_teardown(flight_options_without_flight_say_to_add_it, kill_leftovers),
 		cmocka_unit_test(metric_trigger_options_say_what_is_missing),
 		cmocka_unit_test_teardown(a_control_path_that_is_no_fifo_is_refused, kill_leftovers),
+		cmocka_unit_test_teardown(a_control_fifo_behind_a_link_or_of_another_user_is_refused,
+					  kill_leftovers),
 		cmocka_unit_test_teardown(flight_into_a_file_without_its_tables_is_refused_untouched, kill_leftovers),
 		cmocka_unit_test_teardown(flight_into_a_file_without_block_dropped_is_refused_untouched, kill_leftovers),
 		cmocka_unit_test_teardown(a_missing_command_is_reported_by_name, kill_leftovers),
