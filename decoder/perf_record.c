@@ -471,6 +471,11 @@ int sample_peek_time(const struct sample_fmt *f, const void *rec, size_t len,
 		 PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP | \
 		 PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE)
 
+/* A tracepoint's format: these fixed fields, then CALLCHAIN and RAW. */
+#define TAIL_HEAD (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+		   PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU)
+#define TAIL (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
+
 void sample_layout_of(const struct sample_fmt *f, struct sample_layout *out)
 {
 	uint64_t t = f->sample_type, rf = f->read_format;
@@ -492,6 +497,10 @@ void sample_layout_of(const struct sample_fmt *f, struct sample_layout *out)
 	out->cpu = (uint16_t)off;
 	out->present = t & (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			    PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU);
+	if ((t & PERF_SAMPLE_RAW) && !(t & ~(TAIL_HEAD | TAIL))) {
+		out->tail = (uint16_t)(off + 8 * !!(t & PERF_SAMPLE_CPU));
+		out->tail_type = t;
+	}
 	if (t & ~(FIXED_8 | PERF_SAMPLE_READ) ||
 	    ((t & PERF_SAMPLE_READ) && (rf & PERF_FORMAT_GROUP)))
 		return;	/* a field of variable size: no fixed size */
@@ -503,6 +512,56 @@ void sample_layout_of(const struct sample_fmt *f, struct sample_layout *out)
 		out->size += 8 * (1 + !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
 				  !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING) +
 				  !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST));
+}
+
+int sample_decode_tail(const struct sample_layout *l, const void *rec,
+		       size_t len, struct sample *out)
+{
+	const uint8_t *b = (const uint8_t *)rec;
+	uint64_t t = l->tail_type;
+	size_t off = l->tail;
+	uint32_t type;
+	uint16_t size;
+
+	if (!off || len < off + 4)
+		return -1;
+	memcpy(&type, b, 4);
+	memcpy(&size, b + 6, 2);
+	if (type != PERF_RECORD_SAMPLE || size != len)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	if (t & PERF_SAMPLE_CALLCHAIN) {
+		if (len < off + 12)
+			return -1;
+		memcpy(&out->callchain_nr, b + off, 8);
+		off += 8;
+		if (out->callchain_nr > (len - off - 4) / 8)
+			return -1;
+		out->callchain = b + off;
+		off += 8 * (size_t)out->callchain_nr;
+	}
+	memcpy(&out->raw_size, b + off, 4);
+	off += 4;
+	if (out->raw_size != len - off)
+		return -1;
+	out->raw = b + off;
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		memcpy(&out->sid.id, b + sizeof(struct perf_event_header), 8);
+	if (t & PERF_SAMPLE_IP)
+		memcpy(&out->ip, b + l->ip, 8);
+	if (t & PERF_SAMPLE_TID) {
+		memcpy(&out->sid.pid, b + l->tid, 4);
+		memcpy(&out->sid.tid, b + l->tid + 4, 4);
+	}
+	if (t & PERF_SAMPLE_TIME)
+		memcpy(&out->sid.time, b + l->time, 8);
+	if (t & PERF_SAMPLE_ADDR)
+		memcpy(&out->addr, b + l->addr, 8);
+	if (t & PERF_SAMPLE_CPU)
+		memcpy(&out->sid.cpu, b + l->cpu, 4);
+	out->sid.present = t & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER);
+	return 0;
 }
 
 const char *perf_rec_type_name(uint32_t type)

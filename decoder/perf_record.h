@@ -167,6 +167,12 @@ struct sample_layout {
 	size_t size;			/* 0: no fixed size */
 	uint64_t present;		/* which of IP, TID, TIME, ADDR, CPU */
 	uint16_t ip, tid, time, addr, cpu;	/* offsets from the header's start */
+	/* Where CALLCHAIN (else RAW) begins when the format is a
+	 * tracepoint's: IDENTIFIER, IP, TID, TIME, ADDR and CPU at most,
+	 * then CALLCHAIN and RAW, RAW at least (sample_decode_tail); 0
+	 * for any other format. */
+	uint16_t tail;
+	uint64_t tail_type;		/* with tail: the format's sample_type */
 };
 
 struct sample_fixed {
@@ -201,6 +207,17 @@ static inline int sample_read_fixed(const struct sample_layout *l,
 		memcpy(&out->cpu, b + l->cpu, 4);
 	return 0;
 }
+
+/*
+ * A sample of layout l with a tail (a tracepoint's format) decoded where
+ * it lies, without sample_decode's walk over every field: what
+ * perf_rec_decode puts in its u.sample.  0, or -1 when l has no tail,
+ * the record is no PERF_RECORD_SAMPLE, or its length is not exactly what
+ * its callchain and raw sizes say: perf_rec_decode then reads it, and
+ * says whether it is malformed.
+ */
+int sample_decode_tail(const struct sample_layout *l, const void *rec,
+		       size_t len, struct sample *out);
 
 /*
  * Hands each record of buf (len bytes of whole ring records, in ring

@@ -303,7 +303,13 @@ static void check_in_place(struct run *run, int err, const struct perf_rec *r,
 {
 	enum ev_role role = err ? ROLE_NONE : idmap_get(&run->ids, r->sid.id);
 	struct ev fast, full;
+	struct sample tail;
 	int took;
+
+	if (sample_decode_tail(&run->layout, p, size, &tail) == 0 &&
+	    (err || r->type != PERF_RECORD_SAMPLE ||
+	     memcmp(&tail, &r->u.sample, sizeof(tail)) != 0))
+		abort();
 
 	took = ev_from_fault_sample(role, &run->layout, p, size, &fast) ||
 	       ev_from_switch_rec(&run->fmt, p, size, &fast);

@@ -335,6 +335,12 @@ static void perf_format_seeds(void)
 	struct sample_fmt bare = {
 		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
 	};
+	struct sample_fmt tracepoint = {
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+			       PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN |
+			       PERF_SAMPLE_RAW,
+		.sample_id_all = 1,
+	};
 	struct seed b;
 	struct sample_id s = main_thread, done = main_thread;
 	struct rec_task k = task_of(&s, 1);
@@ -361,6 +367,15 @@ static void perf_format_seeds(void)
 	comm(&b, &bare, &s, "no-sample-id", 0);
 	ADD(&b, enc_fork, &bare, &k, &s);
 	save(PERF_TARGET, "no_sample_id_all", &b);
+
+	/* A tracepoint's format (sched_waking's: with its callchain),
+	 * which the recorder reads in place (sample_decode_tail). */
+	start(&b, &tracepoint, 0, 0x00);
+	sample(&b, &tracepoint, &s, 1);
+	done.tid = s.tid + 1;	/* another thread: a pid and tid apart */
+	sample(&b, &tracepoint, &done, 2);
+	done.tid = s.tid;
+	save(PERF_TARGET, "sample_tracepoint", &b);
 
 	/* A sample whose header.size cuts its last field short. */
 	start_fault(&b);

@@ -418,6 +418,46 @@ static void a_new_sample_bit_in_the_kernel_header_fails_until_decoded(void **sta
 		  PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER | \
 		  PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_AUX)
 
+/* A tracepoint's format: these fixed fields, then CALLCHAIN and RAW. */
+#define TAIL_FORMAT (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+		     PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | \
+		     PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
+
+/* The tail read of a record of n bytes equals its full decode where the
+ * format is a tracepoint's, and is refused for any other, and for a
+ * record cut or padded by 8 bytes. */
+static void assert_tail_matches_decode(const struct sample_layout *l,
+				       uint64_t t, const void *rec, size_t n,
+				       const struct sample *full)
+{
+	uint8_t longer[4096 + 8];
+	struct sample s;
+
+	if (!l->tail) {
+		assert_int_equal(sample_decode_tail(l, rec, n, &s), -1);
+		assert_false((t & PERF_SAMPLE_RAW) &&
+			     !(t & ~(uint64_t)TAIL_FORMAT));
+		return;
+	}
+	assert_int_equal(l->tail_type, t);
+	assert_int_equal(sample_decode_tail(l, rec, n, &s), 0);
+	if (memcmp(&s, full, sizeof(s)) != 0)
+		fail_msg("sample_type %#llx: the tail read differs from the full "
+			 "decode", (unsigned long long)l->tail_type);
+	assert_int_equal(sample_decode_tail(l, rec, n - 8, &s), -1);
+	/* 8 bytes more, the header's size saying so: the raw data ends
+	 * before the record does */
+	memcpy(longer, rec, n);
+	memset(longer + n, 0, 8);
+	longer[6] = (uint8_t)(n + 8);
+	longer[7] = (uint8_t)((n + 8) >> 8);
+	assert_int_equal(sample_decode_tail(l, longer, n + 8, &s), -1);
+	/* another type of record */
+	memcpy(longer, rec, n);
+	longer[0] = PERF_RECORD_SWITCH;
+	assert_int_equal(sample_decode_tail(l, longer, n, &s), -1);
+}
+
 /* f's layout against the full decode of a sample encoded with it: the
  * same fields where it has a fixed size, none where it has not. */
 static void assert_layout_matches_decode(const struct sample_fmt *f,
@@ -434,6 +474,7 @@ static void assert_layout_matches_decode(const struct sample_fmt *f,
 
 	sample_layout_of(f, &l);
 	assert_int_equal(err, 0);
+	assert_tail_matches_decode(&l, t, copy, n, &r.u.sample);
 	if ((t & VARIABLE) ||
 	    ((t & PERF_SAMPLE_READ) && (f->read_format & PERF_FORMAT_GROUP))) {
 		assert_int_equal(l.size, 0);
@@ -486,6 +527,31 @@ static void fixed_fields_read_in_place_equal_the_full_decode(void **state)
 			f.read_format = rfs[k];
 			assert_layout_matches_decode(&f, &fs.s);
 		}
+	}
+}
+
+/* Every format of a tracepoint's fields, RAW always among them, read
+ * by the tail read as by the full decode. */
+static void tracepoint_samples_read_in_place_equal_the_full_decode(void **state)
+{
+	uint64_t head = TAIL_FORMAT & ~(uint64_t)(PERF_SAMPLE_CALLCHAIN |
+						 PERF_SAMPLE_RAW);
+	struct full_sample fs;
+
+	(void)state;
+	full_sample_init(&fs);
+	for (uint64_t t = 0; t <= head; t++) {
+		struct sample_fmt f;
+
+		if (t & ~head)
+			continue;
+		f = full_fmt(t | PERF_SAMPLE_RAW);
+		assert_layout_matches_decode(&f, &fs.s);
+		f = full_fmt(t | PERF_SAMPLE_RAW | PERF_SAMPLE_CALLCHAIN);
+		assert_layout_matches_decode(&f, &fs.s);
+		fs.s.callchain_nr = 0;
+		assert_layout_matches_decode(&f, &fs.s);
+		full_sample_init(&fs);
 	}
 }
 
@@ -1116,6 +1182,7 @@ int main(void)
 		cmocka_unit_test(a_sample_without_registers_or_stack_carries_only_their_headers),
 		cmocka_unit_test(a_new_sample_bit_in_the_kernel_header_fails_until_decoded),
 		cmocka_unit_test(fixed_fields_read_in_place_equal_the_full_decode),
+		cmocka_unit_test(tracepoint_samples_read_in_place_equal_the_full_decode),
 		cmocka_unit_test(the_fault_format_has_a_fixed_size),
 		cmocka_unit_test(a_read_value_without_a_group_is_skipped),
 		cmocka_unit_test(a_group_read_is_skipped_with_every_member),
