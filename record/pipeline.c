@@ -183,6 +183,8 @@ int record_pipeline_init(struct record_pipeline *p, struct recorder *r,
 	p->tp_fmt.sample_type = TP_SAMPLE_TYPE;
 	p->waking_fmt = p->tp_fmt;
 	p->waking_fmt.sample_type = WAKING_SAMPLE_TYPE;
+	sample_layout_of(&p->tp_fmt, &p->tp_layout);
+	sample_layout_of(&p->waking_fmt, &p->waking_layout);
 	p->rec = r;
 	p->have_sched = r->ev.sched_switch && r->ev.sched_waking &&
 			sched_fields_bind(&p->sched, r->ev.sched_switch,
@@ -313,16 +315,21 @@ static int on_user_tracepoint(struct record_pipeline *p, uint16_t idx,
 	return 0;
 }
 
-/* Tracepoint samples have their own format; the id says whose. */
+/* Tracepoint samples have their own format; the id says whose.  Most
+ * are read in place (sample_decode_tail); the rest, malformed ones
+ * included, by the full decode. */
 static int on_tracepoint(struct record_pipeline *p, int cpu, const void *bytes,
 			 size_t len, enum ev_role role, uint16_t arg)
 {
+	int waking = role == ROLE_TP_SCHED_WAKING;
 	struct perf_rec r;
 	struct ev e;
 	int err;
 
-	if (perf_rec_decode(role == ROLE_TP_SCHED_WAKING ? &p->waking_fmt :
-			    &p->tp_fmt, bytes, len, &r) < 0)
+	if (sample_decode_tail(waking ? &p->waking_layout : &p->tp_layout,
+			       bytes, len, &r.u.sample) < 0 &&
+	    perf_rec_decode(waking ? &p->waking_fmt : &p->tp_fmt, bytes, len,
+			    &r) < 0)
 		return on_malformed(p, cpu);
 	if (role == ROLE_TP_USER)
 		return on_user_tracepoint(p, arg, cpu, &r.u.sample);

@@ -81,6 +81,8 @@ struct record_pipeline {
 	struct sample_layout fault_layout;	/* fmt's: on_fixed_rec */
 	struct sample_fmt tp_fmt;	/* what tracepoint samples carry */
 	struct sample_fmt waking_fmt;	/* sched_waking's: with its callchain */
+	/* tp_fmt's and waking_fmt's: on_tracepoint reads in place */
+	struct sample_layout tp_layout, waking_layout;
 	struct sched_fields sched;	/* sched_switch / sched_waking fields */
 	int have_sched;
 	struct syscall_fields sys_fields;	/* raw_syscalls' (--syscalls) */
