@@ -221,25 +221,29 @@ static void a_control_path_that_is_no_fifo_is_refused(void **state)
  * owns (who could let anyone write to it) is not read. */
 static void a_control_fifo_behind_a_link_or_of_another_user_is_refused(void **state)
 {
-	char *fifo = strdup(scratch_path("theirs.fifo"));
-	char *link = strdup(scratch_path("link.fifo"));
+	char fifo[256], link[256];
 	struct run r;
 
 	(void)state;
+	snprintf(fifo, sizeof(fifo), "%s", scratch_path("theirs.fifo"));
+	snprintf(link, sizeof(link), "%s", scratch_path("link.fifo"));
 	assert_int_equal(mkfifo(fifo, 0622), 0);
 	assert_int_equal(symlink(fifo, link), 0);
 	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
 				       "--flight", "--control", link, "--", "true",
 				       NULL), 1);
 	assert_one_message(&r, "is refused: it is a symbolic link; name another path");
-	assert_int_equal(chown(fifo, 65534, 65534), 0);
+	if (chown(fifo, 65534, 65534) < 0) {
+		/* a user namespace without uid 65534 mapped */
+		printf("skipped: cannot give the FIFO to uid 65534: %s\n",
+		       strerror(errno));
+		skip();
+	}
 	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
 				       "--flight", "--trigger", "metric:nak>0",
 				       "--metric-fifo", fifo, "--", "true", NULL), 1);
 	assert_one_message(&r, "is refused: it belongs to another "
 			   "user, who could let anyone write to it; name another path");
-	free(fifo);
-	free(link);
 }
 
 /* A file of the same schema version made before the flight recorder's
