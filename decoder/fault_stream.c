@@ -25,6 +25,8 @@ void fault_stream_release(struct fault_stream *s)
 
 static int is_wanted(struct fault_stream *s, const struct thread *t)
 {
+	if (t->events == THREAD_EVENTS_NONE)
+		return 0;	/* a -t thread's child: the kernel tells nothing of it */
 	return s->ops.wanted ? s->ops.wanted(s->ops.ctx, t) : 1;
 }
 
@@ -251,6 +253,22 @@ static int on_comm(struct fault_stream *s, struct thread *t, const struct ev *e)
 	return err;
 }
 
+/* Whether a forked thread has events of its own, with per-thread
+ * targets: inherited from a parent whose events pass on, none from a -t
+ * thread (whose FORK records its own events write). */
+static int fork_events(struct fault_stream *s, const struct ev *e,
+		       const struct thread *parent)
+{
+	int k = parent ? parent->events : THREAD_EVENTS_UNKNOWN;
+
+	if (k == THREAD_EVENTS_UNKNOWN && s->ops.opened_on)
+		k = s->ops.opened_on(s->ops.ctx, e->u.task.ppid, e->u.task.ptid);
+	/* A FORK record comes from the parent's own events: unknown ones
+	 * were inherited (a command's, a -p process's later threads). */
+	return k == THREAD_EVENTS_OWN || k == THREAD_EVENTS_NONE ?
+	       THREAD_EVENTS_NONE : THREAD_EVENTS_INHERITED;
+}
+
 /* A new thread takes its creator's name; a reused tid starts afresh. */
 static int on_fork(struct fault_stream *s, const struct ev *e)
 {
@@ -266,6 +284,8 @@ static int on_fork(struct fault_stream *s, const struct ev *e)
 				      (err = drain_syscall(s, t)) < 0))
 		return err;	/* a reused tid: the old thread's fault ends */
 	t->pid = e->pid;
+	if (!s->cpu_wide_adds_threads)
+		t->events = fork_events(s, e, parent);
 	if (parent && parent->comm[0])
 		memcpy(t->comm, parent->comm, COMM_LEN);
 	else if (s->ops.resolve)
@@ -428,6 +448,17 @@ static int on_block(struct fault_stream *s, const struct ev *e)
 	return s->ops.block_rq(s->ops.ctx, e, t);
 }
 
+/* A thread met in a record of its own events, with per-thread targets:
+ * it has them, and ones not opened on it at the start were inherited. */
+static void own_events_seen(struct fault_stream *s, struct thread *t)
+{
+	int k = s->ops.opened_on ?
+		s->ops.opened_on(s->ops.ctx, t->pid, t->tid) :
+		THREAD_EVENTS_UNKNOWN;
+
+	t->events = k == THREAD_EVENTS_OWN ? k : THREAD_EVENTS_INHERITED;
+}
+
 int fault_stream_event(void *stream, const struct ev *e)
 {
 	struct fault_stream *s = stream;
@@ -463,6 +494,9 @@ int fault_stream_event(void *stream, const struct ev *e)
 		}
 	} else if (!(t = thread_of(s, e))) {
 		return -ENOMEM;
+	} else if (!s->cpu_wide_adds_threads &&
+		   t->events == THREAD_EVENTS_UNKNOWN) {
+		own_events_seen(s, t);
 	}
 	if (e->mono_ts > t->last_mono_ts)
 		t->last_mono_ts = e->mono_ts;

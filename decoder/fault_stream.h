@@ -60,6 +60,12 @@ struct fault_stream_ops {
 	 * may run in an interrupt, in no target).  e is borrowed for the
 	 * call.  Optional. */
 	int (*latency_hit)(void *ctx, const struct ev *e);
+	/* Per-thread targets: the events opened at the start on thread
+	 * tid of process pid, THREAD_EVENTS_OWN (-t), _INHERITED (-p) or
+	 * _UNKNOWN (none: a thread no target, or one whose own records
+	 * show it first, as a command's do).  Optional: without it, every
+	 * thread's events are taken to be inherited. */
+	int (*opened_on)(void *ctx, uint32_t pid, uint32_t tid);
 	/* record --block-io: a block request's step (EV_BLOCK), of any
 	 * thread; t: the target thread it ran in, or NULL (another
 	 * process's, a kworker's, an interrupt's).  e and t are borrowed for

@@ -23,6 +23,16 @@ struct syscall_hist {
 	struct log2_hist h;
 };
 
+/* What a thread's own events are, with per-thread targets. */
+enum thread_events {
+	THREAD_EVENTS_UNKNOWN,	/* none seen, none opened on it */
+	THREAD_EVENTS_NONE,	/* a child of a thread whose events stay
+				 * its own (-t): no target */
+	THREAD_EVENTS_OWN,	/* opened on it, not passed on (-t) */
+	THREAD_EVENTS_INHERITED,	/* opened on it or inherited, and
+				 * passed on to its children */
+};
+
 struct thread {
 	uint32_t tid, pid;
 	char comm[COMM_LEN];	/* name during this spell; "" if unknown */
@@ -30,6 +40,9 @@ struct thread {
 	uint64_t last_mono_ts;	/* latest event of this spell, CLOCK_MONOTONIC ns */
 	int wanted;		/* its faults are recorded (a target thread) */
 	int exited;
+	/* Per-thread targets: which events of its own the thread has
+	 * (enum thread_events; fault_stream.h). */
+	int events;
 	struct fault_pending pending;
 	struct log2_hist hist[2];	/* by enum fault_kind: minor, major */
 	struct timeline tl;		/* its states, while a target */

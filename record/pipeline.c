@@ -69,6 +69,21 @@ static int thread_wanted(void *ctx, const struct thread *t)
 	return target_wanted(p->targets, (pid_t)t->pid, (pid_t)t->tid, t->comm);
 }
 
+/* The events the recorder opened on a thread at the start
+ * (collector/recorder.c): -p's inherited, -t's its own. */
+static int opened_on(void *ctx, uint32_t pid, uint32_t tid)
+{
+	const struct target_set *t = ((struct record_pipeline *)ctx)->targets;
+
+	for (size_t i = 0; i < t->npids; i++)
+		if ((uint32_t)t->pids[i] == pid)
+			return THREAD_EVENTS_INHERITED;
+	for (size_t i = 0; i < t->ntids; i++)
+		if ((uint32_t)t->tids[i] == tid)
+			return THREAD_EVENTS_OWN;
+	return THREAD_EVENTS_UNKNOWN;
+}
+
 static int store_fault(void *ctx, const struct fault *f)
 {
 	struct record_pipeline *p = ctx;
@@ -170,6 +185,7 @@ int record_pipeline_init(struct record_pipeline *p, struct recorder *r,
 		.syscall_wanted = r->cfg.syscalls ? syscall_wanted : NULL,
 		.syscall_done = r->cfg.syscalls ? syscall_done : NULL,
 		.latency_hit = latency_hit,
+		.opened_on = opened_on,
 		.block_rq = block_rq,
 	};
 	int err;

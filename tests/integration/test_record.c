@@ -196,6 +196,37 @@ static void record_p_follows_a_thread_the_process_creates_later(void **state)
 	assert_int_equal(anon_rows(db, info, "AND kind = 'minor'"), PAGES);
 }
 
+/*
+ * -t records the threads named, not the threads they create (the man
+ * page): the workload's main thread makes a thread that faults, which
+ * has no events of its own and no row of any kind.  (Its birth alone
+ * once gave it a runnable interval to the end of the recording.)
+ */
+static void record_t_keeps_no_row_of_a_thread_its_target_creates(void **state)
+{
+	const char *db = scratch_path("tid.db");
+	const char *info = scratch_path("tid.info");
+	char *wl_extra[] = { "--thread", NULL };
+	char *fl_args[] = { "-t", "PID", NULL };
+	struct run fl;
+	int64_t pid, tid;
+
+	(void)state;
+	record_waiting_workload(db, info, wl_extra, fl_args, &fl);
+	assert_int_equal(run_wait(&fl), 0);
+	pid = info_get(info, "pid");
+	tid = info_get(info, "tid");
+	assert_int_not_equal(tid, pid);
+	assert_true(db_int(db, "SELECT count(*) FROM thread_state WHERE tid = %lld",
+			   pid) > 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state WHERE "
+				"tid != %lld", pid), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread WHERE tid != %lld",
+				pid), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM fault WHERE tid != %lld",
+				pid), 0);
+}
+
 /* --no-thread-states: the same fault rows, no switch records read and no
  * thread_state rows, and the session's options say so. */
 static void no_thread_states_records_faults_alone(void **state)
@@ -746,6 +777,8 @@ int main(void)
 		cmocka_unit_test_teardown(every_fault_lies_inside_the_sessions_wall_clock_window, kill_leftovers),
 		cmocka_unit_test_teardown(the_session_names_the_thread_and_counts_what_it_saw, kill_leftovers),
 		cmocka_unit_test_teardown(record_p_follows_a_thread_the_process_creates_later, kill_leftovers),
+		cmocka_unit_test_teardown(record_t_keeps_no_row_of_a_thread_its_target_creates,
+					  kill_leftovers),
 		cmocka_unit_test_teardown(no_thread_states_records_faults_alone, kill_leftovers),
 		cmocka_unit_test_teardown(record_comm_catches_a_thread_renamed_after_start, kill_leftovers),
 		cmocka_unit_test_teardown(record_comm_keeps_every_thread_and_hit_of_a_process_started_later, kill_leftovers),

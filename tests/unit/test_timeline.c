@@ -19,6 +19,9 @@ struct fixture {
 	/* Copies of each interval's ran shares (iv.ran is borrowed). */
 	struct cpu_share ran[MAX_IV][CPU_SHARES_MAX + 1];
 	size_t n;
+	/* What the recorder opened events on (ops.opened_on): process
+	 * p_pid's threads, inherited (-p), and thread t_tid alone (-t). */
+	uint32_t p_pid, t_tid;
 };
 
 static int store_state(void *ctx, const struct state_interval *iv)
@@ -34,10 +37,22 @@ static int store_state(void *ctx, const struct state_interval *iv)
 	return 0;
 }
 
+static int opened_on(void *ctx, uint32_t pid, uint32_t tid)
+{
+	struct fixture *fx = ctx;
+
+	if (fx->p_pid && pid == fx->p_pid)
+		return THREAD_EVENTS_INHERITED;
+	if (fx->t_tid && tid == fx->t_tid)
+		return THREAD_EVENTS_OWN;
+	return THREAD_EVENTS_UNKNOWN;
+}
+
 static int setup(void **state)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
-	struct fault_stream_ops ops = { .store_state = store_state };
+	struct fault_stream_ops ops = { .store_state = store_state,
+					.opened_on = opened_on };
 
 	if (!fx)
 		return -1;
@@ -395,6 +410,63 @@ static void an_early_waking_is_forgotten_at_the_next_switch_in(void **state)
 	assert_int_equal(fx->iv[3].waker_tid, -1);
 }
 
+/* A thread's own FORK, EXIT or COMM record (per-thread targets), written
+ * on cpu. */
+static void task_rec(struct fixture *fx, uint8_t kind, uint64_t ts,
+		     uint32_t pid, uint32_t tid, uint32_t ptid, uint32_t cpu)
+{
+	struct ev e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = kind;
+	e.mono_ts = ts;
+	e.pid = pid;
+	e.tid = tid;
+	e.cpu = cpu;
+	e.u.task.ppid = pid;
+	e.u.task.ptid = ptid;
+	if (kind == EV_COMM)
+		snprintf(e.u.comm.comm, COMM_LEN, "cmd");
+	assert_int_equal(order_queue_push(&fx->q, &e), 0);
+}
+
+/* The intervals stored for tid, in order, into out (at most max). */
+static size_t intervals_of(const struct fixture *fx, uint32_t tid,
+			   const struct state_interval **out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < fx->n && n < max; i++)
+		if (fx->iv[i].tid == tid)
+			out[n++] = &fx->iv[i];
+	return n;
+}
+
+/*
+ * -t 7: its events stay its own, so a thread it creates has none, and
+ * the kernel says nothing more of it than its birth.  It is no target:
+ * no interval (it was once stored "runnable" from its birth to the end
+ * of the recording).  A -p process's new thread inherits: a target.
+ */
+static void a_thread_made_by_a_t_target_is_no_target(void **state)
+{
+	struct fixture *fx = *state;
+	const struct state_interval *iv[4];
+
+	fx->t_tid = 7;
+	fx->p_pid = 20;
+	push(fx, EV_SWITCH_IN, 0, 7, 0, 0);
+	task_rec(fx, EV_FORK, 100, 7, 8, 7, 0);
+	task_rec(fx, EV_FORK, 150, 20, 21, 20, 1);
+	push(fx, EV_SWITCH_IN, 200, 21, 1, 0);
+	finish(fx, 1000);
+	assert_int_equal(intervals_of(fx, 8, iv, 4), 0);
+	assert_false(thread_table_find(&fx->s.threads, 8)->wanted);
+	assert_int_equal(intervals_of(fx, 7, iv, 4), 1);
+	assert_true(thread_table_find(&fx->s.threads, 21)->wanted);
+	assert_int_equal(intervals_of(fx, 21, iv, 4), 2);	/* runnable, running */
+}
+
 #define TL_TEST(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void)
@@ -413,6 +485,7 @@ int main(void)
 		TL_TEST(a_waking_that_races_the_switch_out_ends_its_sleep),
 		TL_TEST(a_sleep_with_its_own_waking_does_not_take_an_earlier_one),
 		TL_TEST(an_early_waking_is_forgotten_at_the_next_switch_in),
+		TL_TEST(a_thread_made_by_a_t_target_is_no_target),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
