@@ -48,5 +48,5 @@ int cpu_switches_open(struct event_set *set, const struct fault_attrs *fa,
 		if (err < 0)
 			return err;
 	}
-	return 0;
+	return 1;
 }

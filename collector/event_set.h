@@ -36,6 +36,9 @@ struct event_set {
 	/* What the events whose idmap arg is 1 sample: fmt plus the stack. */
 	struct sample_fmt stack_fmt;
 	struct tep_handle *tep;		/* owned: tracepoint formats, or NULL */
+	/* Per-thread targets: their switches are read from the CPU-wide
+	 * switch records (cpu_switches.h), their own events write none. */
+	int switches_cpu_wide;
 	struct tep_event *sched_switch;	/* borrowed from tep, or NULL */
 	struct tep_event *sched_waking;	/* borrowed from tep, or NULL */
 	struct tep_event **user_events;	/* owned array of borrowed: -e, in order */

@@ -165,6 +165,12 @@ int fault_attrs_build(struct fault_attrs *fa, const struct sample_fmt *fmt,
 	return 0;
 }
 
+void fault_attrs_drop_switch_records(struct fault_attrs *fa)
+{
+	for (int i = 0; i < fa->n; i++)
+		fa->attr[i].context_switch = 0;
+}
+
 void fault_attrs_add_tracepoint(struct fault_attrs *fa,
 				const struct perf_event_attr *a,
 				const char *name, enum ev_role role)

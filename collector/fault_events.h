@@ -44,6 +44,10 @@ int fault_attrs_build(struct fault_attrs *fa, const struct sample_fmt *fmt,
 		      size_t ring_bytes, const struct stack_config *sc,
 		      int switches, struct errmsg *e);
 
+/* The fault events write no switch records of their own: the CPU-wide
+ * ones (cpu_switches.h) say the same, once a switch instead of twice. */
+void fault_attrs_drop_switch_records(struct fault_attrs *fa);
+
 /* One more event opened with the fault events (per thread and CPU): a
  * tracepoint's attr a (tracepoint_attr), under name, with role. */
 void fault_attrs_add_tracepoint(struct fault_attrs *fa,

@@ -230,6 +230,29 @@ static int open_tracepoints(struct recorder *r, struct errmsg *e)
 	return err ? err : block_formats_load(r, e);
 }
 
+/*
+ * What ran on the per-thread targets' CPUs while they waited for one:
+ * every switch on every CPU.  Those records hold the targets' own
+ * switches too, so where they open the targets' events write none: a
+ * switch costs the target's CPU one record less, and the recorder one
+ * record less to read.  0 or -errno with e.
+ */
+static int open_cpu_switches(struct recorder *r, struct fault_attrs *fa,
+			     struct errmsg *e)
+{
+	int opened;
+
+	if (!r->cfg.thread_states || !r->cfg.ran_instead ||
+	    target_system_wide(r->cfg.targets))
+		return 0;
+	opened = cpu_switches_open(&r->ev, fa, &r->warning, e);
+	if (opened <= 0)
+		return opened;
+	fault_attrs_drop_switch_records(fa);
+	r->ev.switches_cpu_wide = 1;
+	return 0;
+}
+
 static int open_targets(struct recorder *r, struct fault_attrs *fa,
 			struct errmsg *e)
 {
@@ -238,6 +261,8 @@ static int open_targets(struct recorder *r, struct fault_attrs *fa,
 
 	if (err == 0)
 		err = tracing_prepare(r, e);
+	if (err == 0)
+		err = open_cpu_switches(r, fa, e);
 	if (err == 0)
 		trial = sched_switch_per_task(r, fa);
 	if (err == 0)
@@ -254,10 +279,6 @@ static int open_targets(struct recorder *r, struct fault_attrs *fa,
 			err = errmsg_set(e, ESRCH, "thread %d exited before "
 					 "recording began", (int)t->tids[i]);
 	}
-	/* What ran on the targets' CPUs while they waited for one. */
-	if (err == 0 && r->cfg.thread_states && r->cfg.ran_instead &&
-	    !target_system_wide(t))
-		err = cpu_switches_open(&r->ev, fa, &r->warning, e);
 	if (err == 0)
 		err = open_tracepoints(r, e);
 	if (err == 0)

@@ -459,6 +459,39 @@ static void own_events_seen(struct fault_stream *s, struct thread *t)
 	t->events = k == THREAD_EVENTS_OWN ? k : THREAD_EVENTS_INHERITED;
 }
 
+/*
+ * A CPU-wide switch record with per-thread targets: with
+ * cpu_wide_switches, the switch of a target thread (one with events of
+ * its own, met already or opened on at the start), else nothing more
+ * than who held the CPU.
+ */
+static int on_target_switch(struct fault_stream *s, const struct ev *e)
+{
+	struct thread *t;
+
+	/* tid 0: a CPU's idle task; -1: a task the kernel has released
+	 * already, an exiting thread's last switch-out (its timeline ended
+	 * at its EXIT record). */
+	if (!s->cpu_wide_switches || e->tid == 0 || e->tid == UINT32_MAX)
+		return 0;
+	t = thread_table_find(&s->threads, e->tid);
+	if (!t) {
+		if (!s->ops.opened_on ||
+		    s->ops.opened_on(s->ops.ctx, e->pid, e->tid) ==
+		    THREAD_EVENTS_UNKNOWN)
+			return 0;
+		if (!(t = thread_of(s, e)))
+			return -ENOMEM;
+		own_events_seen(s, t);
+	}
+	if (t->exited || (t->events != THREAD_EVENTS_OWN &&
+			  t->events != THREAD_EVENTS_INHERITED))
+		return 0;
+	if (e->mono_ts > t->last_mono_ts)
+		t->last_mono_ts = e->mono_ts;
+	return on_switch(s, t, e);
+}
+
 int fault_stream_event(void *stream, const struct ev *e)
 {
 	struct fault_stream *s = stream;
@@ -477,14 +510,14 @@ int fault_stream_event(void *stream, const struct ev *e)
 	if (e->kind == EV_SCHED_SWITCH && learn_names(s, e) < 0)
 		return -ENOMEM;
 	/* Every thread's switches on a CPU: who held it.  With per-thread
-	 * targets they only say that (the targets' own records make their
-	 * timelines); with -a they are the timelines too. */
+	 * targets they say that, and the targets' own switches where their
+	 * own events write none; with -a they are the timelines too. */
 	if (e->cpu_wide && (e->kind == EV_SWITCH_IN || e->kind == EV_SWITCH_OUT)) {
 		if (e->kind == EV_SWITCH_IN &&
 		    cpu_runs_switch_in(&s->cpus, e->cpu, e->tid, e->mono_ts) < 0)
 			return -ENOMEM;
 		if (!s->cpu_wide_adds_threads)
-			return 0;
+			return on_target_switch(s, e);
 	}
 	if (e->cpu_wide && !s->cpu_wide_adds_threads) {
 		t = thread_table_find(&s->threads, e->tid);

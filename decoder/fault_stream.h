@@ -106,6 +106,11 @@ struct fault_stream {
 	 * command), only threads those events showed are targets, and such
 	 * events never add a thread; with -a or --comm they do. */
 	int cpu_wide_adds_threads;
+	/* Per-thread targets whose own events write no switch records
+	 * (collector/cpu_switches.h): the CPU-wide switch records are their
+	 * timelines too, those of a thread with events of its own
+	 * (thread.events, ops.opened_on). */
+	int cpu_wide_switches;
 	/* Who held each CPU lately, from the CPU-wide switch records
 	 * (ev.cpu_wide): what ran while a target waited for a CPU. */
 	struct cpu_runs cpus;		/* owned */

@@ -219,6 +219,7 @@ int record_pipeline_init(struct record_pipeline *p, struct recorder *r,
 	order_queue_init(&p->order);
 	fault_stream_init(&p->faults, &ops, min_fault_dur_ns);
 	p->faults.cpu_wide_adds_threads = p->system_wide;
+	p->faults.cpu_wide_switches = r->ev.switches_cpu_wide;
 	p->faults.min_sys_ns = min_syscall_dur_ns;
 	record_clock_init(&p->clock);
 	strbuf_init(&p->tp_json);
@@ -562,7 +563,7 @@ static int on_record(struct record_pipeline *p, int cpu, const void *bytes,
 		return err;
 	if (from_ring)
 		check_ring_time(p, cpu, bytes, len, role);
-	if (p->checks_only && !p->system_wide &&
+	if (p->checks_only && !p->system_wide && !p->faults.cpu_wide_switches &&
 	    ((const struct perf_event_header *)bytes)->type ==
 	    PERF_RECORD_SWITCH_CPU_WIDE)
 		return 0;	/* they only say what ran instead */

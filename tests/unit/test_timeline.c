@@ -279,20 +279,28 @@ static void cpu_wide_events_do_not_add_threads_unless_told(void **state)
 	assert_int_equal(fx->n, 0);
 }
 
-/* A CPU-wide switch record: tid took cpu (in) or left it (out). */
-static void cpu_switch(struct fixture *fx, uint8_t kind, uint64_t ts,
-		       uint32_t tid, uint32_t cpu)
+/* A CPU-wide switch record: tid of process pid took cpu (in) or left
+ * it (out). */
+static void cpu_switch_of(struct fixture *fx, uint8_t kind, uint64_t ts,
+			  uint32_t pid, uint32_t tid, uint32_t cpu)
 {
 	struct ev e;
 
 	memset(&e, 0, sizeof(e));
 	e.kind = kind;
 	e.mono_ts = ts;
-	e.pid = tid;
+	e.pid = pid;
 	e.tid = tid;
 	e.cpu = cpu;
 	e.cpu_wide = 1;
 	assert_int_equal(order_queue_push(&fx->q, &e), 0);
+}
+
+/* The same, of a thread that leads its process. */
+static void cpu_switch(struct fixture *fx, uint8_t kind, uint64_t ts,
+		       uint32_t tid, uint32_t cpu)
+{
+	cpu_switch_of(fx, kind, ts, tid, tid, cpu);
 }
 
 /*
@@ -467,6 +475,58 @@ static void a_thread_made_by_a_t_target_is_no_target(void **state)
 	assert_int_equal(intervals_of(fx, 21, iv, 4), 2);	/* runnable, running */
 }
 
+/*
+ * cpu_wide_switches: the targets' own events write no switch records,
+ * and the CPU-wide ones make their timelines.  20 is a -p process whose
+ * thread 22 shows itself first in a CPU-wide record; 30 is a command's
+ * thread, a target once its own COMM record showed it; 7 is -t, and its
+ * child 8 is no target; 50 is another process's.  A switch out of tid
+ * -1 (an exiting task the kernel released) and records after 22's EXIT
+ * are no one's.
+ */
+static void cpu_wide_switches_make_the_targets_timelines(void **state)
+{
+	struct fixture *fx = *state;
+	const struct state_interval *iv[8];
+	const uint64_t ms = 1000000;
+
+	fx->s.cpu_wide_switches = 1;
+	fx->p_pid = 20;
+	fx->t_tid = 7;
+	cpu_switch_of(fx, EV_SWITCH_IN, 0, 20, 22, 0);
+	cpu_switch(fx, EV_SWITCH_IN, 0, 30, 1);	/* before its COMM: not yet */
+	task_rec(fx, EV_COMM, 10, 30, 30, 0, 1);
+	cpu_switch_of(fx, EV_SWITCH_OUT, 1 * ms, 20, 22, 0);
+	cpu_switch(fx, EV_SWITCH_IN, 1 * ms, 50, 0);
+	cpu_switch(fx, EV_SWITCH_OUT, 1 * ms, 30, 1);
+	cpu_switch(fx, EV_SWITCH_IN, 1 * ms, 7, 1);
+	task_rec(fx, EV_FORK, 1 * ms + 10, 7, 8, 7, 1);
+	cpu_switch(fx, EV_SWITCH_OUT, 1 * ms + 20, 7, 1);
+	cpu_switch(fx, EV_SWITCH_IN, 1 * ms + 20, 8, 1);
+	cpu_switch(fx, EV_SWITCH_OUT, 2 * ms, 8, 1);
+	cpu_switch_of(fx, EV_SWITCH_IN, 3 * ms, 20, 22, 0);
+	task_rec(fx, EV_EXIT, 4 * ms, 20, 22, 0, 0);
+	cpu_switch_of(fx, EV_SWITCH_OUT, 4 * ms + 10, UINT32_MAX, UINT32_MAX, 0);
+	cpu_switch_of(fx, EV_SWITCH_IN, 5 * ms, 20, 22, 0);	/* after its exit */
+	finish(fx, 6 * ms);
+	assert_null(thread_table_find(&fx->s.threads, 50));
+	assert_null(thread_table_find(&fx->s.threads, UINT32_MAX));
+	/* 22: running 0-1 ms, off (sleeping: no sched_switch says why)
+	 * 1-3 ms, running 3-4 ms, to its exit. */
+	assert_int_equal(intervals_of(fx, 22, iv, 8), 3);
+	assert_iv(iv[0], TS_RUNNING, 0, 1 * ms, 0);
+	assert_int_equal(iv[1]->mono_ts, 1 * ms);
+	assert_int_equal(iv[1]->dur_ns, 2 * ms);
+	assert_iv(iv[2], TS_RUNNING, 3 * ms, 1 * ms, 0);
+	/* 30: from its COMM, running to its switch out at 1 ms. */
+	assert_int_equal(intervals_of(fx, 30, iv, 8), 2);
+	assert_iv(iv[0], TS_RUNNING, 10, 1 * ms - 10, 1);
+	/* 7, -t: in at 1 ms, out 20 ns later. */
+	assert_int_equal(intervals_of(fx, 7, iv, 8), 2);
+	assert_iv(iv[0], TS_RUNNING, 1 * ms, 20, 1);
+	assert_int_equal(intervals_of(fx, 8, iv, 8), 0);
+}
+
 #define TL_TEST(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void)
@@ -486,6 +546,7 @@ int main(void)
 		TL_TEST(a_sleep_with_its_own_waking_does_not_take_an_earlier_one),
 		TL_TEST(an_early_waking_is_forgotten_at_the_next_switch_in),
 		TL_TEST(a_thread_made_by_a_t_target_is_no_target),
+		TL_TEST(cpu_wide_switches_make_the_targets_timelines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
