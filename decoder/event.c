@@ -104,18 +104,25 @@ int ev_from_switch_rec(const struct sample_fmt *f, const void *rec, size_t len,
 {
 	struct perf_event_header h;
 	struct sample_id sid;
+	size_t body;
 
 	if (len < sizeof(h))
 		return 0;
 	memcpy(&h, rec, sizeof(h));	/* rec may be unaligned */
-	if (h.type != PERF_RECORD_SWITCH || h.size != len ||
-	    len != sizeof(h) + sample_id_size(f) ||
-	    sample_id_decode(f, (const uint8_t *)rec + sizeof(h),
-			     len - sizeof(h), &sid) < 0)
+	if (h.type == PERF_RECORD_SWITCH)
+		body = 0;
+	else if (h.type == PERF_RECORD_SWITCH_CPU_WIDE)
+		body = 2 * sizeof(uint32_t);	/* next_prev_pid, _tid */
+	else
+		return 0;
+	if (h.size != len || len != sizeof(h) + body + sample_id_size(f) ||
+	    sample_id_decode(f, (const uint8_t *)rec + sizeof(h) + body,
+			     len - sizeof(h) - body, &sid) < 0)
 		return 0;
 	ev_begin(out, sid.time, sid.pid, sid.tid, sid.cpu);
 	out->kind = h.misc & PERF_RECORD_MISC_SWITCH_OUT ? EV_SWITCH_OUT :
 							    EV_SWITCH_IN;
 	out->u.sw.preempt = !!(h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+	out->cpu_wide = h.type == PERF_RECORD_SWITCH_CPU_WIDE;
 	return 1;
 }

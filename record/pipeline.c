@@ -522,7 +522,7 @@ static void check_ring_time(struct record_pipeline *p, int cpu,
 /*
  * The records of every fault and switch, read in place
  * (decoder/event.h): a fault event's sample without a stack, or a
- * target's PERF_RECORD_SWITCH.  1 when taken (*err: the queue's), 0
+ * PERF_RECORD_SWITCH(_CPU_WIDE).  1 when taken (*err: the queue's), 0
  * when the record is none of them or not of their fixed size: the full
  * decode takes it, or counts it malformed.
  */
@@ -550,23 +550,21 @@ static int on_fixed_rec(struct record_pipeline *p, int cpu, const void *bytes,
 static int on_record(struct record_pipeline *p, int cpu, const void *bytes,
 		     size_t len, int from_ring)
 {
+	uint32_t type = ((const struct perf_event_header *)bytes)->type;
 	uint16_t arg;
 	int by_read, err;
 	enum ev_role role = sample_role(p, bytes, len, &arg, &by_read);
 
 	p->n.records++;
 	p->n.by_read_id += (uint64_t)by_read;
-	p->n.foreign += role == ROLE_NONE &&
-			((const struct perf_event_header *)bytes)->type ==
-			PERF_RECORD_SAMPLE;
+	p->n.foreign += role == ROLE_NONE && type == PERF_RECORD_SAMPLE;
+	if (p->checks_only && !p->system_wide && !p->faults.cpu_wide_switches &&
+	    type == PERF_RECORD_SWITCH_CPU_WIDE)
+		return 0;	/* they only say what ran instead */
 	if (on_fixed_rec(p, cpu, bytes, len, role, arg, from_ring, &err))
 		return err;
 	if (from_ring)
 		check_ring_time(p, cpu, bytes, len, role);
-	if (p->checks_only && !p->system_wide && !p->faults.cpu_wide_switches &&
-	    ((const struct perf_event_header *)bytes)->type ==
-	    PERF_RECORD_SWITCH_CPU_WIDE)
-		return 0;	/* they only say what ran instead */
 	/* Tracepoint samples have their own format. */
 	if (role >= ROLE_TP_SCHED_SWITCH)
 		return on_tracepoint(p, cpu, bytes, len, role, arg);

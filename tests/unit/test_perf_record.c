@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../../decoder/event.h"
 #include "records.h"
 
 #define SID_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
@@ -1172,6 +1173,49 @@ static void a_cpu_wide_switch_names_the_other_task(void **state)
 	assert_sid_equal(&sid, &r.sid, SID_BITS);
 }
 
+/* A switch record (r of n bytes in buf) read in place is its full
+ * decode's event; cut or padded by 8 bytes, or of another type, it is
+ * left to the full decode. */
+static void assert_switch_in_place(const struct sample_fmt *f, uint8_t *buf,
+				   size_t n)
+{
+	struct perf_rec r;
+	struct ev fast, full;
+
+	assert_int_equal(perf_rec_decode(f, buf, n, &r), 0);
+	assert_int_equal(ev_from_rec(ROLE_NONE, &r, &full), 1);
+	assert_int_equal(ev_from_switch_rec(f, buf, n, &fast), 1);
+	if (memcmp(&fast, &full, sizeof(fast)) != 0)
+		fail_msg("%s: read in place differs from the full decode",
+			 perf_rec_type_name(r.type));
+	assert_int_equal(ev_from_switch_rec(f, buf, n - 8, &fast), 0);
+	memset(buf + n, 0, 8);
+	buf[6] = (uint8_t)(n + 8);
+	assert_int_equal(ev_from_switch_rec(f, buf, n + 8, &fast), 0);
+	buf[6] = (uint8_t)n;
+	buf[0] = PERF_RECORD_EXIT;
+	assert_int_equal(ev_from_switch_rec(f, buf, n, &fast), 0);
+}
+
+static void switch_records_read_in_place_equal_the_full_decode(void **state)
+{
+	struct sample_fmt f = trailer_fmt();
+	struct sample_id sid = some_sid();
+	uint8_t buf[256];
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		struct rec_switch sw = { .out = k > 0, .preempt = k > 1,
+					 .next_prev_pid = 600,
+					 .next_prev_tid = 601 };
+
+		assert_switch_in_place(&f, buf, enc_switch(buf, sizeof(buf) - 8,
+				       &f, sw.out, sw.preempt, &sid));
+		assert_switch_in_place(&f, buf, enc_switch_cpu_wide(buf,
+				       sizeof(buf) - 8, &f, &sw, &sid));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1204,6 +1248,7 @@ int main(void)
 		cmocka_unit_test(a_throttle_record_carries_time_id_and_stream),
 		cmocka_unit_test(switch_records_say_whether_out_and_preempted),
 		cmocka_unit_test(a_cpu_wide_switch_names_the_other_task),
+		cmocka_unit_test(switch_records_read_in_place_equal_the_full_decode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
