@@ -73,17 +73,26 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void push(struct fixture *fx, uint8_t kind, uint64_t ts, uint32_t tid,
-		 uint32_t cpu, int preempt)
+/* An event of kind at ts about thread tid of process pid, on cpu. */
+static struct ev ev_at(uint8_t kind, uint64_t ts, uint32_t pid, uint32_t tid,
+		       uint32_t cpu)
 {
 	struct ev e;
 
 	memset(&e, 0, sizeof(e));
 	e.kind = kind;
 	e.mono_ts = ts;
-	e.pid = tid;
+	e.pid = pid;
 	e.tid = tid;
 	e.cpu = cpu;
+	return e;
+}
+
+static void push(struct fixture *fx, uint8_t kind, uint64_t ts, uint32_t tid,
+		 uint32_t cpu, int preempt)
+{
+	struct ev e = ev_at(kind, ts, tid, tid, cpu);
+
 	e.u.sw.preempt = preempt;
 	assert_int_equal(order_queue_push(&fx->q, &e), 0);
 }
@@ -91,13 +100,8 @@ static void push(struct fixture *fx, uint8_t kind, uint64_t ts, uint32_t tid,
 static void sched(struct fixture *fx, uint8_t kind, uint64_t ts, uint32_t tid,
 		  uint32_t cpu, uint32_t value)
 {
-	struct ev e;
+	struct ev e = ev_at(kind, ts, 0, tid, cpu);
 
-	memset(&e, 0, sizeof(e));
-	e.kind = kind;
-	e.mono_ts = ts;
-	e.tid = tid;
-	e.cpu = cpu;
 	e.cpu_wide = 1;
 	if (kind == EV_SCHED_SWITCH)
 		e.u.sched.prev_state = value;
@@ -159,11 +163,8 @@ static void a_missing_switch_in_makes_the_gap_unknown(void **state)
 /* A loss from ts to until, in the ordered stream. */
 static void lost(struct fixture *fx, uint64_t ts, uint64_t until)
 {
-	struct ev e;
+	struct ev e = ev_at(EV_LOST, ts, 0, 0, 0);
 
-	memset(&e, 0, sizeof(e));
-	e.kind = EV_LOST;
-	e.mono_ts = ts;
 	e.u.lost.until_ts = until;
 	assert_int_equal(order_queue_push(&fx->q, &e), 0);
 }
@@ -247,14 +248,9 @@ static void a_prev_state_from_another_switch_is_not_used(void **state)
 static void a_prev_state_stamped_with_its_switch_out_is_used(void **state)
 {
 	struct fixture *fx = *state;
-	struct ev e;
+	struct ev e = ev_at(EV_SCHED_SWITCH, 200, 0, 7, 0);
 
 	push(fx, EV_SWITCH_IN, 100, 7, 0, 0);
-	memset(&e, 0, sizeof(e));
-	e.kind = EV_SCHED_SWITCH;
-	e.mono_ts = 200;
-	e.tid = 7;
-	e.cpu = 0;
 	e.cpu_wide = 1;
 	e.u.sched.prev_state = 0x2;
 	e.u.sched.next_tid = 42;
@@ -284,14 +280,8 @@ static void cpu_wide_events_do_not_add_threads_unless_told(void **state)
 static void cpu_switch_of(struct fixture *fx, uint8_t kind, uint64_t ts,
 			  uint32_t pid, uint32_t tid, uint32_t cpu)
 {
-	struct ev e;
+	struct ev e = ev_at(kind, ts, pid, tid, cpu);
 
-	memset(&e, 0, sizeof(e));
-	e.kind = kind;
-	e.mono_ts = ts;
-	e.pid = pid;
-	e.tid = tid;
-	e.cpu = cpu;
 	e.cpu_wide = 1;
 	assert_int_equal(order_queue_push(&fx->q, &e), 0);
 }
@@ -423,14 +413,8 @@ static void an_early_waking_is_forgotten_at_the_next_switch_in(void **state)
 static void task_rec(struct fixture *fx, uint8_t kind, uint64_t ts,
 		     uint32_t pid, uint32_t tid, uint32_t ptid, uint32_t cpu)
 {
-	struct ev e;
+	struct ev e = ev_at(kind, ts, pid, tid, cpu);
 
-	memset(&e, 0, sizeof(e));
-	e.kind = kind;
-	e.mono_ts = ts;
-	e.pid = pid;
-	e.tid = tid;
-	e.cpu = cpu;
 	e.u.task.ppid = pid;
 	e.u.task.ptid = ptid;
 	if (kind == EV_COMM)
