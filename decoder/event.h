@@ -139,8 +139,9 @@ int ev_from_rec(enum ev_role role, const struct perf_rec *r, struct ev *out);
  * fault (a third of the armed recorder's CPU went to their full decode):
  * a fault event's sample of layout l (sample_layout_of its format; role
  * ROLE_FAULT_ENTRY, _MINOR or _MAJOR), or a PERF_RECORD_SWITCH or
- * PERF_RECORD_SWITCH_CPU_WIDE of format f.  Returns 1 when *out was filled as ev_from_rec fills it, 0 when rec
- * is not of that fixed size: decode it fully.
+ * PERF_RECORD_SWITCH_CPU_WIDE of format f.  Returns 1 when *out was
+ * filled as ev_from_rec fills it, 0 when rec is not of that fixed size:
+ * decode it fully.
  */
 int ev_from_fault_sample(enum ev_role role, const struct sample_layout *l,
 			 const void *rec, size_t len, struct ev *out);
