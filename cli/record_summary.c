@@ -255,6 +255,31 @@ static void print_stacks_sampled(FILE *f, const struct record_stacks *st,
 	fputc('\n', f);
 }
 
+/* How the frames of what names were named (by symbolize at the end of a
+ * recording, or after each flight dump), and a warning when that failed. */
+static void print_symbolized(FILE *f, const struct record_symbolized *s,
+			     const char *what, const char *path)
+{
+	if (s->symbolized)
+		fprintf(f, "  %s: %llu named (%llu no file, %llu build id "
+			"mismatch, %llu no symbol)\n", what,
+			(unsigned long long)s->c.ok,
+			(unsigned long long)s->c.no_file,
+			(unsigned long long)s->c.build_id_mismatch,
+			(unsigned long long)s->c.no_symbol);
+	else
+		fprintf(f, "  %s: not symbolized\n", what);
+	if (s->symbolized && s->c.skipped)
+		fprintf(f, "  stacks: %llu files skipped as not trusted (not a "
+			"regular file of root or the process's owner, or too "
+			"large), first %s\n", (unsigned long long)s->c.skipped,
+			s->c.skipped_first);
+	if (s->failed.text[0])
+		warning("record", "the stacks were recorded but not symbolized: %s; "
+			"run 'faultline symbolize %s --session %lld'",
+			s->failed.text, path, (long long)s->session_id);
+}
+
 /* The summary lines about stacks: --stacks' own, the wake-ups' (kept
  * with the thread states whatever --stacks says), and how their frames
  * were named. */
@@ -262,7 +287,6 @@ static void print_stacks(FILE *f, const struct record_session *rs,
 			 const char *path)
 {
 	const struct record_stacks *st = &rs->pipe.stacks;
-	const struct record_symbolized *s = &rs->sym;
 	struct stored_stacks kept;
 
 	if (!st->tab.nstacks)
@@ -273,22 +297,7 @@ static void print_stacks(FILE *f, const struct record_session *rs,
 	if (kept.wake_stacks > 0)
 		fprintf(f, "  wake-up stacks: %lld distinct stored (kernel frames, "
 			"what issued each wake-up)\n", kept.wake_stacks);
-	if (s->symbolized)
-		fprintf(f, "  frames: %llu named (%llu no file, %llu build id "
-			"mismatch, %llu no symbol)\n", (unsigned long long)s->c.ok,
-			(unsigned long long)s->c.no_file,
-			(unsigned long long)s->c.build_id_mismatch,
-			(unsigned long long)s->c.no_symbol);
-	else
-		fputs("  frames: not symbolized\n", f);
-	if (s->symbolized && s->c.skipped)
-		fprintf(f, "  stacks: %llu files skipped as not trusted (not a "
-			"regular file of root or the process's owner, or too "
-			"large), first %s\n", (unsigned long long)s->c.skipped,
-			s->c.skipped_first);
-	if (s->failed.text[0])
-		warning("record", "the stacks were recorded but not symbolized: %s; "
-			"run 'faultline symbolize %s'", s->failed.text, path);
+	print_symbolized(f, &rs->sym, "frames", path);
 }
 
 static void print_clock(FILE *out, const struct record_pipeline *p)

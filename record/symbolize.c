@@ -84,8 +84,33 @@ void record_symbolize_end(struct record_symbolized *out, sqlite3 *db,
 
 	memset(out, 0, sizeof(*out));
 	errmsg_init(&out->failed);
+	out->session_id = session_id;
 	if (!symbolize || !nframes)
 		return;
 	out->symbolized = symbolize_session(db, path, session_id, &o, &out->c,
 					    &out->failed) == 0;
+}
+
+void record_symbolized_add(struct record_symbolized *sum,
+			   const struct record_symbolized *one)
+{
+	struct symbolize_counts *c = &sum->c;
+
+	if (one->symbolized) {
+		if (!c->skipped && one->c.skipped)
+			memcpy(c->skipped_first, one->c.skipped_first,
+			       sizeof(c->skipped_first));
+		c->frames += one->c.frames;
+		c->ok += one->c.ok;
+		c->no_mapping += one->c.no_mapping;
+		c->no_file += one->c.no_file;
+		c->build_id_mismatch += one->c.build_id_mismatch;
+		c->no_symbol += one->c.no_symbol;
+		c->skipped += one->c.skipped;
+		sum->symbolized = 1;
+	}
+	if (!sum->failed.text[0] && one->failed.text[0]) {
+		sum->failed = one->failed;
+		sum->session_id = one->session_id;
+	}
 }

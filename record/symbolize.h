@@ -47,6 +47,9 @@ struct record_symbolized {
 	int symbolized;			/* symbolize_session ran and succeeded */
 	struct symbolize_counts c;
 	struct errmsg failed;		/* why it did not, if it failed */
+	int64_t session_id;		/* the session it named; summed (the
+					 * flight recorder's dumps): the first
+					 * that failed */
 };
 
 /* The end of `record --stacks`: session_id's frames named when stacks
@@ -56,5 +59,11 @@ struct record_symbolized {
 void record_symbolize_end(struct record_symbolized *out, sqlite3 *db,
 			  const char *path, int64_t session_id,
 			  size_t nframes, int symbolize);
+
+/* Adds what one session's symbolization did to sum (the flight
+ * recorder's, over its dumps): the counts, and the first failure and
+ * first skipped file kept. */
+void record_symbolized_add(struct record_symbolized *sum,
+			   const struct record_symbolized *one);
 
 #endif
