@@ -383,7 +383,8 @@ static void print_flight_block(FILE *out, const struct flight_block *fb)
 
 /* record --flight: what the flight session did instead of storing rows
  * (its dumps are sessions of their own). */
-static void print_flight(FILE *out, const struct record_session *rs)
+static void print_flight(FILE *out, const struct record_session *rs,
+			 const char *path)
 {
 	const struct flight *f = &rs->flight;
 	const struct metric_feed *m = &rs->rec.metrics;
@@ -401,6 +402,8 @@ static void print_flight(FILE *out, const struct record_session *rs)
 		(unsigned long long)f->hist.dropped_records);
 	if (f->blk.v)
 		print_flight_block(out, &f->blk);
+	if (f->dump_frames)
+		print_symbolized(out, &f->sym, "frames of the dumps", path);
 	if (m->cfg.fifo_fd >= 0 || m->cfg.udp_fd >= 0)
 		fprintf(out, "  metric lines: %llu read, %llu over a --trigger "
 			"metric: threshold, %llu at or under it, %llu malformed, "
@@ -481,7 +484,7 @@ void record_summary_print(FILE *out, const struct record_session *rs,
 	print_stop(out, rs);
 	print_unstored(out, rs);
 	if (rs->flying)
-		print_flight(out, rs);
+		print_flight(out, rs, path);
 	else
 		fprintf(out, "  %llu records read, %llu faults (%llu minor, %llu major, "
 		"%llu unfinished), %llu rows stored, %llu below the threshold\n",

@@ -46,6 +46,7 @@
 #include "flight_aside.h"
 #include "flight_block.h"
 #include "flight_history.h"
+#include "symbolize.h"
 
 struct record_session;
 
@@ -150,6 +151,9 @@ struct flight {
 	/* owned: the decoding for the duration triggers and the per-minute
 	 * histograms (flight_watch.h). */
 	struct flight_watch *watch;
+	/* The dumps' frames, each dump's named after it is stored. */
+	uint64_t dump_frames;
+	struct record_symbolized sym;
 };
 
 /* A trigger fired (a SPOOL_TRIGGER taken, or flight_watch's): pending,

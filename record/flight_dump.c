@@ -461,9 +461,24 @@ static int dump_run(struct dump *d, int cut_short)
 	return err;
 }
 
+/* The dump's frames named now, as a recording's are at its end: the
+ * processes of its window most likely still run, with the files they
+ * mapped, where the end of a flight recording may come days later. */
+static void symbolize_dump(struct flight *f, int64_t session_id,
+			   size_t nframes)
+{
+	struct record_symbolized one;
+
+	f->dump_frames += nframes;
+	record_symbolize_end(&one, f->rs->db, f->rs->cfg.output, session_id,
+			     nframes, f->rs->cfg.symbolize);
+	record_symbolized_add(&f->sym, &one);
+}
+
 int flight_dump(struct flight *f, int cut_short)
 {
 	struct dump d;
+	int64_t session_id = 0;
 	int err;
 
 	memset(&d, 0, sizeof(d));
@@ -482,8 +497,12 @@ int flight_dump(struct flight *f, int cut_short)
 	}
 	if (err < 0)
 		*f->err = d.p.err;
-	if (d.begun)
+	if (d.begun) {
+		session_id = d.l.session_id;
 		loader_release(&d.l);
+	}
+	if (err == 0)
+		symbolize_dump(f, session_id, d.p.stacks.tab.nframes);
 	record_pipeline_release(&d.p);
 	free(d.cpus);
 	free(d.one);

@@ -337,6 +337,42 @@ static void a_long_system_call_fires_before_it_ends(void **state)
 					   "--syscalls");
 }
 
+/* A dump's frames are named right after it is stored, as a recording's
+ * are at its end: the stall's switch-out stack names the libc call it
+ * slept in, and no frame of the dump is left without a status. */
+static void a_dumps_frames_are_named_as_a_recordings_are(void **state)
+{
+	char seedbuf[16], pid[16];
+	char *db = strdup(scratch_path("named.db"));
+	char *info = strdup(scratch_path("named.info"));
+	char *wl_argv[] = { (char *)flight_workload(), info, WORK_SECONDS,
+			    STALL_MS_TEXT, seedbuf, NULL };
+	char *fl_argv[] = { (char *)faultline_bin(), "record", "-q", "-o", db,
+			    "-p", pid, "--flight", "--keep", "1s,500ms",
+			    "--trigger", "offcpu>100ms", "--stacks", "fp",
+			    "--stacks-on", "switches", NULL };
+	long long tid;
+
+	(void)state;
+	snprintf(seedbuf, sizeof(seedbuf), "%u", seed + 3);
+	record_workload(wl_argv, fl_argv, pid, sizeof(pid));
+	tid = info_value(info, "tid");
+	assert_int_equal(db_int(db, "SELECT count(*) FROM flight_dump"), 1);
+	assert_true(db_int(db, "SELECT count(*) FROM frame WHERE session_id = 2 "
+			   "AND status = 'ok'") > 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM frame WHERE "
+				"session_id = 2 AND status IS NULL"), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state t WHERE "
+				"session_id = 2 AND tid = %lld AND state = "
+				"'sleeping' AND dur >= %lld AND EXISTS (SELECT 1 "
+				"FROM stack_frame_name n WHERE n.session_id = 2 "
+				"AND n.stack_id = t.stack_id AND n.kernel = 0 AND "
+				"n.function LIKE '%%nanosleep%%')", tid,
+				STALL_MS * 1000000ll), 1);
+	free(db);
+	free(info);
+}
+
 /* Records the workload with the flight options given, and sends n
  * 'snapshot' lines gap_ms apart once it works; db gets the recording. */
 static void snapshot_storm(const char *db, const char *opt, const char *val,
@@ -1062,6 +1098,7 @@ int main(void)
 		cmocka_unit_test_teardown(a_trigger_of_other_states_or_threads_fires_nothing,
 					  kill_leftovers),
 		cmocka_unit_test_teardown(a_long_system_call_fires_before_it_ends, kill_leftovers),
+		cmocka_unit_test_teardown(a_dumps_frames_are_named_as_a_recordings_are, kill_leftovers),
 		cmocka_unit_test_teardown(a_storm_of_triggers_keeps_to_max_dumps_and_counts_the_rest, kill_leftovers),
 		cmocka_unit_test_teardown(dumps_stop_at_max_disk_and_count_the_rest, kill_leftovers),
 		cmocka_unit_test_teardown(per_minute_histograms_count_every_span_as_a_recording_does, kill_leftovers),
