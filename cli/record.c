@@ -68,6 +68,7 @@ struct record_args {
 	int no_thread_states;		/* --no-thread-states */
 	int no_ran_instead;		/* --no-ran-instead */
 	int no_wakers;			/* --no-wakers */
+	int no_wake_stacks;		/* --no-wake-stacks */
 	struct syscall_set syscalls;	/* --syscalls[=LIST] */
 	int syscalls_on;
 	uint64_t min_syscall_dur_ns;
@@ -529,7 +530,7 @@ static const char record_usage[] =
 	"                        [--stacks fp|dwarf|none] [--stack-size BYTES]\n"
 	"                        [--stacks-on EVENTS] [--no-symbolize]\n"
 	"                        [--no-thread-states] [--no-ran-instead]\n"
-	"                        [--no-wakers]\n"
+	"                        [--no-wakers] [--no-wake-stacks]\n"
 	"                        [--syscalls[=LIST]] [--min-syscall-duration DUR]\n"
 	"                        [--latency START/END[:FIELD]]... [--block-io]\n"
 	"                        [--pt[=MODE]] [--pt-size SIZE] [--pt-config TERMS]\n"
@@ -758,6 +759,10 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		  "the switch in, with no waker and no runnable wait; less cost "
 		  "where the machine wakes threads a lot)", OPT_FLAG,
 		  &a->no_wakers, NULL },
+		{ 0, "no-wake-stacks", NULL, "wakers without the kernel stack of "
+		  "each wake-up (what issued it stays unnamed; less cost on the "
+		  "wakers' CPUs where targets are woken a lot)", OPT_FLAG,
+		  &a->no_wake_stacks, NULL },
 		/* Intel PT. */
 		{ 0, "pt", "MODE", "Intel PT: the code path into each major fault "
 		  "(fault, default), into stalls (stall), or all of it (full)",
@@ -963,6 +968,7 @@ static void make_config(struct record_args *a, struct record_config *c,
 	c->thread_states = !a->no_thread_states;
 	c->ran_instead = !a->no_ran_instead;
 	c->wakers = !a->no_wakers;
+	c->wake_stacks = !a->no_wake_stacks;
 	c->syscalls = a->syscalls_on ? &a->syscalls : NULL;
 	c->min_syscall_dur_ns = a->min_syscall_dur_ns;
 	c->latencies = &a->latencies;

@@ -39,6 +39,9 @@ struct event_set {
 	/* Per-thread targets: their switches are read from the CPU-wide
 	 * switch records (cpu_switches.h), their own events write none. */
 	int switches_cpu_wide;
+	/* sched_waking samples without the wake-up's kernel stack
+	 * (recorder_config.no_wake_stacks): TP_SAMPLE_TYPE's format. */
+	int waking_without_stacks;
 	struct tep_event *sched_switch;	/* borrowed from tep, or NULL */
 	struct tep_event *sched_waking;	/* borrowed from tep, or NULL */
 	struct tep_event **user_events;	/* owned array of borrowed: -e, in order */

@@ -171,6 +171,7 @@ static int open_sched_tracepoints(struct recorder *r)
 
 	if (!r->ev.sched_waking)
 		return 0;
+	r->ev.waking_without_stacks = r->cfg.no_wake_stacks;
 	errmsg_init(&why);
 	if (target_system_wide(r->cfg.targets)) {
 		err = tracepoint_open(&r->ev, r->ev.sched_switch,

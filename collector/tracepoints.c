@@ -180,7 +180,7 @@ int tracepoint_open_cpu(struct event_set *set, struct tep_event *ev, int idx,
 
 	snprintf(name, sizeof(name), "%s:%s", ev->system, ev->name);
 	tracepoint_attr(&a, ev, set->ring_bytes);
-	if (role == ROLE_TP_SCHED_WAKING) {
+	if (role == ROLE_TP_SCHED_WAKING && !set->waking_without_stacks) {
 		a.sample_type = WAKING_SAMPLE_TYPE;
 		a.exclude_callchain_user = 1;
 		a.sample_max_stack = WAKING_MAX_STACK;

@@ -93,6 +93,9 @@ char *record_options_json(const struct record_config *c)
 		    c->thread_states && c->ran_instead ? "true" : "false");
 	strbuf_addf(&sb, ",\"wakers\":%s",
 		    c->thread_states && c->wakers ? "true" : "false");
+	strbuf_addf(&sb, ",\"wake_stacks\":%s",
+		    c->thread_states && c->wakers && c->wake_stacks ?
+		    "true" : "false");
 	json_ids(&sb, "pids", t->pids, t->npids);
 	json_ids(&sb, "tids", t->tids, t->ntids);
 	json_strings(&sb, "comms", t->comms, t->ncomms);

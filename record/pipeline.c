@@ -198,7 +198,8 @@ int record_pipeline_init(struct record_pipeline *p, struct recorder *r,
 	p->tp_fmt = r->ev.fmt;
 	p->tp_fmt.sample_type = TP_SAMPLE_TYPE;
 	p->waking_fmt = p->tp_fmt;
-	p->waking_fmt.sample_type = WAKING_SAMPLE_TYPE;
+	if (!r->cfg.no_wake_stacks)
+		p->waking_fmt.sample_type = WAKING_SAMPLE_TYPE;
 	sample_layout_of(&p->tp_fmt, &p->tp_layout);
 	sample_layout_of(&p->waking_fmt, &p->waking_layout);
 	p->rec = r;

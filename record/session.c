@@ -183,6 +183,7 @@ int record_session_open(struct record_session *rs,
 	int err;
 
 	rc.wakers = cfg->wakers;
+	rc.no_wake_stacks = !cfg->wake_stacks;
 	rc.flight = cfg->flight != NULL;
 	rc.control_fd = cfg->flight ? cfg->control_fd : -1;
 	rc.metrics.fifo_fd = rc.metrics.udp_fd = -1;

@@ -62,6 +62,8 @@ struct record_config {
 	int ran_instead;
 	/* 0 (--no-wakers): no sched:sched_waking events, no wakers named. */
 	int wakers;
+	/* 0 (--no-wake-stacks): wakers without their kernel stacks. */
+	int wake_stacks;
 	/* --syscalls: borrowed, NULL without it; calls this long or longer
 	 * are stored, shorter ones counted. */
 	const struct syscall_set *syscalls;

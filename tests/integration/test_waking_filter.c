@@ -483,6 +483,43 @@ static void without_wakers_no_sleep_names_a_waker(void **state)
 				"'$.wakers') FROM session"), 0);
 }
 
+/*
+ * --no-wake-stacks keeps the wakers without their kernel stacks: each of
+ * the thread's sleeps names the test as its waker, and no wake-up stack
+ * is stored.
+ */
+static void without_wake_stacks_sleeps_still_name_their_waker(void **state)
+{
+	char *fifo = scratch_path("waking.fifo"), *info = scratch_path("waking.info");
+	const int wakes = 10;
+	long long tid = -1, woken;
+	struct run r;
+
+	(void)state;
+	record_workload_with(&r, fifo, "--no-wake-stacks");
+	say(fifo, "g");
+	for (int waited = 0; tid < 0 && waited < 30000; waited += 5) {
+		tid = info_get(info, "tid");
+		sleep_ms(5);
+	}
+	assert_true(tid > 0);
+	for (int i = 0; i < wakes; i++) {
+		assert_int_equal(wait_in_pipe_read(tid), 0);
+		say(fifo, i + 1 < wakes ? "x" : "q");
+	}
+	assert_int_equal(run_wait(&r), 0);
+	woken = db_int(db_path(), "SELECT count(*) FROM thread_state WHERE "
+		       "tid = %lld AND state = 'sleeping' AND waker_tid = %d",
+		       tid, (int)getpid());
+	if (woken < wakes)
+		fail_msg("%lld of %d sleeps name the test as waker", woken, wakes);
+	assert_int_equal(db_int(db_path(), "SELECT count(*) FROM thread_state "
+				"WHERE waker_stack_id IS NOT NULL"), 0);
+	assert_int_equal(db_int(db_path(), "SELECT count(*) FROM stack"), 0);
+	assert_int_equal(db_int(db_path(), "SELECT json_extract(options, "
+				"'$.wake_stacks') FROM session"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +532,8 @@ int main(void)
 		cmocka_unit_test_teardown(a_thread_born_after_a_wrap_gets_its_wakers,
 					  put_last_pid_back),
 		cmocka_unit_test_teardown(without_wakers_no_sleep_names_a_waker,
+					  kill_leftovers),
+		cmocka_unit_test_teardown(without_wake_stacks_sleeps_still_name_their_waker,
 					  kill_leftovers),
 	};
 
