@@ -120,6 +120,10 @@ struct diag_result {
 	/* 1: recorded with --no-wakers, so a wait for a CPU after a wake-up
 	 * is part of the sleep before it, and no slow wake-up is seen. */
 	int no_wakers;
+	/* 1: recorded with --no-wake-stacks, so what issued a wake-up is
+	 * unnamed: a sleep woken by a disk completion counts as idle unless
+	 * its own stack (--stacks) says disk. */
+	int no_wake_stacks;
 	struct diag_thread *threads;	/* owned array: each thread with a
 					 * finding once, in the order of its
 					 * worst finding */

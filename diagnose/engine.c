@@ -241,22 +241,27 @@ static int recorded_isolated(sqlite3 *db, int64_t session,
 }
 
 /* Was the session's thread timeline recorded without sched_waking
- * (record --no-wakers)?  The options say so; older files do not. */
-static int recorded_without_wakers(sqlite3 *db, int64_t session)
+ * (record --no-wakers), or with it but without the wake-ups' stacks
+ * (--no-wake-stacks)?  The options say so; older files do not. */
+static void recorded_without_wake_parts(sqlite3 *db, int64_t session,
+					struct diag_result *res)
 {
 	sqlite3_stmt *st = NULL;
-	int without = 0;
 
 	if (sqlite3_prepare_v2(db, "SELECT json_extract(options, '$.thread_states')"
-			       " = 1 AND json_extract(options, '$.wakers') = 0"
+			       " = 1 AND json_extract(options, '$.wakers') = 0,"
+			       " json_extract(options, '$.thread_states') = 1 AND"
+			       " json_extract(options, '$.wakers') = 1 AND"
+			       " json_extract(options, '$.wake_stacks') = 0"
 			       " FROM session WHERE session_id = ?", -1, &st,
 			       NULL) != SQLITE_OK)
-		return 0;
+		return;
 	sqlite3_bind_int64(st, 1, session);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		without = sqlite3_column_int(st, 0) == 1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		res->no_wakers = sqlite3_column_int(st, 0) == 1;
+		res->no_wake_stacks = sqlite3_column_int(st, 1) == 1;
+	}
 	sqlite3_finalize(st);
-	return without;
 }
 
 /* The intervals off the CPU of the session's target threads that records
@@ -296,7 +301,7 @@ int diag_run(sqlite3 *db, const struct diag_request *asked,
 		req = &with;
 	}
 	res->recorder_pid = recorder_pid(db, req->session_id);
-	res->no_wakers = recorded_without_wakers(db, req->session_id);
+	recorded_without_wake_parts(db, req->session_id, res);
 	/* A file of an older faultline may lack them (schema/views.h). */
 	err = schema_view_current(db, "frame_wait_class", e);
 	if (err == 0)

@@ -196,6 +196,11 @@ void diag_render_text(const struct diag_request *req,
 		strbuf_adds(sb, "recorded with --no-wakers: a wait for a CPU after "
 			    "a wake-up counts as part of the sleep before it, and "
 			    "no slow wake-up is found\n");
+	if (res->no_wake_stacks)
+		strbuf_adds(sb, "recorded with --no-wake-stacks: what issued a "
+			    "wake-up (a timer, the disk, the network) is not "
+			    "named, and a sleep woken by a disk completion counts "
+			    "as idle unless its own stack (--stacks) says disk\n");
 	left_out(sb, "not judged", res->uncertain_intervals, "interval", " off the CPU",
 		 res->uncertain_ns, "that records were lost in, whose state may "
 		 "be wrong (the lost table says when)");
@@ -338,6 +343,8 @@ void diag_render_json(const struct diag_request *req,
 	json_cstring_or_null(sb, res->isolated_recorded[0] ? res->isolated_recorded : NULL);
 	json_key(sb, "no_wakers", 0);
 	strbuf_adds(sb, res->no_wakers ? "true" : "false");
+	json_key(sb, "no_wake_stacks", 0);
+	strbuf_adds(sb, res->no_wake_stacks ? "true" : "false");
 	json_key(sb, "uncertain_intervals", 0);
 	json_int(sb, res->uncertain_intervals);
 	json_key(sb, "uncertain_ns", 0);

@@ -159,6 +159,7 @@ static void a_wakeup_left_waiting_behind_a_spinning_thread_is_slow(void **state)
 		record(db, NULL, wl);
 		json = diagnose_json(db, NULL);
 		assert_non_null(strstr(json, "\"no_wakers\":false"));
+		assert_non_null(strstr(json, "\"no_wake_stacks\":false"));
 		if (has_finding(json, "slow-wakeup", info_get(info, "victim"), NULL))
 			return;
 	}
@@ -188,6 +189,30 @@ static void without_wakers_diagnose_says_no_slow_wakeup_is_found(void **state)
 	slurp(r.outpath, text, sizeof(text));
 	if (!strstr(text, "recorded with --no-wakers: "))
 		fail_msg("no note of --no-wakers in diagnose's text:\n%s", text);
+}
+
+/* The same workload recorded with --no-wake-stacks: the wakers are
+ * there (a slow wake-up can still be found), what issued them is not,
+ * and both outputs say so. */
+static void without_wake_stacks_diagnose_says_what_is_not_named(void **state)
+{
+	const char *db = scratch_path("nowakestacks.db");
+	char *wl[] = { (char *)build_bin("diagnose_workload"), "--wakeup", NULL };
+	char *fl[] = { "--no-wake-stacks", NULL };
+	const char *json;
+	char text[1 << 16];
+	struct run r;
+
+	(void)state;
+	record(db, fl, wl);
+	json = diagnose_json(db, NULL);
+	assert_non_null(strstr(json, "\"no_wakers\":false"));
+	assert_non_null(strstr(json, "\"no_wake_stacks\":true"));
+	if (run_faultline(&r, "diagnose", db, NULL) != 0)
+		fail_msg("faultline diagnose exited %d: %s", r.status, r.err);
+	slurp(r.outpath, text, sizeof(text));
+	if (!strstr(text, "recorded with --no-wake-stacks: "))
+		fail_msg("no note of --no-wake-stacks in diagnose's text:\n%s", text);
 }
 
 /*
@@ -656,6 +681,7 @@ int main(void)
 		cmocka_unit_test_teardown(a_busier_thread_pinned_beside_it_is_named_as_preemption, kill_leftovers),
 		cmocka_unit_test_teardown(a_wakeup_left_waiting_behind_a_spinning_thread_is_slow, kill_leftovers),
 		cmocka_unit_test_teardown(without_wakers_diagnose_says_no_slow_wakeup_is_found, kill_leftovers),
+		cmocka_unit_test_teardown(without_wake_stacks_diagnose_says_what_is_not_named, kill_leftovers),
 		cmocka_unit_test_teardown(each_wait_gets_the_reason_its_stack_shows, kill_leftovers),
 		cmocka_unit_test_teardown(lazy_binding_names_the_thread_and_the_function_being_bound, kill_leftovers),
 		cmocka_unit_test_teardown(a_major_fault_on_an_evicted_file_page_names_the_file, kill_leftovers),
