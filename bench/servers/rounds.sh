@@ -4,7 +4,8 @@
 # of throughput (higher is better) for one run of the load generator.
 #
 #   server_rounds         ROUNDS interleaved rounds of bare, perf record
-#                         -p and faultline record -p, into the arrays
+#                         -p and faultline record -p (with FL_ARGS, e.g.
+#                         --no-wake-stacks, added), into the arrays
 #                         bare, perf and fl; with FLIGHT=1 also perf
 #                         record --overwrite (perf_ow) and faultline
 #                         record --flight armed, never triggered (flight),
@@ -33,7 +34,9 @@ start_tool() {
 	perf_ow) taskset -c 0 perf record -q -B "${PERF_EVENTS[@]}" --overwrite \
 		-p "$server" -o "$tmp/perf.data" >/dev/null 2>&1 & ;;
 	fl) rm -f "$tmp"/fl.db*
-	    taskset -c 0 "$FAULTLINE" record -q -o "$tmp/fl.db" -p "$server" >/dev/null 2>&1 & ;;
+	    # shellcheck disable=SC2086 # FL_ARGS: words
+	    taskset -c 0 "$FAULTLINE" record -q -o "$tmp/fl.db" -p "$server" \
+		${FL_ARGS:-} >/dev/null 2>&1 & ;;
 	flight) rm -f "$tmp"/fl.db*
 	    # shellcheck disable=SC2086 # FLIGHT_ARGS: words
 	    taskset -c 0 "$FAULTLINE" record -q -o "$tmp/fl.db" -p "$server" --flight \
@@ -69,7 +72,7 @@ server_summary() {
 	local -a fl_loss perf_loss
 	BEST=max show "bare ($unit)" "${bare[@]}"
 	BEST=max show "perf record -p ($unit)" "${perf[@]}"
-	BEST=max show "faultline record -p ($unit)" "${fl[@]}"
+	BEST=max show "faultline record -p${FL_ARGS:+ $FL_ARGS} ($unit)" "${fl[@]}"
 	b=$(printf '%s\n' "${bare[@]}" | median)
 	p=$(printf '%s\n' "${perf[@]}" | median)
 	f=$(printf '%s\n' "${fl[@]}" | median)
