@@ -167,6 +167,19 @@ static void a_wakeup_left_waiting_behind_a_spinning_thread_is_slow(void **state)
 		 info_get(info, "victim"), json);
 }
 
+/* diagnose's text output on db holds note. */
+static void assert_text_notes(const char *db, const char *note)
+{
+	char text[1 << 16];
+	struct run r;
+
+	if (run_faultline(&r, "diagnose", db, NULL) != 0)
+		fail_msg("faultline diagnose exited %d: %s", r.status, r.err);
+	slurp(r.outpath, text, sizeof(text));
+	if (!strstr(text, note))
+		fail_msg("no note '%s' in diagnose's text:\n%s", note, text);
+}
+
 /* The same workload recorded with --no-wakers: no wake-up, so no slow
  * one, and both outputs say why before any finding. */
 static void without_wakers_diagnose_says_no_slow_wakeup_is_found(void **state)
@@ -176,19 +189,13 @@ static void without_wakers_diagnose_says_no_slow_wakeup_is_found(void **state)
 		       (char *)info, NULL };
 	char *fl[] = { "--no-wakers", NULL };
 	const char *json;
-	char text[1 << 16];
-	struct run r;
 
 	(void)state;
 	record(db, fl, wl);
 	json = diagnose_json(db, NULL);
 	assert_non_null(strstr(json, "\"no_wakers\":true"));
 	assert_false(has_finding(json, "slow-wakeup", info_get(info, "victim"), NULL));
-	if (run_faultline(&r, "diagnose", db, NULL) != 0)
-		fail_msg("faultline diagnose exited %d: %s", r.status, r.err);
-	slurp(r.outpath, text, sizeof(text));
-	if (!strstr(text, "recorded with --no-wakers: "))
-		fail_msg("no note of --no-wakers in diagnose's text:\n%s", text);
+	assert_text_notes(db, "recorded with --no-wakers: ");
 }
 
 /* The same workload recorded with --no-wake-stacks: the wakers are
@@ -200,19 +207,13 @@ static void without_wake_stacks_diagnose_says_what_is_not_named(void **state)
 	char *wl[] = { (char *)build_bin("diagnose_workload"), "--wakeup", NULL };
 	char *fl[] = { "--no-wake-stacks", NULL };
 	const char *json;
-	char text[1 << 16];
-	struct run r;
 
 	(void)state;
 	record(db, fl, wl);
 	json = diagnose_json(db, NULL);
 	assert_non_null(strstr(json, "\"no_wakers\":false"));
 	assert_non_null(strstr(json, "\"no_wake_stacks\":true"));
-	if (run_faultline(&r, "diagnose", db, NULL) != 0)
-		fail_msg("faultline diagnose exited %d: %s", r.status, r.err);
-	slurp(r.outpath, text, sizeof(text));
-	if (!strstr(text, "recorded with --no-wake-stacks: "))
-		fail_msg("no note of --no-wake-stacks in diagnose's text:\n%s", text);
+	assert_text_notes(db, "recorded with --no-wake-stacks: ");
 }
 
 /*

@@ -447,20 +447,16 @@ static void a_thread_born_after_a_wrap_gets_its_wakers(void **state)
 				"WHERE tid = %lld AND waker_tid >= 0", tid));
 }
 
-/*
- * --no-wakers opens no sched_waking event: the thread's sleeps are still
- * recorded (from its switches), each lasting until its switch in, none
- * naming a waker, though the test wakes it each time.
- */
-static void without_wakers_no_sleep_names_a_waker(void **state)
+/* Records the workload with option opt and wakes its thread wakes
+ * times through the pipe it sleeps on, each time once it sleeps there;
+ * returns the thread's tid once the recording has ended. */
+static long long record_woken_sleeps(const char *opt, int wakes)
 {
 	char *fifo = scratch_path("waking.fifo"), *info = scratch_path("waking.info");
-	const int wakes = 10;
-	long long tid = -1, sleeps;
+	long long tid = -1;
 	struct run r;
 
-	(void)state;
-	record_workload_with(&r, fifo, "--no-wakers");
+	record_workload_with(&r, fifo, opt);
 	say(fifo, "g");
 	for (int waited = 0; tid < 0 && waited < 30000; waited += 5) {
 		tid = info_get(info, "tid");
@@ -472,6 +468,21 @@ static void without_wakers_no_sleep_names_a_waker(void **state)
 		say(fifo, i + 1 < wakes ? "x" : "q");
 	}
 	assert_int_equal(run_wait(&r), 0);
+	return tid;
+}
+
+/*
+ * --no-wakers opens no sched_waking event: the thread's sleeps are still
+ * recorded (from its switches), each lasting until its switch in, none
+ * naming a waker, though the test wakes it each time.
+ */
+static void without_wakers_no_sleep_names_a_waker(void **state)
+{
+	const int wakes = 10;
+	long long tid, sleeps;
+
+	(void)state;
+	tid = record_woken_sleeps("--no-wakers", wakes);
 	sleeps = db_int(db_path(), "SELECT count(*) FROM thread_state WHERE "
 			"tid = %lld AND state = 'sleeping'", tid);
 	if (sleeps < wakes)
@@ -490,24 +501,11 @@ static void without_wakers_no_sleep_names_a_waker(void **state)
  */
 static void without_wake_stacks_sleeps_still_name_their_waker(void **state)
 {
-	char *fifo = scratch_path("waking.fifo"), *info = scratch_path("waking.info");
 	const int wakes = 10;
-	long long tid = -1, woken;
-	struct run r;
+	long long tid, woken;
 
 	(void)state;
-	record_workload_with(&r, fifo, "--no-wake-stacks");
-	say(fifo, "g");
-	for (int waited = 0; tid < 0 && waited < 30000; waited += 5) {
-		tid = info_get(info, "tid");
-		sleep_ms(5);
-	}
-	assert_true(tid > 0);
-	for (int i = 0; i < wakes; i++) {
-		assert_int_equal(wait_in_pipe_read(tid), 0);
-		say(fifo, i + 1 < wakes ? "x" : "q");
-	}
-	assert_int_equal(run_wait(&r), 0);
+	tid = record_woken_sleeps("--no-wake-stacks", wakes);
 	woken = db_int(db_path(), "SELECT count(*) FROM thread_state WHERE "
 		       "tid = %lld AND state = 'sleeping' AND waker_tid = %d",
 		       tid, (int)getpid());
