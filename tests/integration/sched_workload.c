@@ -6,7 +6,8 @@
  *   spin      burns 300 ms of CPU
  *   sleep     sleeps 10 x 20 ms
  *   ping/pong 1000 round trips through two pipes: each wakes the other
- *   disk      10 O_DIRECT reads of a file: uninterruptible waits (D)
+ *   disk      O_DIRECT reads of a file until 10 of them waited, at most
+ *             200: uninterruptible waits (D)
  *
  * Usage: sched_workload INFO_FILE DATA_FILE
  * INFO_FILE gets one line per thread:
@@ -30,7 +31,8 @@
 #include <unistd.h>
 
 #define ROUND_TRIPS 1000
-#define DISK_READS 10
+#define DISK_READS 10		/* the waits wanted, and the file's reads */
+#define DISK_MAX_READS 200
 #define BLOCK 4096
 #define MAX_SEEN ROUND_TRIPS
 
@@ -122,10 +124,17 @@ static void run_disk(struct role *r)
 
 	if (fd < 0 || posix_memalign(&buf, BLOCK, BLOCK) != 0)
 		die(r->path);
-	for (int i = 0; i < DISK_READS; i++) {
-		if (pread(fd, buf, BLOCK, (off_t)i * BLOCK * 16) != BLOCK)
+	/* A read the device completes before the thread sleeps makes no
+	 * wait (all 10 of 10 once, beside two CPU hogs): read until 10
+	 * waited, the file's blocks over again. */
+	for (int i = 0; i < DISK_MAX_READS; i++) {
+		struct rusage ru;
+
+		if (pread(fd, buf, BLOCK, (off_t)(i % DISK_READS) * BLOCK * 16) != BLOCK)
 			die("pread");
 		seen_on_cpu(r);
+		if (getrusage(RUSAGE_THREAD, &ru) == 0 && ru.ru_nvcsw >= DISK_READS)
+			break;
 	}
 	free(buf);
 	close(fd);
