@@ -66,7 +66,7 @@ DECODER_SRC = decoder/clock_map.c decoder/comm_cache.c decoder/perf_record.c dec
 	      decoder/perf_map.c decoder/addr_space.c decoder/elf_files.c decoder/symbolize.c \
 	      decoder/metric_parse.c decoder/metric_parse_field.c \
 	      decoder/metric_parse_split.c decoder/metric_parse_cols.c
-COLLECTOR_SRC = collector/ring.c collector/spool.c collector/drain.c collector/procfs.c \
+COLLECTOR_SRC = collector/ring.c collector/spool.c collector/spill_file.c collector/drain.c collector/procfs.c \
 		collector/targets.c collector/tracepoints.c \
 		collector/event_resolve.c collector/perf_open.c \
 		collector/fault_events.c collector/event_set.c collector/recorder.c \

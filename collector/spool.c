@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <linux/futex.h>
+#include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -92,6 +93,7 @@ int spool_init(struct spool *s, size_t cap)
 	void *m;
 
 	memset(s, 0, sizeof(*s));
+	spill_file_none(&s->spill);
 	cap &= ~(size_t)7;
 	if (cap < MIN_CAP)
 		cap = MIN_CAP;
@@ -170,7 +172,46 @@ void spool_release(struct spool *s)
 		return;
 	munmap(s->buf, s->cap);
 	free(s->resident);
+	free(s->stage);
+	free(s->readback);
+	spill_file_close(&s->spill);
 	memset(s, 0, sizeof(*s));
+	spill_file_none(&s->spill);
+}
+
+int spool_spill_to(struct spool *s, const char *dir, uint64_t cap)
+{
+	return spill_file_open(&s->spill, dir, cap);
+}
+
+/* buf grown to hold n bytes (*cap says how many it holds), or NULL with
+ * buf left as it was. */
+static void *grow(void *buf, size_t *cap, size_t n)
+{
+	void *p;
+
+	if (n <= *cap)
+		return buf;
+	p = realloc(buf, n);
+	if (p)
+		*cap = n;
+	return p;
+}
+
+/* The whole records in n bytes of them. */
+static uint64_t count_records(const uint8_t *p, size_t n)
+{
+	uint64_t records = 0;
+
+	for (size_t off = 0; off + sizeof(struct perf_event_header) <= n;
+	     records++) {
+		const struct perf_event_header *h = (const void *)(p + off);
+
+		if (!h->size)
+			break;
+		off += h->size;
+	}
+	return records;
 }
 
 /*
@@ -353,13 +394,86 @@ void spool_drop(struct spool *s, int cpu, uint64_t records, uint64_t bytes,
 	spool_push(s, &e);
 }
 
+/*
+ * With a spill file, data goes there once the buffer's free space is down
+ * to an eighth, and goes on going there until the consumer has read the
+ * file back: the buffer's room is kept for the headers that stand for
+ * the data (one per ring per round) and for control entries, which would
+ * otherwise wait for the consumer and hold back all data, spilled or
+ * not, behind them.  Producer.
+ */
+static int spill_first(struct spool *s, size_t want)
+{
+	uint64_t used = s->head - other(&s->tail);
+
+	if (s->spill.fd < 0)
+		return 0;
+	if (s->spill.written != __atomic_load_n(&s->spill.read, __ATOMIC_ACQUIRE))
+		return 1;
+	if (used > s->cap)	/* a rewind half done: empty */
+		return 0;
+	return s->cap - used < HDR + align8(want) + s->cap / 8;
+}
+
+/*
+ * The place for want bytes bound for the spill file, when the buffer has
+ * room for the header that stands for them and the file for the bytes:
+ * the stage, written out by spool_data_end.  NULL otherwise.  Producer.
+ */
+static void *spill_begin(struct spool *s, size_t want, size_t *room)
+{
+	uint64_t avail, pos, n = align8(want);
+	uint8_t *stage;
+
+	/* A step more than wanted, as in the buffer: records the ring gains
+	 * before they are moved would otherwise be dropped. */
+	if (!spill_file_has_room(&s->spill, n) ||
+	    (pos = place(s, HDR, &avail)) == UINT64_MAX ||
+	    !(stage = grow(s->stage, &s->stage_cap, n + STEP)))
+		return NULL;
+	s->stage = stage;
+	make_resident(s, pos % s->cap, HDR);
+	s->pending_head = pos;
+	s->staged = 1;
+	*room = s->stage_cap;
+	return s->stage;
+}
+
+/* Appends the staged records to the spill file and publishes the header
+ * that stands for them; a failed append drops them, counted.  Producer. */
+static void spill_end(struct spool *s, int cpu, size_t n)
+{
+	uint64_t pos = s->pending_head, records = count_records(s->stage, n);
+	int64_t off = spill_file_append(&s->spill, s->stage, align8(n));
+	struct spool_entry *e = (void *)(s->buf + pos % s->cap);
+
+	s->staged = 0;
+	if (off < 0) {
+		spool_drop(s, cpu, records, n, monotonic_ns());
+		return;
+	}
+	memset(e, 0, sizeof(*e));
+	e->kind = SPOOL_SPILLED;
+	e->cpu = (uint32_t)cpu;
+	e->len = n;
+	e->u.spilled.off = (uint64_t)off;
+	e->u.spilled.records = records;
+	pad_to(s, pos);
+	publish(s, pos + HDR);
+}
+
 void *spool_data_begin(struct spool *s, size_t want, size_t *room)
 {
 	uint64_t avail = 0, pos = UINT64_MAX;
+	void *dst;
 
+	s->staged = 0;
 	/* Waiting control entries go first; data never overtakes them. */
 	if (flush_pending(s)) {
-		pos = place(s, HDR + align8(want), &avail);
+		if (!spill_first(s, want))
+			pos = place(s, HDR + align8(want), &avail);
+		if (pos == UINT64_MAX && (dst = spill_begin(s, want, room)))
+			return dst;
 		if (pos == UINT64_MAX)	/* not all of it: what does fit */
 			pos = place(s, HDR + 8, &avail);
 	}
@@ -382,6 +496,10 @@ void spool_data_end(struct spool *s, int cpu, size_t n)
 	uint64_t pos = s->pending_head;
 	struct spool_entry *e = (void *)(s->buf + pos % s->cap);
 
+	if (s->staged) {
+		spill_end(s, cpu, n);
+		return;
+	}
 	memset(e, 0, sizeof(*e));
 	e->kind = SPOOL_DATA;
 	e->cpu = (uint32_t)cpu;
@@ -414,6 +532,39 @@ static int spool_has_more(struct spool *s)
 	return consumer_pos(s) != UINT64_MAX;
 }
 
+/*
+ * The entry a SPOOL_SPILLED header stands for, read back from the spill
+ * file into the consumer's own buffer: a SPOOL_DATA, or a SPOOL_LOST for
+ * its records should the read fail (or memory for it run out).  Consumer.
+ */
+static const struct spool_entry *read_back(struct spool *s,
+					   const struct spool_entry *h)
+{
+	struct spool_entry *e = grow(s->readback, &s->readback_cap,
+				     HDR + align8(h->len));
+
+	s->next_read = h->u.spilled.off + align8(h->len);
+	if (e) {
+		s->readback = e;
+		if (spill_file_read(&s->spill, h->u.spilled.off, e + 1,
+				    align8(h->len)) == 0) {
+			memset(e, 0, sizeof(*e));
+			e->kind = SPOOL_DATA;
+			e->cpu = h->cpu;
+			e->len = h->len;
+			return e;
+		}
+	}
+	e = &s->unread;
+	memset(e, 0, sizeof(*e));
+	e->kind = SPOOL_LOST;
+	e->u.lost.cpu = h->cpu;
+	e->u.lost.records = h->u.spilled.records;
+	e->u.lost.bytes = h->len;
+	e->u.lost.first_mono_ns = e->u.lost.mono_ns = monotonic_ns();
+	return e;
+}
+
 const struct spool_entry *spool_next(struct spool *s, int wait)
 {
 	const struct spool_entry *e = NULL;
@@ -440,6 +591,8 @@ const struct spool_entry *spool_next(struct spool *s, int wait)
 		e = (const void *)(s->buf + off);
 		s->next_tail = tail + HDR +
 			       (e->kind == SPOOL_DATA ? align8(e->len) : 0);
+		if (e->kind == SPOOL_SPILLED)
+			e = read_back(s, e);
 		break;
 	}
 	return e;
@@ -452,6 +605,10 @@ const void *spool_data(const struct spool_entry *e)
 
 void spool_done(struct spool *s)
 {
+	if (s->next_read) {
+		spill_file_done(&s->spill, s->next_read);
+		s->next_read = 0;
+	}
 	move_and_wake(&s->tail, s->next_tail, &s->tail_moves,
 		      &s->producer_sleeps);
 }

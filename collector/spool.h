@@ -9,7 +9,11 @@
  * is full, the drain thread still empties the rings but drops the newest
  * records itself, and says so with a SPOOL_LOST entry (which CPU, how
  * many records and bytes), so the loss is stored and counted like the
- * kernel's own.
+ * kernel's own.  With a spill file (spool_spill_to), records that find
+ * no room in memory go to the file instead, while it has room: the
+ * buffer holds a header in their place (SPOOL_SPILLED, internal), and
+ * the consumer gets them back as a SPOOL_DATA entry read from the file,
+ * in the same order as everything else.
  *
  * Entries, in the order pushed:
  *   SPOOL_DATA    whole ring records from one CPU's ring, in ring order
@@ -60,6 +64,7 @@
 
 #include "../common/clock.h"
 #include "metric_feed.h"
+#include "spill_file.h"
 
 enum spool_kind {
 	SPOOL_PAD,		/* internal: skip to the buffer's start */
@@ -70,6 +75,8 @@ enum spool_kind {
 	SPOOL_END,
 	SPOOL_TRIGGER,
 	SPOOL_METRIC,
+	SPOOL_SPILLED,		/* internal: a SPOOL_DATA whose bytes are in
+				 * the spill file */
 };
 
 /* Who asked for a SPOOL_TRIGGER. */
@@ -103,6 +110,11 @@ struct spool_entry {
 			uint32_t source;	/* enum spool_trigger_source */
 		} trigger;
 		struct metric_sample metric;	/* SPOOL_METRIC */
+		struct {
+			uint64_t off;		/* in the spill file */
+			uint64_t records;	/* how many, should the
+						 * reading back fail */
+		} spilled;			/* SPOOL_SPILLED */
 		/* SPOOL_DATA, kept in record --flight's history
 		 * (record/flight_history.h); unset in the spool. */
 		struct spool_kept kept;
@@ -134,8 +146,17 @@ struct spool {
 	uint64_t pad_from, pad_to;	/* the latest skip to the start */
 	struct spool_entry pending[SPOOL_PENDING_MAX];
 	size_t npending;
+	uint8_t *stage;		/* owned: records bound for the spill file */
+	size_t stage_cap;
+	int staged;		/* spool_data_begin's place is stage */
 	/* The consumer's own. */
 	uint64_t next_tail;	/* the tail once the entry it holds is done */
+	uint64_t next_read;	/* the spill file's, likewise; 0: not from it */
+	struct spool_entry *readback;	/* owned: a spilled entry read back */
+	size_t readback_cap;
+	struct spool_entry unread;	/* the loss of one that could not be */
+	/* Shared, see spill_file.h. */
+	struct spill_file spill;
 	/* Counters: read them once both sides are done. */
 	uint64_t peak;		/* the most bytes of entries in at once */
 	uint64_t dropped_records, dropped_bytes;	/* by spool_drop */
@@ -148,6 +169,10 @@ struct spool {
  * 0 or -ENOMEM. */
 int spool_init(struct spool *s, size_t cap);
 void spool_release(struct spool *s);
+/* Sends what finds no room in memory to an unnamed file in dir, up to
+ * cap bytes waiting there at once (beyond that, records are dropped as
+ * without one).  Before either side starts.  0 or -errno. */
+int spool_spill_to(struct spool *s, const char *dir, uint64_t cap);
 
 /*
  * Producer: the place for up to *room bytes of records (contiguous,

@@ -208,6 +208,90 @@ static void a_lagging_consumer_has_the_whole_buffer(void **state)
 	spool_release(&s);
 }
 
+/* perf records of 64 bytes each, n bytes of them, the first byte of each
+ * payload fill: what the spill file must give back as it was. */
+static void push_records(struct spool *s, int cpu, size_t n, uint8_t fill)
+{
+	size_t room;
+	uint8_t *dst = spool_data_begin(s, n, &room);
+
+	assert_non_null(dst);
+	assert_true(room >= n);
+	for (size_t off = 0; off < n; off += 64) {
+		struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, 64 };
+
+		memcpy(dst + off, &h, sizeof(h));
+		memset(dst + off + sizeof(h), fill, 64 - sizeof(h));
+	}
+	spool_data_end(s, cpu, n);
+}
+
+/* Past the memory, data goes to the spill file and comes back in order,
+ * between the control entries pushed around it, with nothing dropped;
+ * once read back, its space is free again. */
+static void a_full_spool_spills_to_the_file_in_order(void **state)
+{
+	struct spool s;
+	unsigned n = 64;
+
+	(void)state;
+	assert_int_equal(spool_init(&s, CAP), 0);
+	assert_int_equal(spool_spill_to(&s, "/tmp", 4u << 20), 0);
+	for (unsigned i = 0; i < n; i++) {	/* 256 KiB: 4 times the memory */
+		push_records(&s, (int)(i % 3), 4096, (uint8_t)i);
+		push_round(&s, i);
+	}
+	assert_int_equal(s.dropped_records, 0);
+	assert_true(s.spill.total > 128 * 1024);
+	for (unsigned i = 0; i < n; i++) {
+		const struct spool_entry *e = take(&s, SPOOL_DATA);
+		const uint8_t *d = spool_data(e);
+
+		assert_int_equal(e->cpu, i % 3);
+		assert_int_equal(e->len, 4096);
+		assert_int_equal(d[8], (uint8_t)i);
+		assert_int_equal(d[4095], (uint8_t)i);
+		spool_done(&s);
+		assert_int_equal(take(&s, SPOOL_ROUND)->u.watermark, i);
+		spool_done(&s);
+	}
+	assert_null(spool_next(&s, 0));
+	assert_int_equal(s.spill.read, s.spill.written);
+	assert_true(spill_file_has_room(&s.spill, 4u << 20));
+	spool_release(&s);
+}
+
+/* A spill file at its bound takes no more: the records are dropped,
+ * counted whole, as without one. */
+static void a_full_spill_file_drops_and_says_how_many(void **state)
+{
+	struct spool s;
+	size_t room;
+	uint64_t dropped = 0;
+
+	(void)state;
+	assert_int_equal(spool_init(&s, CAP), 0);
+	assert_int_equal(spool_spill_to(&s, "/tmp", 64 * 1024), 0);
+	for (unsigned i = 0; i < 64; i++) {
+		uint8_t *d = spool_data_begin(&s, 4096, &room);
+
+		if (room < 4096) {
+			spool_drop(&s, 0, 64, 4096, i);
+			dropped += 64;
+			continue;
+		}
+		memset(d, 0, 4096);
+		for (size_t off = 0; off < 4096; off += 64)
+			d[off + 6] = 64;	/* perf_event_header.size */
+		spool_data_end(&s, 0, 4096);
+	}
+	assert_true(dropped > 0);
+	assert_int_equal(s.dropped_records, dropped);
+	assert_true(s.spill.peak <= 64 * 1024);
+	assert_true(s.spill.total >= 32 * 1024);
+	spool_release(&s);
+}
+
 struct consumer {
 	struct spool *s;
 	uint64_t sum, last_round;
@@ -241,7 +325,7 @@ static void *consume(void *arg)
  * spool empty, while the consumer looks), watermarks only growing (a
  * round that waited for room gives way to a newer one), the end waited
  * for. */
-static void a_producer_and_a_consumer_thread_agree(void **state)
+static void agree(size_t spill_cap)
 {
 	struct spool s;
 	struct consumer c = { &s, 0, 0, 0, 0 };
@@ -249,11 +333,18 @@ static void a_producer_and_a_consumer_thread_agree(void **state)
 	pthread_t t;
 	uint64_t sum = 0, dropped = 0;
 
-	(void)state;
 	assert_int_equal(spool_init(&s, CAP), 0);
-	assert_int_equal(pthread_create(&t, NULL, consume, &c), 0);
+	if (spill_cap)
+		assert_int_equal(spool_spill_to(&s, "/tmp", spill_cap), 0);
+	/* With a spill file the consumer starts late, 84 KiB behind: the
+	 * memory's 64 KiB cannot hold that. */
+	if (!spill_cap)
+		assert_int_equal(pthread_create(&t, NULL, consume, &c), 0);
 	for (unsigned i = 0; i < 20000; i++) {
 		size_t room;
+
+		if (spill_cap && i == 150)
+			assert_int_equal(pthread_create(&t, NULL, consume, &c), 0);
 		uint8_t *d = spool_data_begin(&s, 512, &room);
 
 		if (room >= 512) {
@@ -274,7 +365,22 @@ static void a_producer_and_a_consumer_thread_agree(void **state)
 	assert_int_equal(c.last_round, 19999);
 	assert_int_equal(c.rounds_went_back, 0);
 	assert_int_equal(s.dropped_records, dropped);
+	if (spill_cap)
+		assert_true(s.spill.total > 0);
 	spool_release(&s);
+}
+
+static void a_producer_and_a_consumer_thread_agree(void **state)
+{
+	(void)state;
+	agree(0);
+}
+
+/* And so they do through the spill file. */
+static void they_agree_through_the_spill_file(void **state)
+{
+	(void)state;
+	agree(64u << 20);
 }
 
 int main(void)
@@ -285,8 +391,11 @@ int main(void)
 		cmocka_unit_test(a_full_spool_drops_data_and_keeps_every_control_entry),
 		cmocka_unit_test(data_that_does_not_fit_gets_the_room_there_is),
 		cmocka_unit_test(a_producer_and_a_consumer_thread_agree),
+		cmocka_unit_test(they_agree_through_the_spill_file),
 		cmocka_unit_test(a_spool_kept_up_with_stays_small),
 		cmocka_unit_test(a_lagging_consumer_has_the_whole_buffer),
+		cmocka_unit_test(a_full_spool_spills_to_the_file_in_order),
+		cmocka_unit_test(a_full_spill_file_drops_and_says_how_many),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
