@@ -341,7 +341,11 @@ static int on_switch(struct fault_stream *s, struct thread *t,
 {
 	int err;
 
-	if (!t->wanted || e->tid == 0)	/* tid 0: a CPU's idle task */
+	/* tid 0: a CPU's idle task.  An exited thread: with -a, its last
+	 * switch-out (the CPU-wide record names it still) comes after its
+	 * EXIT record, which ended its timeline; opened again, a dead thread
+	 * would wait off the CPU until the recording's end. */
+	if (!t->wanted || e->tid == 0 || t->exited)
 		return 0;
 	if (e->kind == EV_SWITCH_IN) {
 		ran_instead(s, t, e);

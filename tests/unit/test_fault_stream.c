@@ -27,6 +27,8 @@ struct sink {
 	size_t nspells;
 	struct syscall_call calls[MAX_OUT];
 	size_t ncalls;
+	struct state_interval states[MAX_OUT];
+	size_t nstates;
 	int resolves;
 	uint32_t target_pid;	/* 0: every thread is a target */
 	int store_err;		/* returned by store_fault */
@@ -54,6 +56,15 @@ static int store_fault(void *ctx, const struct fault *f)
 	assert_true(k->nfaults < MAX_OUT);
 	k->faults[k->nfaults++] = *f;
 	return k->store_err;
+}
+
+static int store_state(void *ctx, const struct state_interval *iv)
+{
+	struct sink *k = ctx;
+
+	assert_true(k->nstates < MAX_OUT);
+	k->states[k->nstates++] = *iv;
+	return 0;
 }
 
 static int spell_end(void *ctx, const struct thread *t)
@@ -93,6 +104,7 @@ static int fixture_setup(void **state)
 	struct fault_stream_ops ops = { .resolve = resolve, .wanted = wanted,
 					.store_fault = store_fault,
 					.spell_end = spell_end,
+					.store_state = store_state,
 					.syscall_done = syscall_done };
 
 	if (!fx)
@@ -572,6 +584,38 @@ static void a_reused_tid_does_not_pair_across_threads(void **state)
 	assert_int_equal(fx->s.st.paired, 0);
 }
 
+/* A CPU-wide switch record (-a) of tid on cpu 0. */
+static void cpu_wide_switch(struct fixture *fx, uint8_t kind, uint64_t ts,
+			    uint32_t tid)
+{
+	struct ev e = base_ev(kind, ts, tid, tid, 0);
+
+	e.cpu_wide = 1;
+	push(fx, &e);
+}
+
+/* With -a, an exiting thread's last switch-out comes after its EXIT
+ * record: its timeline ends at the exit, and the dead thread waits in no
+ * interval after it. */
+static void with_a_a_thread_ends_at_its_exit_not_its_last_switch(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx->s.cpu_wide_adds_threads = 1;
+	fork_ev(fx, 50, 7, 7, 1);
+	cpu_wide_switch(fx, EV_SWITCH_IN, 100, 7);
+	exit_ev(fx, 200, 7);
+	cpu_wide_switch(fx, EV_SWITCH_OUT, 300, 7);
+	finish(fx);
+	assert_true(fx->sink.nstates >= 1);
+	for (size_t i = 0; i < fx->sink.nstates; i++)
+		assert_true(fx->sink.states[i].mono_ts +
+			    fx->sink.states[i].dur_ns <= 200);
+	assert_int_equal(fx->sink.states[fx->sink.nstates - 1].state, TS_RUNNING);
+	assert_int_equal(fx->sink.states[fx->sink.nstates - 1].mono_ts +
+			 fx->sink.states[fx->sink.nstates - 1].dur_ns, 200);
+}
+
 #define STREAM_TEST(t) cmocka_unit_test_setup_teardown(t, fixture_setup, fixture_teardown)
 
 int main(void)
@@ -594,6 +638,7 @@ int main(void)
 		STREAM_TEST(an_entry_after_the_threads_exit_is_stored_as_unfinished),
 		STREAM_TEST(a_reused_tid_does_not_pair_across_threads),
 		STREAM_TEST(an_unfinished_call_takes_the_stack_it_waits_in),
+		STREAM_TEST(with_a_a_thread_ends_at_its_exit_not_its_last_switch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
