@@ -41,6 +41,9 @@
  * CPU hogs).  It is resident from the start (collector/spool.c says
  * why), so it is most of faultline's memory. */
 #define DEFAULT_SPOOL_BYTES (64ull << 20)
+/* On disk, beside the database, when the spool is full: a storm on 16
+ * CPUs outran decoding by about 70 MB a second.  UINT64_MAX: not given. */
+#define DEFAULT_SPILL_BYTES (4ull << 30)
 
 struct record_args {
 	const char *output;
@@ -53,6 +56,7 @@ struct record_args {
 	uint64_t duration_ns;
 	uint64_t buffer_bytes;
 	uint64_t spool_bytes;
+	uint64_t spill_bytes;	/* UINT64_MAX until given */
 	cpu_set_t cpus;			/* --cpu */
 	int have_cpus;
 	int ready_fd;			/* --ready-fd, -1: none */
@@ -526,7 +530,8 @@ static const char record_usage[] =
 	"                        [--udp-port PORT[,PORT]] [--socket INODE]\n"
 	"                        [--sample-interval DUR] [--cgroup PATH]\n"
 	"                        [--duration DUR] [--buffer-size SIZE]\n"
-	"                        [--spool-size SIZE] [--cpu LIST] [--ready-fd FD]\n"
+	"                        [--spool-size SIZE] [--spill-size SIZE]\n"
+	"                        [--cpu LIST] [--ready-fd FD]\n"
 	"                        [--stacks fp|dwarf|none] [--stack-size BYTES]\n"
 	"                        [--stacks-on EVENTS] [--no-symbolize]\n"
 	"                        [--no-thread-states] [--no-ran-instead]\n"
@@ -596,6 +601,13 @@ static int check_args(struct record_args *a, char **rest)
 	if (a->spool_bytes < (1u << 20) || a->spool_bytes > (1ull << 40)) {
 		error("record", "invalid --spool-size %llu: it must be from 1M to "
 		      "1T, e.g. 64M", (unsigned long long)a->spool_bytes);
+		return EXIT_USAGE;
+	}
+	if (a->spill_bytes != UINT64_MAX && a->spill_bytes &&
+	    (a->spill_bytes < (1u << 20) || a->spill_bytes > (1ull << 44))) {
+		error("record", "invalid --spill-size %llu: it must be 0 (no "
+		      "spill file) or from 1M to 16T, e.g. 4G",
+		      (unsigned long long)a->spill_bytes);
 		return EXIT_USAGE;
 	}
 	if (a->sample_interval_ns && !udp_sampler_wanted(&a->udp) &&
@@ -670,6 +682,10 @@ static int check_args(struct record_args *a, char **rest)
 		return usage_error("%s set the flight recorder; add --flight",
 				   "--keep, --max-memory, --max-dumps, --max-disk "
 				   "and --control");
+	if (a->flight_on && a->spill_bytes != UINT64_MAX)
+		return usage_error("%s is for records waiting to be stored; the "
+				   "flight recorder keeps them in --max-memory: "
+				   "drop it", "--spill-size");
 	if (a->flight_on && a->pt_on)
 		return usage_error("%s cannot be kept by the flight recorder yet; "
 				   "drop --pt or --flight", "--pt");
@@ -721,6 +737,9 @@ static int parse_args(struct record_args *a, int argc, char **argv)
 		  "(default 4M)", OPT_SIZE, &a->buffer_bytes, NULL },
 		{ 0, "spool-size", "SIZE", "memory for records read but not yet "
 		  "decoded (default 64M)", OPT_SIZE, &a->spool_bytes, NULL },
+		{ 0, "spill-size", "SIZE", "disk beside the database for records "
+		  "the full spool cannot take (default 4G; 0: drop them)",
+		  OPT_SIZE, &a->spill_bytes, NULL },
 		{ 0, "cpu", "LIST", "run faultline's own threads on these CPUs, "
 		  "e.g. 0 or 0-1,4", OPT_CALLBACK, a, set_cpus },
 		{ 0, "ready-fd", "FD", "write \"ready\" to FD and close it once "
@@ -960,6 +979,8 @@ static void make_config(struct record_args *a, struct record_config *c,
 	c->duration_ns = a->duration_ns;
 	c->ring_bytes = (size_t)a->buffer_bytes;
 	c->spool_bytes = (size_t)a->spool_bytes;
+	c->spill_bytes = a->spill_bytes == UINT64_MAX ? DEFAULT_SPILL_BYTES :
+			 a->spill_bytes;
 	c->cpus = a->have_cpus ? &a->cpus : NULL;
 	c->ready_fd = a->ready_fd;
 	c->pt = a->pt_on ? &a->pt : NULL;
@@ -1049,6 +1070,7 @@ int cmd_record(int argc, char **argv)
 	struct record_args a = { .output = "faultline.db",
 				 .buffer_bytes = DEFAULT_RING_BYTES,
 				 .spool_bytes = DEFAULT_SPOOL_BYTES,
+				 .spill_bytes = UINT64_MAX,
 				 .ready_fd = -1,
 				 .stack_size = STACK_SIZE_DEFAULT,
 				 .stacks.on = STACKS_ON_MAJOR | STACKS_ON_BLOCKED,

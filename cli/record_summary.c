@@ -341,6 +341,7 @@ static void print_pt(FILE *out, const struct record_session *rs,
 static void print_own_cost(FILE *out, const struct record_session *rs)
 {
 	const struct session_counts *c = &rs->counts;
+	const struct spill_file *sp = &rs->spool.spill;
 	double cpu_ms = (double)(c->recorder_user_ns + c->recorder_sys_ns) / 1e6;
 
 	fprintf(out, "  faultline used %.0f ms of CPU (%.0f user, %.0f system",
@@ -352,11 +353,18 @@ static void print_own_cost(FILE *out, const struct record_session *rs)
 	fprintf(out, ") and %.0f MB at most; the spool held %.1f MB at most "
 		"of %.0f MB\n", (double)c->recorder_max_rss_bytes / 1e6,
 		(double)c->spool_peak_bytes / 1e6, (double)c->spool_bytes / 1e6);
+	if (sp->total)
+		fprintf(out, "  decoding fell behind: %.1f MB of records waited "
+			"in a file beside the database (%.1f MB at most at once)\n",
+			(double)sp->total / 1e6, (double)sp->peak / 1e6);
 	if (c->records_dropped)
 		fprintf(out, "  DROPPED %llu records: decoding and storing fell "
-			"behind and the spool was full; raise --spool-size (the "
-			"lost table's spool rows say when)\n",
-			(unsigned long long)c->records_dropped);
+			"behind and the spool was full; %s (the lost table's "
+			"spool rows say when)\n",
+			(unsigned long long)c->records_dropped,
+			sp->write_errno ? "writing the spill file failed" :
+			sp->fd >= 0 ? "raise --spill-size or --spool-size" :
+			"raise --spool-size");
 }
 
 /* record --flight --block-io: what its memory of block events held, and

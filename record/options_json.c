@@ -77,11 +77,14 @@ char *record_options_json(const struct record_config *c)
 
 	strbuf_init(&sb);
 	strbuf_addf(&sb, "{\"min_fault_duration_ns\":%llu,\"duration_ns\":%llu,"
-		    "\"buffer_bytes\":%llu,\"spool_bytes\":%llu,\"all\":%s",
+		    "\"buffer_bytes\":%llu,\"spool_bytes\":%llu,"
+		    "\"spill_bytes\":%llu,\"all\":%s",
 		    (unsigned long long)c->min_fault_dur_ns,
 		    (unsigned long long)c->duration_ns,
 		    (unsigned long long)c->ring_bytes,
-		    (unsigned long long)c->spool_bytes, t->all ? "true" : "false");
+		    (unsigned long long)c->spool_bytes,
+		    (unsigned long long)(c->flight ? 0 : c->spill_bytes),
+		    t->all ? "true" : "false");
 	strbuf_addf(&sb, ",\"stacks\":\"%s\",\"stack_size\":%u,\"stacks_on\":%u,"
 		    "\"symbolize\":%s", c->stacks.mode == STACKS_FP ? "fp" :
 		    c->stacks.mode == STACKS_DWARF ? "dwarf" : "none",

@@ -5,7 +5,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libgen.h>
 #include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -95,6 +97,31 @@ static int end_failed(struct record_session *rs, int err, struct errmsg *e)
 	rs->ended_failed = loader_end(&rs->loader, &rs->pipe.clock.last,
 				      &rs->counts, &how, &ignored) == 0 ? 1 : -1;
 	return err;
+}
+
+/*
+ * The spool's spill file, in the database's directory: the user chose that
+ * file system for a file that grows with the recording.  At most half of
+ * its free space is taken.  Without one (a file system that refuses it),
+ * records that find the spool full are dropped and counted, and a warning
+ * says why.
+ */
+static void open_spill(struct record_session *rs, const struct record_config *cfg)
+{
+	char *path = strdup(cfg->output);
+	const char *dir = path ? dirname(path) : ".";
+	uint64_t cap = cfg->spill_bytes;
+	struct statvfs fs;
+	int err;
+
+	if (statvfs(dir, &fs) == 0 && (uint64_t)fs.f_bavail * fs.f_frsize / 2 < cap)
+		cap = (uint64_t)fs.f_bavail * fs.f_frsize / 2;
+	err = cap ? spool_spill_to(&rs->spool, dir, cap) : -ENOSPC;
+	if (err < 0 && !rs->warning.text[0])
+		errmsg_set(&rs->warning, -err, "no spill file in %s (%s): records "
+			   "that find the spool full will be dropped", dir,
+			   strerror(-err));
+	free(path);
 }
 
 /* The session row, and the mappings that existed before recording. */
@@ -210,6 +237,9 @@ int record_session_open(struct record_session *rs,
 				 "smaller --spool-size", cfg->spool_bytes >> 20);
 	if (err == 0)
 		err = db_open_write(cfg->output, &rs->db, e);
+	/* After the database: a directory it cannot be made in says so. */
+	if (err == 0 && cfg->spill_bytes && !cfg->flight)
+		open_spill(rs, cfg);
 	if (err == 0 && cfg->flight)
 		err = flight_tables_check(rs->db, cfg->output, e);
 	if (err == 0)

@@ -50,6 +50,10 @@ struct record_config {
 	uint64_t duration_ns;		/* 0: until a signal or the targets exit */
 	size_t ring_bytes;		/* per CPU, a power of two */
 	size_t spool_bytes;		/* between the rings and the engine */
+	/* The most bytes of records waiting in a file beside the database
+	 * when the spool is full (collector/spill_file.h); 0: none, the
+	 * records are dropped.  Not with flight. */
+	uint64_t spill_bytes;
 	const cpu_set_t *cpus;		/* borrowed: where faultline's own
 					 * threads run; NULL: anywhere */
 	struct stack_config stacks;

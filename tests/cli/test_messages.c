@@ -603,6 +603,26 @@ static void a_spool_size_of_1T_is_weighed_against_memory(void **state)
 			   "from 1M to 1T");
 }
 
+/* The spill file's bound: 0 or a size that parses; never with --flight,
+ * whose records stay in --max-memory. */
+static void a_spill_size_is_checked_and_not_for_flight(void **state)
+{
+	struct run r;
+
+	(void)state;
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       "--spill-size", "64K", "--", "true", NULL), 2);
+	assert_one_message(&r, "invalid --spill-size 65536: it must be 0 (no "
+			   "spill file) or from 1M to 16T");
+	assert_int_equal(run_faultline(&r, "record", "-o", scratch_path("x.db"),
+				       "--flight", "--spill-size", "1G", "--",
+				       "true", NULL), 2);
+	assert_one_message(&r, "--spill-size is for records waiting to be "
+			   "stored; the flight recorder keeps them in "
+			   "--max-memory: drop it");
+	assert_int_equal(access(scratch_path("x.db"), F_OK), -1);
+}
+
 /* A memory cgroup of 512 MiB, made for the test: v1's memory controller
  * or v2's; its directory into dir.  0, or -1 when neither can be made. */
 static int make_memory_cgroup(char *dir, size_t n)
@@ -790,6 +810,7 @@ int main(void)
 		cmocka_unit_test_teardown(a_directory_given_to_a_reader_is_called_a_directory, kill_leftovers),
 		cmocka_unit_test_teardown(a_database_cut_short_is_called_cut_short, kill_leftovers),
 		cmocka_unit_test_teardown(a_spool_size_of_1T_is_weighed_against_memory, kill_leftovers),
+		cmocka_unit_test_teardown(a_spill_size_is_checked_and_not_for_flight, kill_leftovers),
 		cmocka_unit_test_teardown(a_spool_larger_than_the_memory_cgroup_is_refused, kill_leftovers),
 		cmocka_unit_test_teardown(an_unknown_command_is_a_usage_error, kill_leftovers),
 		cmocka_unit_test_teardown(a_misspelt_or_perf_option_says_what_was_meant, kill_leftovers),

@@ -671,8 +671,9 @@ static void a_thread_gone_before_its_events_are_decoded_keeps_its_name(void **st
 /*
  * The engine is held to 512 KB/s of records (a test hook) while the
  * workload makes about 6 MB of them in a burst: the drain thread keeps
- * emptying the rings, the 1 MiB spool fills, and what has no room is
- * dropped by faultline, not the kernel.  The rings (-m 16M) hold the
+ * emptying the rings, the 1 MiB spool fills, and with no spill file
+ * (--spill-size 0) what has no room is dropped by faultline, not the
+ * kernel.  The rings (-m 16M) hold the
  * whole burst, so that a drain thread kept off the CPU by a loaded
  * machine makes no kernel loss either.  The spool never holds more than
  * its bound, every dropped record is in a 'spool' row of lost, the
@@ -684,7 +685,8 @@ static void a_slow_engine_drops_at_the_spool_bound_and_says_so(void **state)
 	char *wl_argv[] = { (char *)workload_bin(), "--wait-signal", "--pages",
 			    "40000", NULL };
 	char *fl_argv[] = { (char *)faultline_bin(), "record", "--spool-size",
-			    "1M", "-m", "16M", "-o", (char *)db, "-p", NULL, NULL };
+			    "1M", "--spill-size", "0", "-m", "16M", "-o",
+			    (char *)db, "-p", NULL, NULL };
 	char pid[16];
 	struct run wl, fl;
 	long long dropped;
@@ -692,7 +694,7 @@ static void a_slow_engine_drops_at_the_spool_bound_and_says_so(void **state)
 	(void)state;
 	run_start_usr1_blocked(&wl, wl_argv);
 	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
-	fl_argv[9] = pid;
+	fl_argv[11] = pid;
 	setenv("FAULTLINE_TEST_PIPELINE_BYTES_PER_S", "524288", 1);
 	assert_int_equal(start_recording(&fl, fl_argv, 30000), 0);
 	unsetenv("FAULTLINE_TEST_PIPELINE_BYTES_PER_S");
@@ -713,6 +715,60 @@ static void a_slow_engine_drops_at_the_spool_bound_and_says_so(void **state)
 	assert_int_equal(db_int(db, "SELECT records_lost FROM session"), 0);
 	assert_non_null(strstr(fl.err, "DROPPED "));
 	assert_null(strstr(fl.err, "nothing lost"));
+}
+
+/* The entries of dir whose names start with prefix. */
+static int entries_starting(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += !strncmp(de->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
+}
+
+/*
+ * The same burst, with the spill file on (the default): what the 1 MiB
+ * spool cannot take waits on disk and is decoded later, so every fault of
+ * the burst is stored, nothing is dropped, and the summary says how much
+ * waited.  The file leaves nothing behind in the database's directory.
+ */
+static void a_slow_engine_spills_to_disk_and_loses_nothing(void **state)
+{
+	const char *db = scratch_path("spill.db");
+	const char *info = scratch_path("spill.info");
+	char *wl_argv[] = { (char *)workload_bin(), "--wait-signal", "--pages",
+			    "40000", "--info", (char *)info, NULL };
+	char *fl_argv[] = { (char *)faultline_bin(), "record", "--spool-size",
+			    "1M", "-m", "16M", "-o", (char *)db, "-p", NULL, NULL };
+	char pid[16];
+	struct run wl, fl;
+
+	(void)state;
+	run_start_usr1_blocked(&wl, wl_argv);
+	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
+	fl_argv[9] = pid;
+	setenv("FAULTLINE_TEST_PIPELINE_BYTES_PER_S", "524288", 1);
+	assert_int_equal(start_recording(&fl, fl_argv, 30000), 0);
+	unsetenv("FAULTLINE_TEST_PIPELINE_BYTES_PER_S");
+	kill(wl.pid, SIGUSR1);
+	assert_int_equal(run_wait(&wl), 0);
+	assert_int_equal(run_wait(&fl), 0);
+	slurp(fl.errpath, fl.err, sizeof(fl.err));
+	assert_int_equal(db_int(db, "SELECT records_dropped FROM session"), 0);
+	assert_int_equal(db_int(db, "SELECT records_lost FROM session"), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM lost"), 0);
+	assert_int_equal(db_int(db, "SELECT count(*) FROM fault WHERE tid = %lld "
+				"AND kind = 'minor' AND addr >= %lld AND addr < "
+				"%lld + 40000 * 4096", info_get(info, "tid"),
+				info_get(info, "anon"), info_get(info, "anon")), 40000);
+	assert_non_null(strstr(fl.err, "waited in a file beside the database"));
+	assert_non_null(strstr(fl.err, "nothing lost"));
+	assert_int_equal(entries_starting(scratch_dir(), ".faultline-spill"), 0);
 }
 
 /*
@@ -795,6 +851,7 @@ int main(void)
 		cmocka_unit_test_teardown(a_fifo_planted_as_a_perf_map_neither_hangs_record_nor_goes_unsaid,
 					  kill_leftovers),
 		cmocka_unit_test_teardown(a_slow_engine_drops_at_the_spool_bound_and_says_so, kill_leftovers),
+		cmocka_unit_test_teardown(a_slow_engine_spills_to_disk_and_loses_nothing, kill_leftovers),
 		cmocka_unit_test_teardown(a_thread_gone_before_its_events_are_decoded_keeps_its_name,
 					  kill_leftovers),
 	};
