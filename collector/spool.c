@@ -198,18 +198,17 @@ static void *grow(void *buf, size_t *cap, size_t n)
 	return p;
 }
 
-/* The whole records in n bytes of them. */
+/* The whole records in n bytes of them, as far as their headers make
+ * sense (the kernel pads each to 8 bytes). */
 static uint64_t count_records(const uint8_t *p, size_t n)
 {
+	struct perf_event_header h;
 	uint64_t records = 0;
 
-	for (size_t off = 0; off + sizeof(struct perf_event_header) <= n;
-	     records++) {
-		const struct perf_event_header *h = (const void *)(p + off);
-
-		if (!h->size)
+	for (size_t off = 0; off + sizeof(h) <= n; off += h.size, records++) {
+		memcpy(&h, p + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size % 8)
 			break;
-		off += h->size;
 	}
 	return records;
 }
