@@ -670,28 +670,23 @@ static void a_thread_gone_before_its_events_are_decoded_keeps_its_name(void **st
 
 /*
  * The engine is held to 512 KB/s of records (a test hook) while the
- * workload makes about 6 MB of them in a burst: the drain thread keeps
- * emptying the rings, the 1 MiB spool fills, and with no spill file
- * (--spill-size 0) what has no room is dropped by faultline, not the
- * kernel.  The rings (-m 16M) hold the
- * whole burst, so that a drain thread kept off the CPU by a loaded
- * machine makes no kernel loss either.  The spool never holds more than
- * its bound, every dropped record is in a 'spool' row of lost, the
- * summary says so, and the database is whole.
+ * workload makes about 6 MB of them in a burst of 40000 faults, through
+ * a 1 MiB spool and a spill file of at most spill bytes.  The rings
+ * (-m 16M) hold the whole burst, so that a drain thread kept off the CPU
+ * by a loaded machine makes no kernel loss.  Returns the recording, its
+ * summary in err; the workload's info in info.
  */
-static void a_slow_engine_drops_at_the_spool_bound_and_says_so(void **state)
+static struct run record_slow_burst(const char *db, const char *info,
+				    const char *spill)
 {
-	const char *db = scratch_path("spool.db");
 	char *wl_argv[] = { (char *)workload_bin(), "--wait-signal", "--pages",
-			    "40000", NULL };
+			    "40000", "--info", (char *)info, NULL };
 	char *fl_argv[] = { (char *)faultline_bin(), "record", "--spool-size",
-			    "1M", "--spill-size", "0", "-m", "16M", "-o",
-			    (char *)db, "-p", NULL, NULL };
+			    "1M", "--spill-size", (char *)spill, "-m", "16M",
+			    "-o", (char *)db, "-p", NULL, NULL };
 	char pid[16];
 	struct run wl, fl;
-	long long dropped;
 
-	(void)state;
 	run_start_usr1_blocked(&wl, wl_argv);
 	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
 	fl_argv[11] = pid;
@@ -701,6 +696,22 @@ static void a_slow_engine_drops_at_the_spool_bound_and_says_so(void **state)
 	kill(wl.pid, SIGUSR1);
 	assert_int_equal(run_wait(&wl), 0);
 	assert_int_equal(run_wait(&fl), 0);
+	return fl;
+}
+
+/*
+ * With no spill file (--spill-size 0) the spool fills, and what has no
+ * room is dropped by faultline, not the kernel.  The spool never holds
+ * more than its bound, every dropped record is in a 'spool' row of lost,
+ * the summary says so, and the database is whole.
+ */
+static void a_slow_engine_drops_at_the_spool_bound_and_says_so(void **state)
+{
+	const char *db = scratch_path("spool.db");
+	struct run fl = record_slow_burst(db, scratch_path("spool.info"), "0");
+	long long dropped;
+
+	(void)state;
 	dropped = db_int(db, "SELECT records_dropped FROM session");
 	assert_true(dropped > 0);
 	assert_int_equal(db_int(db, "SELECT sum(count) FROM lost WHERE kind = "
@@ -732,33 +743,18 @@ static int entries_starting(const char *dir, const char *prefix)
 }
 
 /*
- * The same burst, with the spill file on (the default): what the 1 MiB
- * spool cannot take waits on disk and is decoded later, so every fault of
- * the burst is stored, nothing is dropped, and the summary says how much
+ * The same burst with a spill file (4G, the default): what the spool
+ * cannot take waits on disk and is decoded later, so every fault of the
+ * burst is stored, nothing is dropped, and the summary says how much
  * waited.  The file leaves nothing behind in the database's directory.
  */
 static void a_slow_engine_spills_to_disk_and_loses_nothing(void **state)
 {
 	const char *db = scratch_path("spill.db");
 	const char *info = scratch_path("spill.info");
-	char *wl_argv[] = { (char *)workload_bin(), "--wait-signal", "--pages",
-			    "40000", "--info", (char *)info, NULL };
-	char *fl_argv[] = { (char *)faultline_bin(), "record", "--spool-size",
-			    "1M", "-m", "16M", "-o", (char *)db, "-p", NULL, NULL };
-	char pid[16];
-	struct run wl, fl;
+	struct run fl = record_slow_burst(db, info, "4G");
 
 	(void)state;
-	run_start_usr1_blocked(&wl, wl_argv);
-	snprintf(pid, sizeof(pid), "%d", (int)wl.pid);
-	fl_argv[9] = pid;
-	setenv("FAULTLINE_TEST_PIPELINE_BYTES_PER_S", "524288", 1);
-	assert_int_equal(start_recording(&fl, fl_argv, 30000), 0);
-	unsetenv("FAULTLINE_TEST_PIPELINE_BYTES_PER_S");
-	kill(wl.pid, SIGUSR1);
-	assert_int_equal(run_wait(&wl), 0);
-	assert_int_equal(run_wait(&fl), 0);
-	slurp(fl.errpath, fl.err, sizeof(fl.err));
 	assert_int_equal(db_int(db, "SELECT records_dropped FROM session"), 0);
 	assert_int_equal(db_int(db, "SELECT records_lost FROM session"), 0);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM lost"), 0);
