@@ -353,10 +353,11 @@ static void print_own_cost(FILE *out, const struct record_session *rs)
 	fprintf(out, ") and %.0f MB at most; the spool held %.1f MB at most "
 		"of %.0f MB\n", (double)c->recorder_max_rss_bytes / 1e6,
 		(double)c->spool_peak_bytes / 1e6, (double)c->spool_bytes / 1e6);
-	if (sp->total)
+	if (c->spilled_bytes)
 		fprintf(out, "  decoding fell behind: %.1f MB of records waited "
 			"in a file beside the database (%.1f MB at most at once)\n",
-			(double)sp->total / 1e6, (double)sp->peak / 1e6);
+			(double)c->spilled_bytes / 1e6,
+			(double)c->spill_peak_bytes / 1e6);
 	if (c->records_dropped)
 		fprintf(out, "  DROPPED %llu records: decoding and storing fell "
 			"behind and the spool was full; %s (the lost table's "

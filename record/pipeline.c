@@ -886,4 +886,5 @@ void record_pipeline_counts(const struct record_pipeline *p,
 	if (p->err.text[0])
 		c->records_unstored += order_queue_count(&p->order);
 	c->clock_steps = p->clock.map.steps;
+	c->samples_mistimed = p->n.time_reversed;
 }

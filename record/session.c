@@ -79,6 +79,16 @@ void record_end_reason(const struct recorder *r, char *buf, size_t n)
 	snprintf(buf, n, "failed");
 }
 
+/* The spool's figures, and its spill file's, for the session row. */
+static void spool_counts(const struct record_session *rs,
+			 struct session_counts *c)
+{
+	c->spool_bytes = rs->spool.cap;
+	c->spool_peak_bytes = rs->spool.peak;
+	c->spilled_bytes = rs->spool.spill.total;
+	c->spill_peak_bytes = rs->spool.spill.peak;
+}
+
 /* Ends a begun session as failed with e's text, keeping e; what the
  * failure lost goes into rs->counts for the summary. */
 static int end_failed(struct record_session *rs, int err, struct errmsg *e)
@@ -91,8 +101,7 @@ static int end_failed(struct record_session *rs, int err, struct errmsg *e)
 		return err;
 	errmsg_init(&ignored);
 	record_pipeline_counts(&rs->pipe, &rs->rec, &rs->counts);
-	rs->counts.spool_bytes = rs->spool.cap;
-	rs->counts.spool_peak_bytes = rs->spool.peak;
+	spool_counts(rs, &rs->counts);
 	own_cost(&rs->counts);
 	rs->ended_failed = loader_end(&rs->loader, &rs->pipe.clock.last,
 				      &rs->counts, &how, &ignored) == 0 ? 1 : -1;
@@ -389,8 +398,7 @@ int record_session_run(struct record_session *rs, struct errmsg *e)
 	record_symbolize_end(&rs->sym, rs->db, rs->cfg.output, rs->session_id,
 			     rs->pipe.stacks.tab.nframes, rs->cfg.symbolize);
 	record_pipeline_counts(&rs->pipe, &rs->rec, counts);
-	counts->spool_bytes = rs->spool.cap;
-	counts->spool_peak_bytes = rs->spool.peak;
+	spool_counts(rs, counts);
 	own_cost(counts);
 	record_end_reason(&rs->rec, rs->end_reason, sizeof(rs->end_reason));
 	how.status = rs->rec.stop == STOP_SIGNAL || rs->rec.stop == STOP_CONTROL ?

@@ -9,7 +9,7 @@
 
 #include "../common/errmsg.h"
 
-#define SCHEMA_VERSION 9
+#define SCHEMA_VERSION 10
 /* faultline's mark in a database file's header (PRAGMA application_id),
  * "FLTL": set when a file is made or upgraded.  A file with another
  * mark is another program's; a file with none is faultline's only when

@@ -889,7 +889,8 @@ static void bind_end(struct loader *l, sqlite3_stmt *st,
 		c->records_throttled, c->clock_steps, c->recorder_user_ns,
 		c->recorder_sys_ns, c->recorder_max_rss_bytes, c->spool_bytes,
 		c->spool_peak_bytes, c->records_dropped, l->rows_unwritten,
-		c->records_unstored,
+		c->records_unstored, c->samples_mistimed, c->spilled_bytes,
+		c->spill_peak_bytes,
 	};
 	int k = 1;
 
@@ -954,7 +955,8 @@ static int end_row(struct loader *l, const struct clock_anchor *end,
 			" recorder_sys_ns = ?, recorder_max_rss_bytes = ?,"
 			" spool_bytes = ?, spool_peak_bytes = ?, records_dropped = ?,"
 			" rows_unwritten = ?, records_unstored = ?,"
-			" end_reason = ?, error = ?"
+			" samples_mistimed = ?, spilled_bytes = ?,"
+			" spill_peak_bytes = ?, end_reason = ?, error = ?"
 			" WHERE session_id = ?", e);
 	if (err == 0) {
 		bind_end(l, st, end, c, how);

@@ -79,6 +79,8 @@ struct session_counts {
 	int recorder_measured;
 	uint64_t spool_bytes, spool_peak_bytes, records_dropped;
 	uint64_t records_unstored;	/* read after storing failed */
+	uint64_t samples_mistimed;	/* in another recorder's clock */
+	uint64_t spilled_bytes, spill_peak_bytes;	/* the spill file's */
 };
 
 struct loader {

@@ -99,7 +99,16 @@ CREATE TABLE session (
 	-- that could not commit, and ring records read after storing failed,
 	-- never decoded.
 	rows_unwritten	INTEGER,
-	records_unstored INTEGER
+	records_unstored INTEGER,
+	-- (schema 10) Fault samples stamped with another recorder's clock
+	-- (they went back in time within their CPU's ring): perf record
+	-- without -k CLOCK_MONOTONIC sampled the same events on the same
+	-- threads, and the faults around them may be mistimed or unfinished.
+	samples_mistimed INTEGER,
+	-- (schema 10) Records that waited in the spill file while decoding
+	-- was behind (record --spill-size): bytes in all, and at most at once.
+	spilled_bytes	INTEGER,
+	spill_peak_bytes INTEGER
 );
 CREATE UNIQUE INDEX session_uuid ON session (uuid);
 
