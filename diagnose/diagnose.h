@@ -124,6 +124,9 @@ struct diag_result {
 	 * unnamed: a sleep woken by a disk completion counts as idle unless
 	 * its own stack (--stacks) says disk. */
 	int no_wake_stacks;
+	/* Fault samples the session stamped in another recorder's clock
+	 * (session.samples_mistimed): its faults' times may be wrong. */
+	int64_t samples_mistimed;
 	struct diag_thread *threads;	/* owned array: each thread with a
 					 * finding once, in the order of its
 					 * worst finding */

@@ -264,6 +264,23 @@ static void recorded_without_wake_parts(sqlite3 *db, int64_t session,
 	sqlite3_finalize(st);
 }
 
+/* How many of the session's fault samples carried another recorder's
+ * clock; 0 in a session recorded before schema 10 (NULL). */
+static void mistimed_samples(sqlite3 *db, int64_t session,
+			     struct diag_result *res)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT coalesce(samples_mistimed, 0) FROM "
+			       "session WHERE session_id = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, session);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		res->samples_mistimed = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+}
+
 /* The intervals off the CPU of the session's target threads that records
  * were lost in: their state may be wrong, and no pattern judges them. */
 static int uncertain_time(sqlite3 *db, int64_t session, struct diag_result *res,
@@ -302,6 +319,7 @@ int diag_run(sqlite3 *db, const struct diag_request *asked,
 	}
 	res->recorder_pid = recorder_pid(db, req->session_id);
 	recorded_without_wake_parts(db, req->session_id, res);
+	mistimed_samples(db, req->session_id, res);
 	/* A file of an older faultline may lack them (schema/views.h). */
 	err = schema_view_current(db, "frame_wait_class", e);
 	if (err == 0)

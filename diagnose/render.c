@@ -201,6 +201,14 @@ void diag_render_text(const struct diag_request *req,
 			    "wake-up (a timer, the disk, the network) is not "
 			    "named, and a sleep woken by a disk completion counts "
 			    "as idle unless its own stack (--stacks) says disk\n");
+	if (res->samples_mistimed)
+		strbuf_addf(sb, "mistimed: %lld fault sample%s carried another "
+			    "recorder's clock (perf record without -k "
+			    "CLOCK_MONOTONIC on the same threads): the faults "
+			    "around them may be mistimed or unfinished, and "
+			    "findings on them wrong; record with one recorder at "
+			    "a time\n", (long long)res->samples_mistimed,
+			    res->samples_mistimed == 1 ? "" : "s");
 	left_out(sb, "not judged", res->uncertain_intervals, "interval", " off the CPU",
 		 res->uncertain_ns, "that records were lost in, whose state may "
 		 "be wrong (the lost table says when)");
@@ -345,6 +353,8 @@ void diag_render_json(const struct diag_request *req,
 	strbuf_adds(sb, res->no_wakers ? "true" : "false");
 	json_key(sb, "no_wake_stacks", 0);
 	strbuf_adds(sb, res->no_wake_stacks ? "true" : "false");
+	json_key(sb, "samples_mistimed", 0);
+	json_int(sb, res->samples_mistimed);
 	json_key(sb, "uncertain_intervals", 0);
 	json_int(sb, res->uncertain_intervals);
 	json_key(sb, "uncertain_ns", 0);

@@ -8,7 +8,9 @@
 --   what       TEXT     records, samples, throttled, malformed, spool (the
 --                       lost table's kinds), unfinished faults, unpaired
 --                       completions, rows not committed and records not
---                       stored (a failed write: a full disk)
+--                       stored (a failed write: a full disk), and fault
+--                       samples in another clock (another recorder's:
+--                       not lost, but their faults may be mistimed)
 --   cpu        INTEGER  the CPU whose ring lost it; NULL when not known
 --   reports    INTEGER  how many times it was reported
 --   count      INTEGER  how many were lost in all
@@ -43,5 +45,9 @@ SELECT what, cpu, reports, count,
     UNION ALL
     SELECT 'records not stored', NULL, NULL, s.records_unstored, NULL, NULL, 4
       FROM sess, session s
-     WHERE s.session_id = sess.id AND s.records_unstored > 0)
+     WHERE s.session_id = sess.id AND s.records_unstored > 0
+    UNION ALL
+    SELECT 'samples in another clock', NULL, NULL, s.samples_mistimed, NULL, NULL, 5
+      FROM sess, session s
+     WHERE s.session_id = sess.id AND s.samples_mistimed > 0)
  ORDER BY o, what, cpu;
