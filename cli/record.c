@@ -41,8 +41,9 @@
  * CPU hogs).  It is resident from the start (collector/spool.c says
  * why), so it is most of faultline's memory. */
 #define DEFAULT_SPOOL_BYTES (64ull << 20)
-/* On disk, beside the database, when the spool is full: a storm on 16
- * CPUs outran decoding by about 70 MB a second.  UINT64_MAX: not given. */
+/* On disk, beside the database, when the spool is full: switch storms on
+ * 14 CPUs of a 16-CPU VM left about 150 MB to wait there
+ * (bench/collector/many_cpus.sh). */
 #define DEFAULT_SPILL_BYTES (4ull << 30)
 
 struct record_args {

@@ -403,12 +403,13 @@ void spool_drop(struct spool *s, int cpu, uint64_t records, uint64_t bytes,
  */
 static int spill_first(struct spool *s, size_t want)
 {
-	uint64_t used = s->head - other(&s->tail);
+	uint64_t used;
 
 	if (s->spill.fd < 0)
 		return 0;
 	if (s->spill.written != __atomic_load_n(&s->spill.read, __ATOMIC_ACQUIRE))
 		return 1;
+	used = s->head - other(&s->tail);
 	if (used > s->cap)	/* a rewind half done: empty */
 		return 0;
 	return s->cap - used < HDR + align8(want) + s->cap / 8;

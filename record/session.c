@@ -119,12 +119,14 @@ static void open_spill(struct record_session *rs, const struct record_config *cf
 {
 	char *path = strdup(cfg->output);
 	const char *dir = path ? dirname(path) : ".";
-	uint64_t cap = cfg->spill_bytes;
+	uint64_t cap = cfg->spill_bytes, half;
 	struct statvfs fs;
 	int err;
 
-	if (statvfs(dir, &fs) == 0 && (uint64_t)fs.f_bavail * fs.f_frsize / 2 < cap)
-		cap = (uint64_t)fs.f_bavail * fs.f_frsize / 2;
+	if (statvfs(dir, &fs) == 0) {
+		half = (uint64_t)fs.f_bavail * fs.f_frsize / 2;
+		cap = half < cap ? half : cap;
+	}
 	err = cap ? spool_spill_to(&rs->spool, dir, cap) : -ENOSPC;
 	if (err < 0 && !rs->warning.text[0])
 		errmsg_set(&rs->warning, -err, "no spill file in %s (%s): records "
