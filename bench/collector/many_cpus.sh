@@ -5,7 +5,10 @@
 # fault loop (bench/collector/fault_loop.c, one per CPU), each recorded
 # as the command.  On a few CPUs the rings' records outrun what one thread
 # decodes and stores; this shows what each tool then keeps, loses, spends
-# and how long it takes to a queryable result.
+# and how long it takes to a queryable result.  faultline record --flight
+# (armed, no trigger) runs beside them for its own CPU, which the flight
+# recorder holds to perf record's; it stores no records, so it has no
+# other figure here.
 #
 # Per tool and storm, medians of ROUNDS interleaved rounds:
 #   records   what the tool read: faultline's records (samples and switch
@@ -69,7 +72,7 @@ fl_figures() {	# $1 = summary: "records lost spilled_MB"
 }
 
 declare -A fig	# "tool storm" -> lines of "records lost spilled own_ms seconds"
-run_one() {	# $1 = fl or perf; $2 = pingpong or loop
+run_one() {	# $1 = fl, flight or perf; $2 = pingpong or loop
 	local out=$tmp/out t0 t1 f own
 	rm -f "$tmp"/fl.db* "$tmp"/perf.data "$tmp"/w.*
 	t0=$(now)
@@ -80,22 +83,24 @@ run_one() {	# $1 = fl or perf; $2 = pingpong or loop
 	perfloop) timed "$out" "${TOOL_PIN[@]}" perf record -q -B -c 1 \
 		-e page-faults,minor-faults,major-faults -o "$tmp/perf.data" \
 		-- sh -c "$(storm loop)" 2>/dev/null ;;
+	flight*) timed "$out" "${TOOL_PIN[@]}" "$FAULTLINE" record --flight \
+		-o "$tmp/fl.db" -- sh -c "$(storm "$2")" 2>"$out.err" ;;
 	fl*) timed "$out" "${TOOL_PIN[@]}" "$FAULTLINE" record ${FL_ARGS:-} \
 		-o "$tmp/fl.db" -- sh -c "$(storm "$2")" 2>"$out.err" ;;
 	esac
 	t1=$(now)
 	own=$(calc "($(cat "$out.cpu") - $(workers_cpu)) * 1e3" 0)
-	if [ "$1" = perf ]; then
-		f="$(perf_figures "$tmp/perf.data") 0"
-	else
-		f=$(fl_figures "$out.err")
-	fi
+	case "$1" in
+	perf) f="$(perf_figures "$tmp/perf.data") 0" ;;
+	flight) f="0 0 0" ;;
+	*) f=$(fl_figures "$out.err") ;;
+	esac
 	fig["$1 $2"]+="$f ${own} $(calc "$t1 - $t0" 2)"$'\n'
 }
 
 for ((r = 0; r < ROUNDS; r++)); do
 	for s in pingpong loop; do
-		for t in $(rotate "$r" fl perf); do
+		for t in $(rotate "$r" fl flight perf); do
 			run_one "$t" "$s"
 		done
 	done
@@ -116,6 +121,9 @@ for s in pingpong loop; do
 			"$(col "$t $s" 1)" "$(col "$t $s" 2)" "$(col "$t $s" 3)" \
 			"$(col "$t $s" 4)" "$(col "$t $s" 5)"
 	done
+	printf '  %-10s own CPU %7.0f ms  %6.2f s (armed, no trigger)\n' "--flight" \
+		"$(col "flight $s" 4)" "$(col "flight $s" 5)"
 	echo "  faultline's own CPU / perf's: $(calc "$(col "fl $s" 4) / $(col "perf $s" 4)" 1)x;" \
-		"time to a result: $(calc "$(col "fl $s" 5) / $(col "perf $s" 5)" 1)x"
+		"time to a result: $(calc "$(col "fl $s" 5) / $(col "perf $s" 5)" 1)x;" \
+		"armed flight recorder's own CPU / perf's: $(calc "$(col "flight $s" 4) / $(col "perf $s" 4)" 1)x"
 done
