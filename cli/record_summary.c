@@ -572,14 +572,19 @@ void record_status_line(void *ctx, const struct record_pipeline *p)
 {
 	const struct fault_stats *st = &p->faults.st;
 	uint64_t start = p->clock.map.n ? p->clock.map.v[0].mono_ns : monotonic_ns();
+	uint64_t waiting = p->spool ? spill_file_waiting(&p->spool->spill) : 0;
 
 	(void)ctx;
 	fprintf(stderr, "\rfaultline record: %.0f s, %llu records, %llu faults, "
-		"%llu stored, %llu lost  ",
+		"%llu stored, %llu lost",
 		(double)(monotonic_ns() - start) / 1e9,
 		(unsigned long long)p->n.records,
 		(unsigned long long)(st->minor + st->major + st->unfinished),
 		(unsigned long long)st->stored,
 		(unsigned long long)(p->n.lost_records + p->n.lost_samples));
+	/* Decoding behind: why the line goes on after the targets end. */
+	if (waiting)
+		fprintf(stderr, ", %.0f MB waiting on disk", (double)waiting / 1e6);
+	fputs("\033[K", stderr);	/* erase what a longer line left */
 	fflush(stderr);
 }

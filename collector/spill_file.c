@@ -62,6 +62,13 @@ static uint64_t waiting(const struct spill_file *f)
 	return f->written - __atomic_load_n(&f->read, __ATOMIC_ACQUIRE);
 }
 
+uint64_t spill_file_waiting(const struct spill_file *f)
+{
+	uint64_t read = __atomic_load_n(&f->read, __ATOMIC_ACQUIRE);
+
+	return __atomic_load_n(&f->written, __ATOMIC_ACQUIRE) - read;
+}
+
 int spill_file_has_room(struct spill_file *f, uint64_t n)
 {
 	return f->fd >= 0 && !f->write_errno && waiting(f) + n <= f->cap;

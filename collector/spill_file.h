@@ -46,6 +46,10 @@ int spill_file_has_room(struct spill_file *f, uint64_t n);
  * on a full file system; nothing is then appended). */
 int64_t spill_file_append(struct spill_file *f, const void *buf, size_t n);
 
+/* Either side: the bytes appended and not yet read back (a moment's
+ * view). */
+uint64_t spill_file_waiting(const struct spill_file *f);
+
 /* Reader: the n bytes at off, appended earlier.  0 or -errno. */
 int spill_file_read(struct spill_file *f, uint64_t off, void *buf, size_t n);
 /* Reader: done with everything before upto (a position it read up to). */

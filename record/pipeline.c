@@ -755,6 +755,7 @@ int record_pipeline_consume(struct record_pipeline *p, struct spool *sp,
 
 	p->next_tick = monotonic_ns() + RECORD_TICK_NS;
 	p->next_commit = monotonic_ns() + LOADER_COMMIT_NS;
+	p->spool = sp;
 	while ((e = spool_next(sp, 1))->kind != SPOOL_END) {
 		if (err == 0)
 			err = on_entry(p, e);
@@ -771,6 +772,7 @@ int record_pipeline_consume(struct record_pipeline *p, struct spool *sp,
 			__atomic_store_n(abort, 1, __ATOMIC_RELEASE);
 	}
 	spool_done(sp);
+	p->spool = NULL;
 	return err;
 }
 

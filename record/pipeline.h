@@ -121,6 +121,9 @@ struct record_pipeline {
 	struct errmsg err;		/* the first failure */
 	pipeline_status_fn status;	/* or NULL */
 	void *status_ctx;		/* borrowed */
+	/* borrowed while record_pipeline_consume takes its entries, else
+	 * NULL: what waits there, for the status line */
+	const struct spool *spool;
 	uint64_t next_tick;		/* CLOCK_MONOTONIC */
 	uint64_t next_commit;		/* CLOCK_MONOTONIC: LOADER_COMMIT_NS on */
 	uint64_t stored_until;		/* CLOCK_MONOTONIC: every event before
