@@ -57,11 +57,6 @@ void spill_file_close(struct spill_file *f)
 	f->fd = -1;
 }
 
-static uint64_t waiting(const struct spill_file *f)
-{
-	return f->written - __atomic_load_n(&f->read, __ATOMIC_ACQUIRE);
-}
-
 uint64_t spill_file_waiting(const struct spill_file *f)
 {
 	uint64_t read = __atomic_load_n(&f->read, __ATOMIC_ACQUIRE);
@@ -71,12 +66,12 @@ uint64_t spill_file_waiting(const struct spill_file *f)
 
 int spill_file_has_room(struct spill_file *f, uint64_t n)
 {
-	return f->fd >= 0 && !f->write_errno && waiting(f) + n <= f->cap;
+	return f->fd >= 0 && !f->write_errno && spill_file_waiting(f) + n <= f->cap;
 }
 
 int64_t spill_file_append(struct spill_file *f, const void *buf, size_t n)
 {
-	uint64_t off = f->written;
+	uint64_t off = f->written, waiting;
 	size_t done = 0;
 
 	if (!spill_file_has_room(f, n))
@@ -97,8 +92,9 @@ int64_t spill_file_append(struct spill_file *f, const void *buf, size_t n)
 	}
 	f->total += n;
 	__atomic_store_n(&f->written, off + n, __ATOMIC_RELEASE);
-	if (waiting(f) > f->peak)
-		f->peak = waiting(f);
+	waiting = spill_file_waiting(f);
+	if (waiting > f->peak)
+		f->peak = waiting;
 	return (int64_t)off;
 }
 
