@@ -198,7 +198,8 @@ CLI_SRC += cli/query_pg.c
 RUNS_SRC = runs/env_diff.c runs/edivisive.c runs/runs.c runs/changes.c runs/page.c
 CLI_SRC += cli/compare.c cli/runs.c
 
-GEN_SRC = $(BUILD)/gen/schema_sql.c $(BUILD)/gen/indexes_sql.c $(BUILD)/gen/queries_sql.c \
+GEN_SRC = $(BUILD)/gen/schema_sql.c $(BUILD)/gen/indexes_sql.c \
+	  $(BUILD)/gen/load_indexes_sql.c $(BUILD)/gen/queries_sql.c \
 	  $(BUILD)/gen/pg_functions_sql.c
 QUERIES = $(sort $(wildcard queries/*.sql))
 
@@ -242,9 +243,13 @@ $(BUILD)/obj/%.o: %.c
 $(BUILD)/gen/schema_sql.c: schema/schema.sql mk/embed.sh
 	@mkdir -p $(dir $@)
 	mk/embed.sh schema_sql $< > $@
-$(BUILD)/gen/indexes_sql.c: schema/indexes.sql mk/embed.sh
+# Every index (the ones kept up during a load first), and those alone.
+$(BUILD)/gen/indexes_sql.c: schema/load_indexes.sql schema/indexes.sql mk/embed.sh
 	@mkdir -p $(dir $@)
-	mk/embed.sh indexes_sql $< > $@
+	mk/embed.sh indexes_sql schema/load_indexes.sql schema/indexes.sql > $@
+$(BUILD)/gen/load_indexes_sql.c: schema/load_indexes.sql mk/embed.sh
+	@mkdir -p $(dir $@)
+	mk/embed.sh load_indexes_sql $< > $@
 $(BUILD)/gen/pg_functions_sql.c: export/pg_functions.sql mk/embed.sh
 	@mkdir -p $(dir $@)
 	mk/embed.sh pg_functions_sql $< > $@

@@ -16,9 +16,11 @@
 #include "killed.h"
 #include "upgrade.h"
 
-/* Generated from schema.sql and indexes.sql by the Makefile. */
+/* Generated from schema.sql, load_indexes.sql and indexes.sql by the
+ * Makefile (indexes_sql holds both files of indexes). */
 extern const char schema_sql[];
 extern const char indexes_sql[];
+extern const char load_indexes_sql[];
 
 /* How long to wait for another writer before calling the file locked. */
 #define BUSY_TIMEOUT_MS 2000
@@ -887,6 +889,11 @@ int db_build_indexes(sqlite3 *db, const char *path, struct errmsg *e)
 	err = exec(db, indexes_sql, path, "cannot index", e);
 	db_set_cache_size(db, old);
 	return err;
+}
+
+int db_load_indexes(sqlite3 *db, const char *path, struct errmsg *e)
+{
+	return exec(db, load_indexes_sql, path, "cannot index", e);
 }
 
 int db_file_version(const char *path, int *version, struct errmsg *e)

@@ -118,8 +118,12 @@ int db_open_beside(sqlite3 *writer, const char *path, sqlite3 **out,
 /* Is db's file in WAL mode (read from the file, not assumed)?  1 or 0. */
 int db_in_wal_mode(sqlite3 *db);
 
-/* Makes the secondary indexes (after a load).  0 or negative errno. */
+/* Makes the secondary indexes (after a load), every one that does not
+ * exist.  0 or negative errno. */
 int db_build_indexes(sqlite3 *db, const char *path, struct errmsg *e);
+/* Makes those kept up during a load (load_indexes.sql), before it; where
+ * they exist, nothing.  0 or negative errno. */
+int db_load_indexes(sqlite3 *db, const char *path, struct errmsg *e);
 
 /* SQLite's page cache of db: PRAGMA cache_size's value (negative: KiB,
  * positive: pages), read and set. */

@@ -1,16 +1,8 @@
 -- Secondary indexes, made after a session's rows are loaded (building an
--- index once is faster than keeping it during the load: see
--- bench/schema).  Each leads with session_id, so a later session's rows
--- land at the end of every index and its load stays cheap.
-CREATE INDEX IF NOT EXISTS fault_by_ts ON fault (session_id, ts);
-CREATE INDEX IF NOT EXISTS fault_by_tid ON fault (session_id, tid, ts);
--- No index of faults by duration: sorting a million random durations was
--- a sixth of what recording a million faults cost (bench/collector/
--- record_overhead.sh), and the readers that want the longest (report,
--- longest-faults) read a session's faults in 0.1 to 0.2 s a million.
--- Files of earlier versions lose it, so later sessions' loads do not keep
--- it up.
-DROP INDEX IF EXISTS fault_by_dur;
+-- index once is faster than keeping it during the load, but for those
+-- in load_indexes.sql: see there).  Each leads with session_id, so a
+-- later session's rows land at the end of every index and its load
+-- stays cheap.
 CREATE INDEX IF NOT EXISTS mapping_by_pid ON mapping (session_id, pid, start_addr);
 CREATE INDEX IF NOT EXISTS thread_state_by_tid ON thread_state (session_id, tid, ts);
 CREATE INDEX IF NOT EXISTS ran_instead_by_wait ON ran_instead (session_id, tid, ts);

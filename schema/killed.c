@@ -110,7 +110,8 @@ int killed_mark(sqlite3 *db, const char *path, const struct killed_list *k,
 	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return db_fail(db, rc, path, "cannot write", e);
-	/* The indexes its end would have made (indexes.sql). */
+	/* The indexes its end would have made (indexes.sql; those of
+	 * load_indexes.sql it made at its start). */
 	if (db_build_indexes(db, path, e) < 0) {
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 		return -EIO;

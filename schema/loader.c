@@ -243,11 +243,16 @@ int loader_begin(struct loader *l, sqlite3 *db, const char *path,
 	l->path = path;
 	l->clock = clock;
 	l->end_room = db_end_room_take(db);
+	/* The indexes kept up during the load, before the statements that
+	 * write them; a file whose earlier sessions lack them gets them
+	 * now, as its next session's end would give them. */
+	err = db_load_indexes(db, path, e);
 	/* Statements first: a database they cannot be prepared on gets no
 	 * session row that would stay 'recording' forever. */
-	err = prepare_batch(l, &l->faults, "fault (session_id, ts, dur, tid,"
-			    " pid, cpu, exit_cpu, kind, addr, ip, stack_id)",
-			    11, e);
+	if (err == 0)
+		err = prepare_batch(l, &l->faults, "fault (session_id, ts, dur,"
+				    " tid, pid, cpu, exit_cpu, kind, addr, ip,"
+				    " stack_id)", 11, e);
 	if (err == 0)
 		err = prepare(l, &l->thread, "INSERT OR REPLACE INTO thread"
 			      " (session_id, tid, pid, comm, first_ts, last_ts)"

@@ -7,7 +7,8 @@
 #include "db.h"
 #include "merge.h"
 
-/* Generated from indexes.sql by the Makefile (db.c builds them the same way). */
+/* Generated from load_indexes.sql and indexes.sql by the Makefile (db.c
+ * builds them the same way). */
 extern const char indexes_sql[];
 
 /* session first (the map is built from it), metric_series before metric;

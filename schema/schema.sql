@@ -9,8 +9,9 @@
 --   addresses are 64-bit values stored as SQLite's signed INTEGER: a
 --   kernel address reads negative; printf('%x', addr) shows it as hex.
 -- Every table but session carries session_id; one database holds many
--- recording sessions.  Secondary indexes are made by schema_finish_load
--- (indexes.sql) after a session's rows are in, not during the load.
+-- recording sessions.  Most secondary indexes are made (indexes.sql)
+-- after a session's rows are in, not during the load; those whose keys
+-- arrive in order are made before it and kept up (load_indexes.sql).
 
 CREATE TABLE session (
 	session_id	INTEGER PRIMARY KEY,

@@ -8,7 +8,8 @@
 #include "db.h"
 #include "upgrade.h"
 
-/* Generated from schema.sql and indexes.sql by the Makefile. */
+/* Generated from schema.sql, load_indexes.sql and indexes.sql by the
+ * Makefile. */
 extern const char schema_sql[];
 extern const char indexes_sql[];
 
@@ -110,7 +111,8 @@ static int rebuild_table(sqlite3 *db, sqlite3 *want, const char *table,
 	}
 	/* The user's indexes and triggers on the table go with the old one
 	 * (they move with the rename): kept to be made again on the new
-	 * one, as they were.  faultline's own come from indexes.sql. */
+	 * one, as they were.  faultline's own come from load_indexes.sql and
+	 * indexes.sql. */
 	sqlite3_finalize(st);
 	st = NULL;
 	if (sqlite3_prepare_v2(db, "SELECT type, name, sql FROM main.sqlite_master"
