@@ -7,9 +7,10 @@
  *   200 pread64 of 4096 bytes of DIR/data (a file it writes first);
  *   3 sleeps of 5 ms (nanosleep);
  *   1 fsync of DIR/data after writing it again;
- *   a read of a pipe that waits 20 ms for a child thread to write;
- *   a mutex a second thread holds for 20 ms: the main thread waits in a
- *   futex, and is woken by that thread;
+ *   a read of a pipe that waits 20 ms for a child thread to write (20
+ *   ms from when the read blocks);
+ *   a mutex a second thread holds for 20 ms once the main thread waits
+ *   for it in a futex, and is woken by that thread;
  *   50 rounds of: open DIR/a, read 100 bytes, close, open DIR/b, read 200
  *   bytes, close (the two files take the same descriptor number in turn);
  *   then DIR/b opened once more, at that number, read 200 bytes, kept;
@@ -61,6 +62,7 @@ const char *__asan_default_options(void)
 }
 
 static long holder_tid, blocked_tid;
+static long waiter_tid;	/* the thread the others wait to wait */
 static int hang[2];
 
 static void die(const char *what)
@@ -89,27 +91,6 @@ static void write_file(const char *path, size_t n)
 		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
 			die("write");
 	close(fd);
-}
-
-static void *write_pipe_later(void *arg)
-{
-	int fd = *(int *)arg;
-
-	sleep_ms(20);
-	if (write(fd, "x", 1) != 1)
-		die("write pipe");
-	return NULL;
-}
-
-static void *hold_lock(void *arg)
-{
-	(void)arg;
-	holder_tid = syscall(SYS_gettid);
-	pthread_mutex_lock(&lock);
-	pthread_barrier_wait(&held);
-	sleep_ms(20);
-	pthread_mutex_unlock(&lock);
-	return NULL;
 }
 
 static void *block_forever(void *arg)
@@ -150,6 +131,20 @@ static void wait_in_read(long tid)
 	exit(2);
 }
 
+/* Writes the pipe 20 ms after the main thread (waiter_tid) blocks in
+ * its read: however late a loaded machine runs that thread, its read
+ * waits the 20 ms. */
+static void *write_pipe_later(void *arg)
+{
+	int fd = *(int *)arg;
+
+	wait_in_read(waiter_tid);
+	sleep_ms(20);
+	if (write(fd, "x", 1) != 1)
+		die("write pipe");
+	return NULL;
+}
+
 /* open, read n bytes, close: path's descriptor number is reused. */
 static void read_once(const char *path, size_t n)
 {
@@ -176,7 +171,7 @@ static long start_blocked(void)
 
 static pthread_mutex_t contended = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t round_start, round_end;
-static long waiter_tid, rounds, hold_ms;
+static long rounds, hold_ms;
 
 /* Until thread tid waits in futex() on the word at addr, as
  * /proc/self/task/TID/syscall says: "202 0x7f12a000 ..." (number, then
@@ -203,6 +198,21 @@ static void wait_in_futex(long tid, const void *addr)
 	fprintf(stderr, "syscall_workload: thread %ld never waited on the"
 		" mutex\n", tid);
 	exit(2);
+}
+
+/* Holds the lock 20 ms from when the main thread (waiter_tid) waits for
+ * it in futex(): however late a loaded machine runs that thread, its
+ * wait is the 20 ms. */
+static void *hold_lock(void *arg)
+{
+	(void)arg;
+	holder_tid = syscall(SYS_gettid);
+	pthread_mutex_lock(&lock);
+	pthread_barrier_wait(&held);
+	wait_in_futex(waiter_tid, &lock);
+	sleep_ms(20);
+	pthread_mutex_unlock(&lock);
+	return NULL;
 }
 
 static void *hold_contended(void *arg)
@@ -302,6 +312,7 @@ int main(int argc, char **argv)
 	if (pwrite(fd, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf) || fsync(fd) < 0)
 		die("fsync");
 
+	waiter_tid = syscall(SYS_gettid);
 	if (pipe(p) < 0 || pthread_create(&t, NULL, write_pipe_later, &p[1]))
 		die("pipe");
 	if (read(p[0], buf, 1) != 1)
