@@ -158,19 +158,43 @@ static long drop_from_cache(const char *path)
 	return in;
 }
 
+/* Records the sqlite3 shell scanning big, its pages dropped from the
+ * page cache first, into db (made anew); its blocked intervals. */
+static int64_t record_cold_scan(const char *db, const char *big)
+{
+	struct run r;
+	long cached = -1;
+
+	for (int tries = 0; tries < 3 && cached != 0; tries++)
+		cached = drop_from_cache(big);
+	if (cached != 0)
+		skip_msg("%ld pages of a synced file stayed cached after "
+			 "POSIX_FADV_DONTNEED, 3 tries", cached);
+	unlink(db);
+	if (run_faultline(&r, "record", "-q", "-o", db, "--", "/usr/bin/sqlite3", big,
+			  "SELECT count(*) FROM t WHERE b > x'80'", NULL) != 0)
+		fail_msg("record failed: %s", r.err);
+	return db_int(db, "SELECT count(*) FROM thread_state x JOIN thread t "
+		      "USING (session_id, tid) WHERE t.comm = 'sqlite3' AND "
+		      "x.state = 'blocked'");
+}
+
 /*
  * The sqlite3 shell scanning a database whose pages left the page cache
  * reads it from the disk: it waits blocked (D), a stall, until the disk's
  * completion wakes it: an interrupt, or a kernel worker, never a user
  * thread.  (A completion on an idle CPU often reports no sched_waking on
  * these machines, so the waker may be unknown; where it is known it must
- * not be the thread the interrupt hit, faultline's own, say.)
+ * not be the thread the interrupt hit, faultline's own, say.)  Read-ahead
+ * makes the scan a handful of reads, and a host may answer each before
+ * the reader sleeps (tests/integration/test_block_io.c): a few
+ * recordings, at most, for one that blocked.
  */
 static void sqlite3_on_a_cold_file_stalls_blocked_on_the_disk(void **state)
 {
 	const char *db = scratch_path("sq.db"), *big = scratch_path("big.db");
 	struct run r;
-	long cached = -1;
+	int64_t blocked = 0;
 
 	(void)state;
 	{
@@ -182,18 +206,14 @@ static void sqlite3_on_a_cold_file_stalls_blocked_on_the_disk(void **state)
 		if (run_argv(&r, argv) != 0)
 			fail_msg("sqlite3 could not make the file: %s", r.err);
 	}
-	for (int tries = 0; tries < 3 && cached != 0; tries++)
-		cached = drop_from_cache(big);
-	if (cached != 0)
-		skip_msg("%ld pages of a synced file stayed cached after "
-			 "POSIX_FADV_DONTNEED, 3 tries", cached);
-	if (run_faultline(&r, "record", "-q", "-o", db, "--", "/usr/bin/sqlite3", big,
-			  "SELECT count(*) FROM t WHERE b > x'80'", NULL) != 0)
-		fail_msg("record failed: %s", r.err);
+	for (int attempt = 1; attempt <= 3 && blocked <= 0; attempt++)
+		if ((blocked = record_cold_scan(db, big)) <= 0)
+			print_message("recording %d: the scan never blocked\n",
+				      attempt);
+	if (blocked <= 0)
+		skip_msg("in 3 recordings the disk answered each of the scan's "
+			 "reads before sqlite3 slept");
 	/* Blocked on the disk, never woken by a user thread. */
-	assert_true(db_int(db, "SELECT count(*) FROM thread_state x JOIN thread t "
-			   "USING (session_id, tid) WHERE t.comm = 'sqlite3' AND "
-			   "x.state = 'blocked'") > 0);
 	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state WHERE "
 				"state = 'blocked' AND waker_tid > 0 AND "
 				"coalesce(waker_comm, '') NOT GLOB 'kworker*'"), 0);
