@@ -147,13 +147,16 @@ static long long record_direct_reads(const char *db, const char *info,
 
 /*
  * A direct read's thread sleeps in D until the read completes: a blocked
- * interval of the thread that began while one of its reads was in
+ * interval of the thread that began while one of its direct reads was in
  * service ends after that read's completion, so blocked_on_request names
- * that read, and longest-stalls says it.  The kernel need not sleep at
- * all: a disk that answers before the thread gives up its CPU leaves no
- * such interval (seen on a VM whose host completed reads at once, the
- * thread's context switches counted by the kernel agreeing), hence a
- * few recordings, at most, for one that slept.
+ * that read, and longest-stalls says it.  (A read is taken for a direct
+ * one when it is 64 KiB and no other request of the thread was in
+ * service beside it: a read-ahead's thread waits for one of its requests,
+ * not for each.)  The kernel need not sleep at all: a disk that answers
+ * before the thread gives up its CPU leaves no such interval (seen on a
+ * VM whose host completed reads at once, the thread's context switches
+ * counted by the kernel agreeing), hence a few recordings, at most, for
+ * one that slept.
  */
 static void direct_reads_are_requests_of_their_thread_the_disk_agrees(void **state)
 {
@@ -161,9 +164,12 @@ static void direct_reads_are_requests_of_their_thread_the_disk_agrees(void **sta
 	const char *data = scratch_path("blk.bin");
 	static const char slept_sql[] =
 		"SELECT count(*) FROM block_request b WHERE b.tid = %lld AND"
-		" b.op = 'R' AND EXISTS (SELECT 1 FROM thread_state x WHERE"
-		" x.tid = b.tid AND x.state = 'blocked' AND x.ts >= b.issue_ts"
-		" AND x.ts < b.complete_ts)%s";
+		" b.op = 'R' AND b.bytes = %d AND NOT EXISTS (SELECT 1 FROM"
+		" block_request o WHERE o.tid = b.tid AND o.rowid != b.rowid"
+		" AND o.issue_ts < b.complete_ts AND o.complete_ts > b.issue_ts)"
+		" AND EXISTS (SELECT 1 FROM thread_state x WHERE x.tid = b.tid"
+		" AND x.state = 'blocked' AND x.ts >= b.issue_ts AND x.ts <"
+		" b.complete_ts)%s";
 	char stat_path[160], tidbuf[32];
 	long long tid = 0, slept = 0;
 	struct run q;
@@ -173,7 +179,7 @@ static void direct_reads_are_requests_of_their_thread_the_disk_agrees(void **sta
 		skip_msg("%s is on no block device", scratch_dir());
 	for (int attempt = 1; attempt <= 3 && slept == 0; attempt++) {
 		tid = record_direct_reads(db, info, data, stat_path);
-		slept = db_int(db, slept_sql, tid, "");
+		slept = db_int(db, slept_sql, tid, READ_SIZE, "");
 		if (slept == 0)
 			print_message("recording %d: no read of thread %lld slept "
 				      "while in service\n", attempt, tid);
@@ -182,9 +188,10 @@ static void direct_reads_are_requests_of_their_thread_the_disk_agrees(void **sta
 		skip_msg("the disk answered each of %d direct reads before its "
 			 "thread slept, in 3 recordings", READS);
 	/* each read its thread slept on is tied to that blocked interval */
-	assert_int_equal(db_int(db, slept_sql, tid, " AND b.rowid IN (SELECT"
-				" request_id FROM blocked_on_request WHERE what"
-				" LIKE 'disk read of 64 KiB on %')"), slept);
+	assert_int_equal(db_int(db, slept_sql, tid, READ_SIZE, " AND b.rowid"
+				" IN (SELECT request_id FROM blocked_on_request"
+				" WHERE what LIKE 'disk read of 64 KiB on %')"),
+			 slept);
 	/* and longest-stalls says it of such an interval */
 	snprintf(tidbuf, sizeof(tidbuf), "tid=%lld", tid);
 	assert_int_equal(run_faultline(&q, "query", db, "longest-stalls",
