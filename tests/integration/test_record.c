@@ -90,13 +90,16 @@ static void a_command_gets_one_row_per_minor_fault_and_one_major(void **state)
 			      "LIMIT 1 OFFSET %d", info_get(info, "tid"),
 			      info_get(info, "anon"), info_get(info, "anon"), PAGES,
 			      PAGES / 2);
-	/* A disk read against a page-table update: orders of magnitude. */
-	assert_true(major_dur > 10 * minor_median);
+	/* A read the host answered before the thread slept is no slower
+	 * than the page-table work around it: the rest holds of a fault
+	 * that waited for the disk. */
 	if (!major_slept(db)) {
 		printf("skipped: in %d recordings the major fault never slept"
 		       " (the disk read it first)\n", MAJOR_SLEEP_TRIES);
 		skip();
 	}
+	/* A disk read against a page-table update: orders of magnitude. */
+	assert_true(major_dur > 10 * minor_median);
 	/* The thread waited for the read in D, inside the fault. */
 	assert_int_equal(db_int(db, "SELECT blocked_ns > 0 AND blocked_ns <= dur "
 				"FROM fault_blocked WHERE kind = 'major' AND addr = %lld",
