@@ -234,6 +234,7 @@ static void each_wait_gets_the_reason_its_stack_shows(void **state)
 	char *wl[] = { (char *)build_bin("diagnose_workload"), "--waits", "--file",
 		       (char *)file, "--info", (char *)info, NULL };
 	long long victim, culprit;
+	int64_t disk;
 
 	(void)state;
 	for (int attempt = 1; attempt <= 3; attempt++) {
@@ -255,8 +256,11 @@ static void each_wait_gets_the_reason_its_stack_shows(void **state)
 					" state != 'running'"));
 		assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state_reason"
 					" WHERE reason IS NULL"), 0);
-		if (db_int(db, "SELECT count(*) FROM thread_state_reason WHERE tid ="
-			   " %lld AND reason = 'disk' AND state = 'blocked'", victim) > 0)
+		disk = db_int(db, "SELECT count(*) FROM thread_state_reason WHERE"
+			      " tid = %lld AND reason = 'disk' AND state ="
+			      " 'blocked'", victim);
+		assert_true(disk >= 0);
+		if (disk > 0)
 			return;
 		print_message("recording %d: no read of %lld blocked\n", attempt,
 			      victim);

@@ -164,6 +164,7 @@ static int64_t record_cold_scan(const char *db, const char *big)
 {
 	struct run r;
 	long cached = -1;
+	int64_t n;
 
 	for (int tries = 0; tries < 3 && cached != 0; tries++)
 		cached = drop_from_cache(big);
@@ -174,9 +175,12 @@ static int64_t record_cold_scan(const char *db, const char *big)
 	if (run_faultline(&r, "record", "-q", "-o", db, "--", "/usr/bin/sqlite3", big,
 			  "SELECT count(*) FROM t WHERE b > x'80'", NULL) != 0)
 		fail_msg("record failed: %s", r.err);
-	return db_int(db, "SELECT count(*) FROM thread_state x JOIN thread t "
-		      "USING (session_id, tid) WHERE t.comm = 'sqlite3' AND "
-		      "x.state = 'blocked'");
+	n = db_int(db, "SELECT count(*) FROM thread_state x JOIN thread t "
+		   "USING (session_id, tid) WHERE t.comm = 'sqlite3' AND "
+		   "x.state = 'blocked'");
+	if (n < 0)
+		fail_msg("cannot read the recording's thread states");
+	return n;
 }
 
 /*
@@ -206,11 +210,11 @@ static void sqlite3_on_a_cold_file_stalls_blocked_on_the_disk(void **state)
 		if (run_argv(&r, argv) != 0)
 			fail_msg("sqlite3 could not make the file: %s", r.err);
 	}
-	for (int attempt = 1; attempt <= 3 && blocked <= 0; attempt++)
-		if ((blocked = record_cold_scan(db, big)) <= 0)
+	for (int attempt = 1; attempt <= 3 && blocked == 0; attempt++)
+		if ((blocked = record_cold_scan(db, big)) == 0)
 			print_message("recording %d: the scan never blocked\n",
 				      attempt);
-	if (blocked <= 0)
+	if (blocked == 0)
 		skip_msg("in 3 recordings the disk answered each of the scan's "
 			 "reads before sqlite3 slept");
 	/* Blocked on the disk, never woken by a user thread. */
