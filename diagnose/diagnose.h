@@ -6,7 +6,9 @@
  * interval off the CPU of a target thread.  The engine runs them in the
  * registry's order, counts each stall once (where two patterns claim
  * overlapping stalls of one thread, the one registered first keeps it:
- * the registry lists the specific before the general), lines each stall
+ * the registry lists the specific before the general; but a wait for a
+ * CPU inside a fault or a call is the CPU's, not the fault's or the
+ * call's), lines each stall
  * up with the events of a metric it preceded (or followed by at most
  * after_ns), groups the stalls of one
  * thread with one culprit into a finding, and ranks the findings by harm:
@@ -51,6 +53,10 @@ void diag_request_init(struct diag_request *r);
 /* One stall a pattern explained.  Times: ts CLOCK_REALTIME ns. */
 struct diag_stall {
 	int64_t tid, ts, dur_ns;
+	/* Of dur_ns, the time lost to its pattern: all of it, but for a
+	 * fault or a call the time its thread waited for a CPU inside it
+	 * (runnable), which is the CPU's (diag_pattern.waits_for_cpu). */
+	int64_t lost_ns;
 	size_t pattern;		/* index into diag_patterns[] */
 	char *culprit;		/* owned: what groups it (a file, a thread) */
 	char *evidence;		/* owned: row ids and what they say */

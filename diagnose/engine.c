@@ -171,6 +171,7 @@ static int add_stall(struct diag_result *res, sqlite3_stmt *st, size_t pattern)
 	s->tid = sqlite3_column_int64(st, 0);
 	s->ts = sqlite3_column_int64(st, 1);
 	s->dur_ns = sqlite3_column_int64(st, 2);
+	s->lost_ns = s->dur_ns;	/* less its waits for a CPU: group.c */
 	s->pattern = pattern;
 	s->culprit = column_dup(st, 3);
 	s->evidence = column_dup(st, 4);

@@ -98,5 +98,6 @@ const struct diag_pattern diag_cpu_quota = {
 		"times as fast, then all wait for the next period\n"
 		"allow bursts: cpu.max.burst (v2) or cpu.cfs_burst_us (v1) lets "
 		"unused quota of earlier periods cover a short peak",
+	.waits_for_cpu = 1,
 	.refine = throttled_total,
 };

@@ -49,5 +49,6 @@ const struct diag_pattern diag_preemption = {
 		"raise its priority (nice -n -5, or chrt -f for a real-time policy) or "
 		"lower the other threads'\n"
 		"move the preempting threads elsewhere, or make them yield more often",
+	.waits_for_cpu = 1,
 	.refine = rank_preemptors,
 };

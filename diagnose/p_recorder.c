@@ -71,5 +71,6 @@ const struct diag_pattern diag_recorder = {
 		"pin faultline away from the target: taskset -c CPUS faultline record ...\n"
 		"record less: fewer events (-e), no --stacks, a longer --udp-interval\n"
 		"lower its priority: nice -n 10 faultline record ...",
+	.waits_for_cpu = 1,
 	.refine = recorder_share,
 };

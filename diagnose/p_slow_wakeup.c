@@ -44,5 +44,6 @@ const struct diag_pattern diag_slow_wakeup = {
 		"(taskset, cpusets)\n"
 		"raise its priority (nice -n -5, chrt) so a wake-up preempts what runs\n"
 		"busy-poll instead of sleeping where the latency matters more than the CPU",
+	.waits_for_cpu = 1,
 	.refine = rank_holders,
 };

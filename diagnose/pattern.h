@@ -52,6 +52,12 @@ struct diag_pattern {
 	const char *remedies;	/* options, one per line, '\n'-separated;
 				 * "%s" stands for the finding's detail when
 				 * it has one */
+	/* 1: its stalls are waits for a CPU (runnable intervals).  They
+	 * and the others (faults, calls, blocked intervals) do not take
+	 * each other's place: a fault or a call that waited for a CPU
+	 * inside it keeps its stall, less that time (group.c), and the
+	 * wait is a stall of this pattern's. */
+	int waits_for_cpu;
 	/*
 	 * Optional: adds to finding f, whose longest stall is s, what SQL
 	 * cannot say (lazy binding names the function being bound from the

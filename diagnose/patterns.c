@@ -5,10 +5,10 @@
  * before it is an evicted file page; a minor fault's wait for a page
  * still being read is that before it is a block in the kernel; the
  * recorder's preemption before preemption; a quota's throttling before
- * preemption and slow wake-up; a futex wait, however its wake-up went,
- * before the recorder's, preemption and slow wake-up, which claim the
- * runnable end of one); last, a thread blocked in the kernel for a
- * reason none of them names.
+ * preemption and slow wake-up); last, a thread blocked in the kernel for
+ * a reason none of them names.  The waits for a CPU (waits_for_cpu)
+ * claim apart from the rest: a fault or a call keeps its stall beside
+ * the runnable intervals inside it, less their time (group.c).
  */
 #include "../common/array.h"
 #include "pattern.h"

@@ -105,7 +105,7 @@ static void text_finding(const struct diag_request *req,
 	strbuf_adds(sb, "\n   lost:      ");
 	add_ms(sb, f->lost_ns);
 	strbuf_adds(sb, " (longest ");
-	add_ms(sb, s->dur_ns);
+	add_ms(sb, s->lost_ns);
 	strbuf_adds(sb, ")");
 	if (req->event)
 		strbuf_addf(sb, "; preceded %zu '%s' event%s", f->events, req->event,
@@ -275,7 +275,7 @@ static void json_finding(const struct diag_request *req,
 	json_key(sb, "lost_before_events_ns", 0);
 	json_int(sb, f->near_ns);
 	json_key(sb, "longest_ns", 0);
-	json_int(sb, s->dur_ns);
+	json_int(sb, s->lost_ns);
 	json_key(sb, "longest_ts", 0);
 	json_int(sb, s->ts);
 	json_key(sb, "events", 0);

@@ -423,7 +423,8 @@ static const char fixture_rows[] =
 	" (S, 900006, 900001, 'held-victim', T0, T0 + 9e8),"
 	" (S, 900008, 900001, 'lock-in-fault', T0, T0 + 9e8),"
 	" (S, 900009, 900001, 'page-in-fault', T0, T0 + 9e8),"
-	" (S, 900010, 900001, 'shared-writer', T0, T0 + 9e8);"
+	" (S, 900010, 900001, 'shared-writer', T0, T0 + 9e8),"
+	" (S, 900011, 900001, 'sync-victim', T0, T0 + 9e8);"
 	"INSERT OR IGNORE INTO recorder_thread VALUES (S, 900100, 'faultline');"
 	/* Three stacks: NUMA hinting, reclaim under a cgroup's limit, and
 	 * a fault waiting for the mmap lock. */
@@ -477,7 +478,17 @@ static const char fixture_rows[] =
 	" (S, 900008, 900001, T0 + 7001e5, 49e5, 'blocked', 0, 0, 9003),"
 	" (S, 900009, 900001, T0 + 7001e5, 49e5, 'blocked', 0, 0, NULL),"
 	" (S, 900010, 900001, T0 + 7001e5, 49e5, 'blocked', 0, 0, NULL);"
+	/* A 10 ms fdatasync that ran 1 ms, was preempted for 6 ms, then
+	 * blocked 3 ms: 4 ms of it the call's, 6 ms the CPU's. */
+	"INSERT INTO syscall VALUES (S, 900011, 900001, T0 + 8e8, 1e7, 0, 75,"
+	" 'fdatasync', 0, 3e6, 5, '/x/wal', '{}', NULL);"
+	"INSERT INTO thread_state (session_id, tid, pid, ts, dur, state, preempted,"
+	" uncertain, next_tid, next_comm) VALUES"
+	" (S, 900011, 900001, T0 + 8e8, 1e6, 'running', 0, 0, NULL, NULL),"
+	" (S, 900011, 900001, T0 + 801e6, 6e6, 'runnable', 1, 0, 900001, 'numa-t'),"
+	" (S, 900011, 900001, T0 + 807e6, 3e6, 'blocked', 0, 0, NULL, NULL);"
 	"INSERT INTO ran_instead VALUES (S, 900006, T0 + 601e6, 0, 900001, 'numa-t', 3e6),"
+	" (S, 900011, T0 + 801e6, 0, 900001, 'numa-t', 6e6),"
 	" (S, 900006, T0 + 605e6, 0, 900003, 'reclaimer', 2e5),"
 	" (S, 900006, T0 + 606e6, 0, 900001, 'numa-t', 2e6);";
 
@@ -539,6 +550,14 @@ static void what_the_machine_cannot_make_is_named_from_its_rows(void **state)
 	    !has_finding(json, "blocked", 900010, NULL))
 		fail_msg("a lock's or a writer's wait in a fault taken as a"
 			 " page's, or the page's not named, in:\n%s", json);
+	/* A call's wait for a CPU inside it is the CPU's: the fsync lost
+	 * what was left, and the preemption is a finding of its own. */
+	json = diagnose_json(db, "--tid=900011");
+	if (!has_finding(json, "fsync", 900011, "\"lost_ns\":4000000,") ||
+	    !has_finding(json, "fsync", 900011, "6.000 ms of it waiting for a CPU") ||
+	    !has_finding(json, "preemption", 900011, "\"lost_ns\":6000000,"))
+		fail_msg("a wait for a CPU inside a call counted as the call's,"
+			 " in:\n%s", json);
 	/* What held the CPU is told for the finding's stalls only: not for
 	 * the wait under --min-duration between them. */
 	json = diagnose_json(db, "--tid=900006");
