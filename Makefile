@@ -611,7 +611,8 @@ bench: deps-bench $(FAULTLINE) $(BUILD)/bench/fault_loop $(BUILD)/bench/loader_r
 	$(BUILD)/bench/pt_decode_rate $(PTFIX)
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop RATE=$(BUILD)/bench/symbolize_rate \
 		bench/schema/symbolize_rate.sh
-	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop bench/collector/record_overhead.sh
+	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop LOADER_RATE=$(BUILD)/bench/loader_rate \
+		bench/collector/record_overhead.sh
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop bench/collector/stack_overhead.sh
 	FAULTLINE=$(FAULTLINE) PINGPONG=$(BUILD)/bench/pingpong bench/collector/switch_overhead.sh
 	FAULTLINE=$(FAULTLINE) LOOP=$(BUILD)/bench/fault_loop PINGPONG=$(BUILD)/bench/pingpong \

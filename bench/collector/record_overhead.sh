@@ -10,7 +10,8 @@
 #   2. the recorder's own CPU time (the tool's, less the loop's), and
 #      what each lost; from runs of FAULTS and of 10 x FAULTS faults,
 #      what a million faults more cost each and what a recording costs
-#      whatever its length
+#      whatever its length; and SQLite's own CPU for a million fault
+#      rows (bench/schema/loader_rate.c), the floor under storing them
 #   3. end to end: from the start of recording to a queryable SQLite
 #      database: faultline record, against perf record followed by
 #      perf's export-to-sqlite.py
@@ -29,6 +30,7 @@ set -euo pipefail
 
 FAULTLINE=${FAULTLINE:-./faultline}
 LOOP=${LOOP:-build/release/bench/fault_loop}
+LOADER_RATE=${LOADER_RATE:-build/release/bench/loader_rate}
 ROUNDS=${ROUNDS:-15}
 FAULTS=${FAULTS:-131072}
 EVENTS=page-faults,minor-faults,major-faults
@@ -160,6 +162,22 @@ echo "  per million faults more (medians): perf $(per_million "$perf_short" "$pe
 	"$(calc "($fl_long_ms - $fl_short) / ($perf_long_ms - $perf_short)" 1)x"
 echo "  a recording's fixed cost (medians): perf $(fixed_ms "$perf_short" "$perf_long_ms") ms," \
 	"faultline $(fixed_ms "$fl_short" "$fl_long_ms") ms"
+# SQLite's own part of a stored fault (bench/schema/loader_rate.c): the
+# floor under any recorder that keeps a row per fault in SQLite, held
+# against perf's figure just above.
+if [ -x "$LOADER_RATE" ]; then
+	floor=$(taskset -c 0 "$LOADER_RATE" 1000000 "$tmp" |
+		awk '/^  no index/ { b = $3 } /^  the two fault indexes/ { i = $5 }
+		     END { print b, i }')
+	read -r floor_bare floor_idx <<<"$floor"
+	perf_pm=$(per_million "$perf_short" "$perf_long_ms")
+	# ns a row is ms a million rows.
+	echo "  SQLite alone, per million fault rows (best of 3):" \
+		"no index $floor_bare ms ($(calc "$floor_bare / $perf_pm" 1)x perf's)," \
+		"the two fault indexes $floor_idx ms ($(calc "$floor_idx / $perf_pm" 1)x)"
+else
+	echo "  SQLite alone: $LOADER_RATE is not built (make bench builds it)"
+fi
 echo "-- lost over all rounds, the longer included: perf $perf_lost_sum LOST records, faultline $fl_lost_sum" \
 	"(kernel and spool); faultline stored $fl_rows fault rows a round"
 

@@ -9,6 +9,15 @@
  * made when a session begins); also times the build of the others that
  * loader_end does once per session.
  *
+ * Then SQLite's own share, the floor under any recorder that stores a
+ * row per fault in it: the CPU time (user and system, of the inserting
+ * thread) a fault row costs in a database faultline made, written
+ * through the loader's own batched statement (schema/row_batch.c) and
+ * committed as the loader commits, with no decoding, ordering or clock
+ * conversion before it; without any index and with the two kept up.
+ * bench/collector/record_overhead.sh holds it against perf record's
+ * CPU per fault.
+ *
  * Usage: loader_rate [ROWS] [DIR]   (default 1000000 rows in /var/tmp)
  */
 #include <stdio.h>
@@ -16,9 +25,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/resource.h>
+
 #include "../../common/clock.h"
 #include "../../schema/db.h"
 #include "../../schema/loader.h"
+#include "../../schema/row_batch.h"
 
 /* The i-th fault, 1 us after the one before, from mono0 (CLOCK_MONOTONIC). */
 static struct fault fake_fault(uint64_t mono0, long i)
@@ -127,12 +139,79 @@ static double plain_run(const char *path, long rows)
 	return (double)rows / ((double)(t1 - t0) / 1e9);
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return timeval_ns(ru.ru_utime) + timeval_ns(ru.ru_stime);
+}
+
+static void die_sqlite(sqlite3 *db, const char *what)
+{
+	fprintf(stderr, "loader_rate: %s: %s\n", what, sqlite3_errmsg(db));
+	exit(1);
+}
+
+/* CPU ns per row of SQLite alone: rows fault rows into a new database,
+ * with the fault indexes kept up or none.  The rows are of one thread,
+ * as the fault loop's are: each index entry lands beside the one before,
+ * SQLite's cheapest case. */
+static double floor_run(const char *path, long rows, int indexed)
+{
+	struct row_batch b;
+	struct errmsg e;
+	uint64_t written = 0, t0;
+	sqlite3 *db;
+
+	errmsg_init(&e);
+	unlink(path);
+	if (db_open_write(path, &db, &e) < 0 ||
+	    (indexed && db_load_indexes(db, path, &e) < 0)) {
+		fprintf(stderr, "loader_rate: %s\n", e.text);
+		exit(1);
+	}
+	if (row_batch_prepare(&b, db, "fault (session_id, ts, dur, tid, pid,"
+			      " cpu, exit_cpu, kind, addr, ip, stack_id)",
+			      11) != SQLITE_OK)
+		die_sqlite(db, "prepare");
+	t0 = thread_cpu_ns();
+	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+	for (long i = 0; i < rows; i++) {
+		struct fault f = fake_fault(1795000000000000000ull, i);
+		struct row_value *v = row_batch_next(&b);
+
+		row_int(&v[0], 1);
+		row_int(&v[1], (int64_t)f.mono_ts);
+		row_int(&v[2], (int64_t)f.dur_ns);
+		row_int(&v[3], f.pid);
+		row_int(&v[4], f.pid);
+		row_int(&v[5], f.cpu);
+		row_int(&v[6], f.exit_cpu);
+		row_text(&b, &v[7], fault_kind_name(f.kind));
+		row_int(&v[8], (int64_t)f.addr);
+		row_int(&v[9], (int64_t)f.ip);
+		if (row_batch_full(&b) && row_batch_flush(&b, &written) != SQLITE_DONE)
+			die_sqlite(db, "insert");
+		if ((i + 1) % LOADER_BATCH_ROWS == 0)
+			sqlite3_exec(db, "COMMIT; BEGIN", NULL, NULL, NULL);
+	}
+	if (row_batch_flush(&b, &written) != SQLITE_DONE ||
+	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		die_sqlite(db, "commit");
+	t0 = thread_cpu_ns() - t0;
+	row_batch_release(&b);
+	db_close(db);
+	return (double)t0 / (double)rows;
+}
+
 int main(int argc, char **argv)
 {
 	long rows = argc > 1 ? atol(argv[1]) : 1000000;
 	const char *dir = argc > 2 ? argv[2] : "/var/tmp";
 	char a[512], b[512];
 	double best_l = 0, best_p = 0, idx = 0, best_idx = 1e9;
+	double bare = 1e12, indexed = 1e12;
 
 	snprintf(a, sizeof(a), "%s/loader_rate.%d.db", dir, (int)getpid());
 	snprintf(b, sizeof(b), "%s/plain_rate.%d.db", dir, (int)getpid());
@@ -142,6 +221,10 @@ int main(int argc, char **argv)
 		best_l = l > best_l ? l : best_l;
 		best_p = p > best_p ? p : best_p;
 		best_idx = idx < best_idx ? idx : best_idx;
+		l = floor_run(b, rows, 0);
+		bare = l < bare ? l : bare;
+		l = floor_run(b, rows, 1);
+		indexed = l < indexed ? l : indexed;
 	}
 	printf("== loader, %ld fault rows, best of 3\n", rows);
 	printf("  loader_fault            %10.0f rows/s\n", best_l);
@@ -149,6 +232,9 @@ int main(int argc, char **argv)
 	printf("  loader / plain          %10.2f\n", best_l / best_p);
 	printf("  other indexes at session end: %.2f s (%.0f rows/s)\n", best_idx,
 	       (double)rows / best_idx);
+	printf("== SQLite alone: CPU per fault row, best of 3\n");
+	printf("  no index                %10.0f ns\n", bare);
+	printf("  the two fault indexes   %10.0f ns\n", indexed);
 	for (const char *p = a; p; p = p == a ? b : NULL) {
 		char w[600];
 
