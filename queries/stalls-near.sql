@@ -36,10 +36,11 @@
 --                             NULL when none was recorded
 --
 -- A stall of at least min_dur is rare next to the faults and intervals
--- below it, so the query starts from those stalls (fault_by_dur,
--- thread_state_off_cpu_by_dur) and looks up, for each, the events from
--- after before its start to window after its end (metric_by_series): its cost follows
--- the long stalls, not the events or the rows in each window.  CROSS JOIN
+-- below it, so the query starts from those stalls (the session's faults,
+-- read once, and thread_state_off_cpu_by_dur) and looks up, for each,
+-- the events from after before its start to window after its end
+-- (metric_by_series): its cost follows the long stalls, not the events
+-- or the rows in each window.  CROSS JOIN
 -- holds the planner to that order, which it cannot tell without
 -- statistics.
 WITH sess AS (
