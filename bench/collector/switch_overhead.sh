@@ -21,8 +21,9 @@
 # For each: the storm's wall time per switch and its own CPU time per
 # switch (what the kernel does for the recorder in its threads), the
 # recorder's own CPU per million switches (and, from runs ten times as
-# long, per million switches more and its fixed cost), and what each
-# lost; medians,
+# long, per million switches more and its fixed cost; and SQLite's own
+# CPU for the thread_state rows of a million switches, the floor under
+# storing them), and what each lost; medians,
 # best and spread over the rounds, and a sign test of faultline against
 # perf ("within noise" where it is).  The tools run pinned to the first
 # CPU.
@@ -182,6 +183,29 @@ for pair in "fl_a perf_a" "fl_t perf_t"; do
 	echo "  $(label "$1") / $(label "$2"), a million more:" \
 		"$(calc "$(eval echo "\$${1}_more") / $(eval echo "\$${2}_more")" 1)x"
 done
+# SQLite's own part of a stored switch: the thread_state rows of a
+# longer recording of the storm as the command, copied by the sqlite3
+# shell into an empty table of the same schema, less reading them: the
+# floor under any recorder that keeps the whole timeline in SQLite,
+# before decoding and before any index.  Best of 3.
+run_variant fl_t "$((TRIPS * 10))" "$tmp/long"
+sqlite3 "$tmp/fl.db" ".schema thread_state" >"$tmp/ts.sql"
+shell_cpu() {	# $1 = database, $2 = SQL: the CPU (user + sys, s) of its last statement
+	printf '.read %s\nATTACH %s AS src;\n.timer on\n%s;\n' "$tmp/ts.sql" \
+		"'file:$tmp/fl.db?mode=ro'" "$2" | sqlite3 "$1" |
+		awk '/^Run Time:/ { c = $6 + $8 } END { print c + 0 }'
+}
+ts_rows=$(sqlite3 "$tmp/fl.db" "SELECT count(*) FROM thread_state")
+floor=$(for i in 1 2 3; do
+	rm -f "$tmp"/floor.db*
+	copy=$(shell_cpu "$tmp/floor.db" "INSERT INTO main.thread_state SELECT * FROM src.thread_state")
+	rm -f "$tmp"/floor.db*
+	read=$(shell_cpu "$tmp/floor.db" "SELECT max(ts + dur + length(state) + ifnull(waker_tid, 0)
+		+ ifnull(length(next_comm), 0) + ifnull(length(waker_comm), 0)) FROM src.thread_state")
+	calc "($copy - $read) * 1e9 / ($SWITCHES * 10)" 0; echo
+done | min)
+echo "  SQLite alone, the thread_state rows of a switch ($(calc "$ts_rows / ($SWITCHES * 10)" 1) rows," \
+	"no index): $floor ms a million switches, $(calc "$floor / $perf_t_more" 1)x perf CMD's a million more"
 echo "  lost in the longer runs: perf -a ${long_lost[perf_a]}, faultline -a ${long_lost[fl_a]}" \
 	"(${long_dropped[fl_a]} of them by its spool), perf CMD ${long_lost[perf_t]}," \
 	"faultline CMD ${long_lost[fl_t]} (${long_dropped[fl_t]} by its spool; a tool" \
