@@ -296,6 +296,26 @@ static int64_t db_int(const char *db_path, const char *sql, ...)
 	return v;
 }
 
+/* The first column of the first row of sql on db, as text ("" if none). */
+static void db_text(const char *db_path, char *out, size_t n, const char *sql, ...)
+{
+	char q[2048];
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	va_list ap;
+
+	va_start(ap, sql);
+	vsnprintf(q, sizeof(q), sql, ap);
+	va_end(ap);
+	out[0] = '\0';
+	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
 /* Does the file open as a database whose session table can be read? */
 static int db_opens(const char *db_path)
 {

@@ -81,26 +81,6 @@ static int64_t major_stack(const char *db, const char *info)
 		      "addr = %lld", info_get(info, "major"));
 }
 
-/* The first column of the first row of sql, as text ("" if none). */
-static void db_text(const char *db_path, char *out, size_t n, const char *sql, ...)
-{
-	char q[2048];
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	va_list ap;
-
-	va_start(ap, sql);
-	vsnprintf(q, sizeof(q), sql, ap);
-	va_end(ap);
-	out[0] = '\0';
-	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-}
-
 /* The line of the workload's source that holds text. */
 static long source_line(const char *text)
 {
