@@ -23,9 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "../../common/clock.h"
 #include "../../schema/db.h"
@@ -161,7 +160,7 @@ static double floor_run(const char *path, long rows, int indexed)
 {
 	struct row_batch b;
 	struct errmsg e;
-	uint64_t written = 0, t0;
+	uint64_t written = 0, t0, cpu_ns;
 	sqlite3 *db;
 
 	errmsg_init(&e);
@@ -184,7 +183,7 @@ static double floor_run(const char *path, long rows, int indexed)
 		row_int(&v[0], 1);
 		row_int(&v[1], (int64_t)f.mono_ts);
 		row_int(&v[2], (int64_t)f.dur_ns);
-		row_int(&v[3], f.pid);
+		row_int(&v[3], f.pid);	/* tid: the one thread's */
 		row_int(&v[4], f.pid);
 		row_int(&v[5], f.cpu);
 		row_int(&v[6], f.exit_cpu);
@@ -199,10 +198,10 @@ static double floor_run(const char *path, long rows, int indexed)
 	if (row_batch_flush(&b, &written) != SQLITE_DONE ||
 	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		die_sqlite(db, "commit");
-	t0 = thread_cpu_ns() - t0;
+	cpu_ns = thread_cpu_ns() - t0;
 	row_batch_release(&b);
 	db_close(db);
-	return (double)t0 / (double)rows;
+	return (double)cpu_ns / (double)rows;
 }
 
 int main(int argc, char **argv)
@@ -217,14 +216,13 @@ int main(int argc, char **argv)
 	snprintf(b, sizeof(b), "%s/plain_rate.%d.db", dir, (int)getpid());
 	for (int r = 0; r < 3; r++) {
 		double l = loader_run(a, rows, &idx), p = plain_run(b, rows);
+		double fb = floor_run(b, rows, 0), fi = floor_run(b, rows, 1);
 
 		best_l = l > best_l ? l : best_l;
 		best_p = p > best_p ? p : best_p;
 		best_idx = idx < best_idx ? idx : best_idx;
-		l = floor_run(b, rows, 0);
-		bare = l < bare ? l : bare;
-		l = floor_run(b, rows, 1);
-		indexed = l < indexed ? l : indexed;
+		bare = fb < bare ? fb : bare;
+		indexed = fi < indexed ? fi : indexed;
 	}
 	printf("== loader, %ld fault rows, best of 3\n", rows);
 	printf("  loader_fault            %10.0f rows/s\n", best_l);
