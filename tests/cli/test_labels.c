@@ -28,27 +28,10 @@ static void exec_sql(const char *path, const char *sql)
 	sqlite3_close(h);
 }
 
-/* The first column of the first row of sql, as text, into buf. */
-static const char *db_text(const char *path, const char *sql, char *buf, size_t n)
-{
-	sqlite3 *h = NULL;
-	sqlite3_stmt *st = NULL;
-
-	buf[0] = '\0';
-	assert_int_equal(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(h));
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		snprintf(buf, n, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return buf;
-}
-
 static int make_db(void **state)
 {
 	long long t0;
-	char sql[64], text[64];
+	char text[64];
 	FILE *f;
 	struct run r;
 
@@ -56,8 +39,8 @@ static int make_db(void **state)
 	db = strdup(scratch_path("labels.db"));
 	if (run_faultline(&r, "record", "-q", "-o", db, "--", "/bin/true", NULL) != 0)
 		fail_msg("record: %s", r.err);
-	snprintf(sql, sizeof(sql), "SELECT start_ts FROM session WHERE session_id = 1");
-	t0 = atoll(db_text(db, sql, text, sizeof(text)));
+	t0 = atoll(db_text(db, text, sizeof(text),
+			   "SELECT start_ts FROM session WHERE session_id = 1"));
 	points = strdup(scratch_path("points.dat"));
 	f = fopen(points, "w");
 	assert_non_null(f);
@@ -163,24 +146,25 @@ static void record_label_and_import_store_the_same_text(void **state)
 				       "--label", "who=\xc3\xa9t\xc3\xa9", "--label",
 				       "b=two words", "--label", "a=y=z", "--label",
 				       "run=42", "--", "/bin/true", NULL), 0);
-	assert_string_equal(db_text(path, "SELECT labels FROM session WHERE session_id = 1",
-				    text, sizeof(text)), want);
+	assert_string_equal(db_text(path, text, sizeof(text),
+				    "SELECT labels FROM session WHERE session_id = 1"), want);
 	assert_int_equal(run_faultline(&r, "record", "-q", "-o", path, "--", "/bin/true",
 				       NULL), 0);
 	assert_int_equal(run_faultline(&r, "label", path, "a=y=z", "run=1", "b=two words",
 				       "who=\xc3\xa9t\xc3\xa9", "run=42", NULL), 0);
-	assert_string_equal(db_text(path, "SELECT labels FROM session WHERE session_id = 2",
-				    text, sizeof(text)), want);
+	assert_string_equal(db_text(path, text, sizeof(text),
+				    "SELECT labels FROM session WHERE session_id = 2"), want);
 	assert_int_equal(run_faultline(&r, "import", path, points, "-m", "m", "--any-time",
 				       "--label", "who=\xc3\xa9t\xc3\xa9", "--label", "run=42",
 				       "--label", "b=two words", "--label", "a=y=z", NULL), 0);
-	assert_string_equal(db_text(path, "SELECT labels FROM metric_series WHERE name = 'm'",
-				    text, sizeof(text)), want);
+	assert_string_equal(db_text(path, text, sizeof(text),
+				    "SELECT labels FROM metric_series WHERE name = 'm'"), want);
 	/* a number is text like any value */
 	assert_int_equal(run_faultline(&r, "import", path, points, "-m", "n", "--any-time",
 				       "--again", "--label", "port=9000", NULL), 0);
-	assert_string_equal(db_text(path, "SELECT labels FROM metric_series WHERE name = 'n'",
-				    text, sizeof(text)), "{\"port\":\"9000\"}");
+	assert_string_equal(db_text(path, text, sizeof(text),
+				    "SELECT labels FROM metric_series WHERE name = 'n'"),
+			    "{\"port\":\"9000\"}");
 }
 
 /* What versions before the one label model wrote, byte for byte. */
@@ -211,7 +195,7 @@ static void an_older_files_label_encodings_still_read(void **state)
 	assert_non_null(strstr(r.out, "udp_drops,\"{\"\"port\"\":9000,"));
 	/* labelled again, the session's labels take today's form */
 	assert_int_equal(run_faultline(&r, "label", path, "build=abc", NULL), 0);
-	assert_string_equal(db_text(path, "SELECT labels FROM session", text, sizeof(text)),
+	assert_string_equal(db_text(path, text, sizeof(text), "SELECT labels FROM session"),
 			    "{\"build\":\"abc\",\"role\":\"gw\",\"run\":\"9\"}");
 }
 

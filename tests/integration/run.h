@@ -296,8 +296,9 @@ static int64_t db_int(const char *db_path, const char *sql, ...)
 	return v;
 }
 
-/* The first column of the first row of sql on db, as text ("" if none). */
-static void db_text(const char *db_path, char *out, size_t n, const char *sql, ...)
+/* The first column of the first row of sql on db, as text, in out
+ * ("" when there is no row or the query fails); returns out. */
+static const char *db_text(const char *db_path, char *out, size_t n, const char *sql, ...)
 {
 	char q[2048];
 	sqlite3 *db = NULL;
@@ -312,8 +313,11 @@ static void db_text(const char *db_path, char *out, size_t n, const char *sql, .
 	    sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 		snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
+	else if (db && !st)
+		fprintf(stderr, "query failed: %s: %s\n", q, sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	sqlite3_close(db);
+	return out;
 }
 
 /* Does the file open as a database whose session table can be read? */
