@@ -477,6 +477,17 @@ static void sleep_ms(long ms)
 	nanosleep(&t, NULL);
 }
 
+/* Writes line to a FIFO a reader holds open (faultline's --control,
+ * --metric-fifo): one write, whole, or the test fails. */
+static void write_line(const char *fifo, const char *line)
+{
+	int fd = open(fifo, O_WRONLY | O_NONBLOCK);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, line, strlen(line)), (ssize_t)strlen(line));
+	close(fd);
+}
+
 /*
  * Starts argv (faultline, "record", options...; NULL-terminated) with
  * --ready-fd, and waits until faultline says its events are on, or exits,

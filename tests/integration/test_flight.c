@@ -67,15 +67,6 @@ static long long wait_info(const char *info, const char *key, long timeout_ms)
 	return -1;
 }
 
-static void write_line(const char *fifo, const char *line)
-{
-	int fd = open(fifo, O_WRONLY | O_NONBLOCK);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, line, strlen(line)), (ssize_t)strlen(line));
-	close(fd);
-}
-
 /* The workload's short sleeps, CLOCK_REALTIME ns before and after. */
 struct sleeps {
 	long long (*v)[2];
