@@ -61,6 +61,55 @@ static void write_bytes(const char *path, size_t n)
 	assert_int_equal(fclose(f), 0);
 }
 
+#define BIG_BYTES (1 << 21)
+
+/* Starts python3's http.server on a free port of 127.0.0.1, serving dir
+ * (made here, with big.bin of BIG_BYTES in it); returns the port once
+ * it accepts connections. */
+static int http_server_start(struct run *server, const char *dir)
+{
+	char port_s[16], big[512];
+	int port = free_tcp_port();
+
+	assert_true(port > 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(big, sizeof(big), "%s/big.bin", dir);
+	write_bytes(big, BIG_BYTES);
+	snprintf(port_s, sizeof(port_s), "%d", port);
+	{
+		char *argv[] = { "/usr/bin/python3", "-m", "http.server", port_s,
+				 "--bind", "127.0.0.1", "--directory", (char *)dir,
+				 NULL };
+
+		run_start_as(server, -1, argv);
+	}
+	if (wait_listening(port) < 0)
+		fail_msg("http.server did not listen on port %d", port);
+	return port;
+}
+
+/* n requests for big.bin, one at a time, gap_ms apart, by a python3
+ * client; the pid it ran as in *client_pid. */
+static void http_fetch(int port, int n, int gap_ms, pid_t *client_pid)
+{
+	char script[512];
+	struct run client;
+
+	snprintf(script, sizeof(script), "import time, urllib.request as u\n"
+		 "for i in range(%d):\n"
+		 "    assert len(u.urlopen('http://127.0.0.1:%d/big.bin')"
+		 ".read()) == %d\n"
+		 "    time.sleep(%g)\n", n, port, BIG_BYTES, gap_ms / 1000.0);
+	{
+		char *argv[] = { "/usr/bin/python3", "-c", script, NULL };
+
+		if (run_argv(&client, argv) != 0)
+			fail_msg("the client failed: %s", client.err);
+	}
+	if (client_pid)
+		*client_pid = client.pid;
+}
+
 /*
  * http.server sleeps in poll between requests, woken when a connection
  * arrives: by the network's softirq, which on loopback runs inside the
@@ -70,24 +119,12 @@ static void write_bytes(const char *path, size_t n)
 static void http_server_waits_idle_for_requests_and_no_client_is_its_waker(void **state)
 {
 	const char *db = scratch_path("http.db");
-	char port_s[16], url[64], script[512];
-	char *dir = scratch_path("www");
-	struct run server, rec, client;
-	int port = free_tcp_port();
+	struct run server, rec;
+	pid_t client;
+	int port;
 
 	(void)state;
-	assert_true(port > 0);
-	assert_int_equal(mkdir(dir, 0755), 0);
-	write_bytes(scratch_path("www/big.bin"), 1 << 21);
-	snprintf(port_s, sizeof(port_s), "%d", port);
-	{
-		char *argv[] = { "/usr/bin/python3", "-m", "http.server", port_s,
-				 "--bind", "127.0.0.1", "--directory", dir, NULL };
-
-		run_start_as(&server, -1, argv);
-	}
-	if (wait_listening(port) < 0)
-		fail_msg("http.server did not listen on port %d", port);
+	port = http_server_start(&server, scratch_path("www"));
 	{
 		char pid_s[16];
 		char *argv[] = { (char *)faultline_bin(), "record", "-q", "-o",
@@ -97,17 +134,7 @@ static void http_server_waits_idle_for_requests_and_no_client_is_its_waker(void 
 		assert_int_equal(start_recording(&rec, argv, 30000), 0);
 	}
 	/* Ten requests, 150 ms apart: the server sleeps between them. */
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/big.bin", port);
-	snprintf(script, sizeof(script), "import time, urllib.request as u\n"
-		 "for i in range(10):\n"
-		 "    assert len(u.urlopen('%s').read()) == %d\n"
-		 "    time.sleep(0.15)\n", url, 1 << 21);
-	{
-		char *argv[] = { "/usr/bin/python3", "-c", script, NULL };
-
-		if (run_argv(&client, argv) != 0)
-			fail_msg("the client failed: %s", client.err);
-	}
+	http_fetch(port, 10, 150, &client);
 	kill(rec.pid, SIGINT);
 	if (run_wait(&rec) != 0)
 		fail_msg("record failed: %s", rec.err);
@@ -121,7 +148,7 @@ static void http_server_waits_idle_for_requests_and_no_client_is_its_waker(void 
 			   "AND idle AND waited_on = 'network'", (int)server.pid) >= 5);
 	/* No wake-up of the server is credited to the client. */
 	assert_int_equal(db_int(db, "SELECT count(*) FROM thread_state WHERE "
-				"waker_tid = %d", (int)client.pid), 0);
+				"waker_tid = %d", (int)client), 0);
 	/* And the readers list no idle sleep among the stalls. */
 	assert_int_equal(run_faultline(&rec, "query", db, "longest-stalls",
 				       "limit=50", "-f", "csv", NULL), 0);
