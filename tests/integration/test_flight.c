@@ -5,9 +5,8 @@
  * row for each sleep and fault the workload made.  The flight
  * recorder's memory must stay within --max-memory.
  *
- * (Not held against a second recorder of the same run: two recorders of
- * one -p target each find fault samples they cannot place, seen with
- * plain `record` too.)
+ * (A dump held against a full recording of the same run, two recorders
+ * at once, is in test_real_programs: python3's http.server.)
  *
  * The metric triggers (--trigger metric:NAME>VALUE) record a sleeping
  * command instead: the test itself writes the lines to --metric-fifo or
