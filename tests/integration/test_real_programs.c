@@ -263,6 +263,8 @@ static int record_http_twice(const char *dump, const char *full)
  * its dump, taken once the requests were answered, holds what the full
  * recording stored over the same time: every fault, row for row, and the
  * timeline of each thread that answered a request, interval by interval.
+ * The flight recorder's per-minute histograms of those threads count
+ * what the full recording stored of them.
  *
  * Two recorders of one thread do not stamp quite the same times for a
  * switch or a wake-up: the kernel writes each recorder's sample in turn,
@@ -323,6 +325,35 @@ static void a_flight_dump_of_http_server_holds_what_a_full_recording_stored(void
 				       "a.state = b.state AND a.waker_tid IS "
 				       "b.waker_tid AND abs(a.ts - b.ts) <= 1000000"),
 			 rows);
+
+	/* The flight recorder's per-minute histograms of those threads:
+	 * bin by bin, the full recording's faults; state by state, its
+	 * off-CPU intervals. */
+	faults = db_int_beside(dump, full, BESIDE_REQUESTS "SELECT count(*) FROM "
+			       "f.fault WHERE tid IN req AND dur IS NOT NULL");
+	assert_int_equal(db_int_beside(dump, full, BESIDE_REQUESTS "SELECT "
+				       "coalesce(sum(count), 0) FROM main.flight_minute "
+				       "WHERE session_id = 1 AND kind GLOB 'fault:*' "
+				       "AND tid IN req"), faults);
+	assert_int_equal(db_int_beside(dump, full, BESIDE_REQUESTS "SELECT "
+				       "count(*) FROM main.flight_minute m WHERE "
+				       "session_id = 1 AND kind GLOB 'fault:*' AND tid "
+				       "IN req AND count != (SELECT count(*) FROM "
+				       "f.fault x WHERE x.tid = m.tid AND 'fault:' || "
+				       "x.kind = m.kind AND x.dur >= m.lo_ns AND x.dur "
+				       "< m.hi_ns AND x.ts >= m.minute_ts AND x.ts < "
+				       "m.minute_ts + 60000000000)"), 0);
+	assert_int_equal(db_int_beside(dump, full, BESIDE_REQUESTS ", "
+				       "m AS (SELECT tid, substr(kind, 8) AS state, "
+				       "sum(count) AS n FROM main.flight_minute WHERE "
+				       "session_id = 1 AND kind GLOB 'offcpu:*' AND tid "
+				       "IN req GROUP BY 1, 2), x AS (SELECT tid, state, "
+				       "count(*) AS n FROM f.thread_state WHERE tid IN "
+				       "req AND state NOT IN ('running', 'unknown') "
+				       "GROUP BY 1, 2) SELECT (SELECT count(*) FROM (SELECT "
+				       "* FROM m EXCEPT SELECT * FROM x)) + (SELECT "
+				       "count(*) FROM (SELECT * FROM x EXCEPT SELECT * "
+				       "FROM m))"), 0);
 }
 
 /* Drops path's pages from the page cache; the pages still cached after
