@@ -317,7 +317,7 @@ static void a_flight_dump_of_http_server_holds_what_a_full_recording_stored(void
 				 "FROM req");
 	assert_true(requests >= 3);
 	rows = db_int_beside(dump, full, BESIDE_REQUESTS "SELECT count(*) FROM a");
-	assert_true(rows >= 3 * requests);
+	assert_true(rows >= 2 * requests);	/* made, and ran */
 	assert_int_equal(db_int_beside(dump, full, BESIDE_REQUESTS "SELECT "
 				       "count(*) FROM b"), rows);
 	assert_int_equal(db_int_beside(dump, full, BESIDE_REQUESTS "SELECT "
