@@ -383,6 +383,25 @@ static int put_last_pid_back(void **state)
 	return kill_leftovers(state);
 }
 
+/* Fails saying what faultline (r) did instead of opening a set of n
+ * events for tid: exited, with its status and stderr, or still running
+ * with how many perf events it holds (nfds0 before). */
+static void no_set_opened(struct run *r, int n, long long tid, int nfds0)
+{
+	int fds[512], status;
+
+	if (waitpid(r->pid, &status, WNOHANG) == r->pid) {
+		forget_started(r->pid);
+		slurp(r->errpath, r->err, sizeof(r->err));
+		fail_msg("no sched_waking set of %d events was opened for thread "
+			 "%lld: faultline exited (wait status 0x%x):\n%s", n, tid,
+			 status, r->err);
+	}
+	fail_msg("no sched_waking set of %d events was opened for thread %lld: "
+		 "faultline holds %d perf events, %d before", n, tid,
+		 perf_fds_stable(r->pid, fds, 512), nfds0);
+}
+
 static void a_thread_born_after_a_wrap_gets_its_wakers(void **state)
 {
 	char *fifo = scratch_path("waking.fifo"), *info = scratch_path("waking.info");
@@ -427,8 +446,7 @@ static void a_thread_born_after_a_wrap_gets_its_wakers(void **state)
 	     waited < 30000; waited += 5)
 		sleep_ms(5);
 	if (perf_fds_new(r.pid, fds0, nfds0) < set)
-		fail_msg("no sched_waking set of %d events was opened for thread "
-			 "%lld", set, tid);
+		no_set_opened(&r, set, tid, nfds0);
 	for (int i = 0; i < wakes; i++) {
 		assert_int_equal(wait_in_pipe_read(tid), 0);
 		say(fifo, i + 1 < wakes ? "x" : "q");
