@@ -115,7 +115,9 @@ struct run {
 };
 
 /* Starts argv (NULL-terminated) with stdout/stderr to files; uid >= 0
- * runs it as that user. */
+ * runs it as that user.  It leads a process group of its own, so that
+ * kill_leftovers also ends what it started (the command of a faultline
+ * record, which outlives a faultline killed outright). */
 static void run_start_as(struct run *r, int uid, char *const argv[])
 {
 	static int seq;
@@ -128,6 +130,7 @@ static void run_start_as(struct run *r, int uid, char *const argv[])
 		int e = open(r->errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		int o = open(r->outpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
+		setpgid(0, 0);
 		dup2(e, 2);
 		dup2(o, 1);
 		if (uid >= 0 && (setgid((gid_t)uid) < 0 || setuid((uid_t)uid) < 0))
@@ -135,6 +138,7 @@ static void run_start_as(struct run *r, int uid, char *const argv[])
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	setpgid(r->pid, r->pid);	/* either may run first */
 	if (nstarted < 64)
 		started[nstarted++] = r->pid;
 }
@@ -182,13 +186,15 @@ static pid_t start_busy_loop_on(int cpu)
 	return pid;
 }
 
-/* A cmocka teardown: kills and reaps whatever a test left running. */
+/* A cmocka teardown: kills and reaps whatever a test left running, and
+ * what that started in its process group. */
 static int kill_leftovers(void **state)
 {
 	(void)state;
 	while (nstarted > 0) {
 		pid_t pid = started[--nstarted];
 
+		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	}
