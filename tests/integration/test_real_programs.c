@@ -160,29 +160,6 @@ static void http_server_waits_idle_for_requests_and_no_client_is_its_waker(void 
 	assert_non_null(strstr(rec.out, ",network,"));
 }
 
-/* The first column of sql's first row on db with beside attached as f;
- * INT64_MIN when there is none or the query fails. */
-static int64_t db_int_beside(const char *db_path, const char *beside,
-			     const char *sql)
-{
-	char attach[600];
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	int64_t v = INT64_MIN;
-
-	snprintf(attach, sizeof(attach), "ATTACH '%s' AS f", beside);
-	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_exec(db, attach, NULL, NULL, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(st, 0);
-	else if (db)
-		fprintf(stderr, "query failed: %s: %s\n", sql, sqlite3_errmsg(db));
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return v;
-}
-
 /* Waits until db holds a complete dump, or 20 s pass: 0 or -1. */
 static int wait_for_dump(const char *db)
 {
