@@ -245,9 +245,9 @@ static int record_http_twice(const char *dump, const char *full)
  *
  * Two recorders of one thread do not stamp quite the same times for a
  * switch or a wake-up: the kernel writes each recorder's sample in turn,
- * and the one written second (the older recorder's) is stamped after the
- * first is done, which for a wake-up includes unwinding its kernel stack
- * (tens of microseconds seen here).  A fault's samples share one time.
+ * and the one written second is stamped after the first is done, which
+ * for a wake-up includes unwinding its kernel stack (wake-ups up to 40 us
+ * apart, either way round, seen here).  A fault's samples share one time.
  * So the intervals are held to their order, states and wakers, and their
  * starts to within 1 ms.
  */
