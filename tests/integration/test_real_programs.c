@@ -220,8 +220,9 @@ static int record_http_twice(const char *dump, const char *full)
 
 /* The dump's window that the full recording covers too, 10 ms in from
  * each end: lo and hi, as a common table expression. */
-#define BESIDE_WINDOW "WITH w AS (SELECT (SELECT start_ts FROM f.session) + " \
-	"10000000 AS lo, window_end_ts - 10000000 AS hi FROM main.flight_dump) "
+#define BESIDE_WINDOW "WITH w AS (SELECT max(window_start_ts, (SELECT " \
+	"start_ts FROM f.session)) + 10000000 AS lo, min(window_end_ts, (SELECT " \
+	"end_ts FROM f.session)) - 10000000 AS hi FROM main.flight_dump) "
 
 /* Request threads of the dump: the server's threads other than its
  * first, each with its whole timeline inside the window. */
