@@ -278,16 +278,22 @@ static void assert_refused_with(int status, const char *says, ...)
 	assert_ptr_equal(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
 }
 
-/* db_int's and db_int_beside's: beside, if not NULL, attached as f. */
-static int64_t db_int_v(const char *db_path, const char *beside,
-			const char *sql, va_list ap)
+/* The first column of the first row of sql (a format) on db, as an
+ * integer, with the database at beside attached as f where beside is not
+ * NULL (sql then compares two recordings); INT64_MIN when there is no row
+ * or the query fails. */
+static int64_t db_int_beside(const char *db_path, const char *beside,
+			     const char *sql, ...)
 {
 	char q[4096], attach[600];
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	int64_t v = INT64_MIN;
+	va_list ap;
 
+	va_start(ap, sql);
 	vsnprintf(q, sizeof(q), sql, ap);
+	va_end(ap);
 	snprintf(attach, sizeof(attach), "ATTACH '%s' AS f", beside ? beside : "");
 	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
 	    (!beside || sqlite3_exec(db, attach, NULL, NULL, NULL) == SQLITE_OK) &&
@@ -301,32 +307,8 @@ static int64_t db_int_v(const char *db_path, const char *beside,
 	return v;
 }
 
-/* The first column of the first row of sql on db, as an integer;
- * INT64_MIN when there is no row or the query fails. */
-static int64_t db_int(const char *db_path, const char *sql, ...)
-{
-	va_list ap;
-	int64_t v;
-
-	va_start(ap, sql);
-	v = db_int_v(db_path, NULL, sql, ap);
-	va_end(ap);
-	return v;
-}
-
-/* db_int with the database at beside attached as f: sql compares two
- * recordings. */
-static int64_t db_int_beside(const char *db_path, const char *beside,
-			     const char *sql, ...)
-{
-	va_list ap;
-	int64_t v;
-
-	va_start(ap, sql);
-	v = db_int_v(db_path, beside, sql, ap);
-	va_end(ap);
-	return v;
-}
+/* The same of one database. */
+#define db_int(db_path, ...) db_int_beside((db_path), NULL, __VA_ARGS__)
 
 /* The first column of the first row of sql on db, as text, in out
  * ("" when there is no row or the query fails); returns out. */
