@@ -175,16 +175,16 @@ static int wait_for_dump(const char *db)
 /* Records http.server answering five requests twice at once, with the
  * flight recorder (started first: 60 s kept, a snapshot by --control
  * once the requests are answered) into dump, and a full recording into
- * full.  0, or 1 when either says records were lost or dropped. */
-static int record_http_twice(const char *dump, const char *full)
+ * full, serving a directory of its own for each attempt.  0, or 1 when
+ * either says records were lost or dropped. */
+static int record_http_twice(const char *dump, const char *full, int attempt)
 {
 	const char *ctl = scratch_path("flight.ctl");
 	char dir[64], pid_s[16];
 	struct run server, fl, rec;
-	static int round;
 	int port;
 
-	snprintf(dir, sizeof(dir), "www-%d", ++round);
+	snprintf(dir, sizeof(dir), "www-%d", attempt);
 	port = http_server_start(&server, scratch_path(dir));
 	snprintf(pid_s, sizeof(pid_s), "%d", (int)server.pid);
 	unlink(dump);
@@ -261,7 +261,7 @@ static void a_flight_dump_of_http_server_holds_what_a_full_recording_stored(void
 
 	(void)state;
 	for (int attempt = 1; attempt <= 3 && missed; attempt++)
-		if ((missed = record_http_twice(dump, full)))
+		if ((missed = record_http_twice(dump, full, attempt)))
 			print_message("recording %d: records were lost or "
 				      "dropped\n", attempt);
 	if (missed)
